@@ -1,0 +1,16 @@
+// modes.hpp: internal helper shared by divides and products: rearranging the ((tile),(rest))
+// modes of a logical divide or product into CuTe's zipped, tiled and flat forms.
+#pragma once
+
+#include "tessel/algebra/layout.hpp"
+
+namespace tessel::detail {
+
+enum class Arrange { Zipped, Tiled, Flat };
+
+// `logical` is logical_divide(A, T) or logical_product(A, T):
+//   whole-layout T: (tile, rest);  by-mode T of rank R: ((tile_0,rest_0),...,(tile_R-1,rest_R-1), A_R, ...)
+// Zipped: ((tiles), (rests))   Tiled: ((tiles), rests...)   Flat: (tiles..., rests...)
+Layout zip_tiles(const Layout& logical, const Tiler& tiler, Arrange arrange);
+
+}  // namespace tessel::detail

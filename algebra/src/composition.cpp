@@ -1,0 +1,103 @@
+// composition.cpp: A o B, with a layout or a by-mode tiler (CuTe's composition).
+#include "tessel/algebra/layout.hpp"
+
+namespace tessel {
+
+namespace {
+
+bool is_one(const Int& x) { return x == Int(1); }
+
+// A o (s:d) for an integral B: walk s:d through the modes of coalesce(A).
+Layout compose_integral(const Layout& a, const Int& s, const Int& d) {
+  if (d.coefficient() == Int(0)) return Layout(s, Int(0));  // a stride-0 B reads A(0) = 0
+  Layout flat = coalesce(a);
+  std::vector<Int> as = flatten_leaves(flat.shape()), ad = flatten_leaves(flat.stride());
+  if (flat.shape().is_leaf()) return Layout(s, d * ad[0]);
+
+  std::vector<Int> rs, rd;
+  Int rest_shape = s, rest_stride = d;
+  for (size_t k = 0; k + 1 < as.size() && !is_one(rest_shape); ++k) {
+    const Int& cs = as[k];
+    // Stride divisibility condition: rest_stride lands on a boundary of this mode.
+    Int avail;  // extent of this mode left after skipping rest_stride
+    if (provably_divides(rest_stride, cs)) {
+      avail = cs / rest_stride;
+    } else if (provably_divides(cs, rest_stride)) {
+      avail = 1;
+    } else {
+      fail("composition " + to_string(a) + " o " + to_string(Layout(s, d)) +
+           ": stride divisibility condition fails: stride " + to_string(rest_stride) +
+           " and extent " + to_string(cs) + " (mode " + std::to_string(k) + " of " + to_string(flat) +
+           ") do not divide one another");
+    }
+    // Shape divisibility condition: what is left of B fills this mode or stops inside it.
+    Int take;
+    if (provably_divides(avail, rest_shape)) {
+      take = avail;
+    } else if (provably_divides(rest_shape, avail) || known_less_equal(avail, rest_shape) == false) {
+      take = rest_shape;
+    } else {
+      fail("composition " + to_string(a) + " o " + to_string(Layout(s, d)) +
+           ": shape divisibility condition fails: extent " + to_string(rest_shape) +
+           " is not a multiple of " + to_string(avail) + " (what is left of mode " + std::to_string(k) + " of " +
+           to_string(flat) + ")");
+    }
+    if (!is_one(take)) {
+      rs.push_back(take);
+      rd.push_back(rest_stride * ad[k]);
+    }
+    rest_shape = rest_shape / take;
+    rest_stride = provably_divides(rest_stride, cs) ? Int(1) : rest_stride / cs;
+  }
+  if (!is_one(rest_shape) || rs.empty()) {  // A's last mode is unbounded
+    rs.push_back(rest_shape);
+    rd.push_back(is_one(rest_shape) ? Int(0) : rest_stride * ad.back());
+  }
+  if (rs.size() == 1) return Layout(rs[0], rd[0]);
+  std::vector<IntTuple> ts(rs.begin(), rs.end()), td(rd.begin(), rd.end());
+  return Layout(IntTuple::tuple(std::move(ts)), IntTuple::tuple(std::move(td)));
+}
+
+}  // namespace
+
+Layout composition(const Layout& a, const Layout& b) {
+  if (b.shape().is_tuple()) {  // right-distributivity: A o (B0,B1,...) = (A o B0, A o B1, ...)
+    std::vector<Layout> modes;
+    for (int i = 0; i < b.rank(); ++i) modes.push_back(composition(a, b[i]));
+    return make_layout(modes);
+  }
+  if (b.stride().leaf().has_basis())
+    fail("composition " + to_string(a) + " o " + to_string(b) + ": B's strides are basis elements");
+  return compose_integral(a, b.shape().leaf(), b.stride().leaf());
+}
+
+Layout composition(const Layout& a, const Tiler& tiler) {
+  if (!tiler.by_mode()) return composition(a, tiler.layout());
+  if (tiler.rank() > a.rank())
+    fail("composition: tiler " + to_string(tiler) + " has rank " + std::to_string(tiler.rank()) +
+         ", higher than the rank " + std::to_string(a.rank()) + " of " + to_string(a));
+  std::vector<Layout> modes;
+  for (int i = 0; i < a.rank(); ++i) modes.push_back(i < tiler.rank() ? composition(a[i], tiler.modes()[i]) : a[i]);
+  return make_layout(modes);
+}
+
+Tiler Tiler::from_shape(const Shape& shape) {
+  if (shape.is_leaf()) return Tiler(make_layout(shape));
+  std::vector<Layout> modes;
+  for (int i = 0; i < shape.rank(); ++i) modes.push_back(make_layout(shape[i]));
+  return Tiler(std::move(modes));
+}
+
+const Layout& Tiler::layout() const {
+  if (by_mode_) fail("the tiler " + to_string(*this) + " applies by mode; a single layout was expected");
+  return modes_[0];
+}
+
+std::string to_string(const Tiler& t) {
+  if (!t.by_mode()) return to_string(t.layout());
+  std::string s = "<";
+  for (int i = 0; i < t.rank(); ++i) s += (i ? "," : "") + to_string(t.modes()[i]);
+  return s + ">";
+}
+
+}  // namespace tessel

@@ -1,0 +1,419 @@
+// int.cpp: static folding and the simplifier that builds expression graphs for dynamic values.
+#include "tessel/algebra/int.hpp"
+
+#include <atomic>
+#include <numeric>
+
+namespace tessel {
+
+namespace {
+
+std::string op_name(Op op) {
+  switch (op) {
+    case Op::Symbol: return "symbol";
+    case Op::Add: return "+";
+    case Op::Sub: return "-";
+    case Op::Mul: return "*";
+    case Op::Div: return "/";
+    case Op::Mod: return "%";
+    case Op::CeilDiv: return "ceil_div";
+    case Op::Min: return "min";
+    case Op::Max: return "max";
+    case Op::And: return "&";
+    case Op::Xor: return "^";
+    case Op::Shr: return ">>";
+    case Op::Shl: return "<<";
+  }
+  return "?";
+}
+
+int64_t gcd64(int64_t a, int64_t b) { return std::gcd(a, b); }
+
+// Folds a binary operation on two static values.
+int64_t fold(Op op, int64_t a, int64_t b) {
+  auto nonzero = [&] {
+    if (b == 0) fail("division by zero: " + std::to_string(a) + " " + op_name(op) + " 0");
+  };
+  switch (op) {
+    case Op::Add: return checked_add(a, b);
+    case Op::Sub: {
+      int64_t r;
+      if (__builtin_sub_overflow(a, b, &r))
+        fail("integer overflow: " + std::to_string(a) + " - " + std::to_string(b));
+      return r;
+    }
+    case Op::Mul: return checked_mul(a, b);
+    case Op::Div: nonzero(); if (a == INT64_MIN && b == -1) fail("integer overflow in division"); return a / b;
+    case Op::Mod: nonzero(); if (b == -1) return 0; return a % b;
+    case Op::CeilDiv: {
+      nonzero();
+      if (a == INT64_MIN && b == -1) fail("integer overflow in ceil_div");
+      int64_t q = a / b;
+      if ((a % b != 0) && ((a > 0) == (b > 0))) ++q;
+      return q;
+    }
+    case Op::Min: return a < b ? a : b;
+    case Op::Max: return a > b ? a : b;
+    case Op::And: return a & b;
+    case Op::Xor: return a ^ b;
+    case Op::Shr:
+      if (b < 0 || b > 63) fail("shift amount out of range: " + std::to_string(b));
+      return a >> b;
+    case Op::Shl:
+      if (b < 0 || b > 62 || (a != 0 && (a > (INT64_MAX >> b) || a < (INT64_MIN >> b))))
+        fail("integer overflow: " + std::to_string(a) + " << " + std::to_string(b));
+      return a << b;
+    case Op::Symbol: break;
+  }
+  fail("internal error: fold of a symbol");
+}
+
+bool is_value(const Int& x, int64_t v) { return x.is_static() && !x.has_basis() && x.value() == v; }
+
+Int node(Op op, const Int& a, const Int& b, int64_t div, std::optional<int64_t> lo) {
+  auto e = std::make_shared<Expr>();
+  e->op = op;
+  e->a = a;
+  e->b = b;
+  e->div = div < 1 ? 1 : div;
+  e->lo = lo;
+  return Int::from_expr(std::move(e));
+}
+
+bool is_op(const Int& x, Op op) { return x.is_dynamic() && x.expr()->op == op; }
+
+// Total order used to put the operands of + and * in a canonical order, so that a+b == b+a.
+bool canonical_less(const Int& a, const Int& b) {
+  if (a.is_static() != b.is_static()) return b.is_static();  // static operand goes right
+  if (a.is_static()) return a.value() < b.value();
+  return expr_string(a) < expr_string(b);
+}
+
+std::optional<int64_t> lo_add(const Int& a, const Int& b) {
+  auto x = a.lower_bound(), y = b.lower_bound();
+  if (!x || !y) return std::nullopt;
+  int64_t r;
+  if (__builtin_add_overflow(*x, *y, &r)) return std::nullopt;
+  return r;
+}
+
+std::optional<int64_t> lo_mul(const Int& a, const Int& b) {
+  auto x = a.lower_bound(), y = b.lower_bound();
+  if (!x || !y || *x < 0 || *y < 0) return std::nullopt;
+  int64_t r;
+  if (__builtin_mul_overflow(*x, *y, &r)) return std::nullopt;
+  return r;
+}
+
+int64_t div_mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (a == 0 || b == 0) return 0;
+  if (__builtin_mul_overflow(a, b, &r)) return std::max(a, b);
+  return r;
+}
+
+// The simplifier: operands are plain (no basis) integers here.
+Int build(Op op, Int a, Int b) {
+  if (a.is_static() && b.is_static()) return Int(fold(op, a.value(), b.value()));
+  switch (op) {
+    case Op::Add: {
+      if (a.is_static() || (!b.is_static() && canonical_less(b, a))) std::swap(a, b);
+      if (is_value(b, 0)) return a;
+      if (b.is_static() && is_op(a, Op::Add) && a.expr()->b.is_static())
+        return build(Op::Add, a.expr()->a, fold(Op::Add, a.expr()->b.value(), b.value()));
+      return node(op, a, b, gcd64(a.divisibility(), b.divisibility()), lo_add(a, b));
+    }
+    case Op::Sub: {
+      if (is_value(b, 0)) return a;
+      if (a == b) return Int(0);
+      if (b.is_static() && b.value() != INT64_MIN) return build(Op::Add, a, Int(-b.value()));
+      if (is_op(a, Op::Add) && a.expr()->a == b) return a.expr()->b;
+      if (is_op(a, Op::Add) && a.expr()->b == b) return a.expr()->a;
+      return node(op, a, b, gcd64(a.divisibility(), b.divisibility()), std::nullopt);
+    }
+    case Op::Mul: {
+      if (a.is_static() || (!b.is_static() && canonical_less(b, a))) std::swap(a, b);
+      if (is_value(b, 0)) return Int(0);
+      if (is_value(b, 1)) return a;
+      if (b.is_static() && is_op(a, Op::Mul) && a.expr()->b.is_static())
+        return build(Op::Mul, a.expr()->a, fold(Op::Mul, a.expr()->b.value(), b.value()));
+      return node(op, a, b, div_mul(a.divisibility(), b.divisibility()), lo_mul(a, b));
+    }
+    case Op::Div: {
+      if (is_value(b, 0)) fail("division by zero: " + expr_string(a) + " / 0");
+      if (is_value(b, 1)) return a;
+      if (is_value(a, 0)) return Int(0);
+      if (a == b) return Int(1);
+      if (b.is_static() && b.value() > 0) {
+        int64_t d = b.value();
+        if (is_op(a, Op::Mul) && a.expr()->b.is_static() && a.expr()->b.value() % d == 0)
+          return build(Op::Mul, a.expr()->a, Int(a.expr()->b.value() / d));
+        if (is_op(a, Op::Div) && a.expr()->b.is_static() && a.expr()->b.value() > 0)
+          return build(Op::Div, a.expr()->a, Int(checked_mul(a.expr()->b.value(), d)));
+        int64_t da = a.divisibility();
+        std::optional<int64_t> lo;
+        if (auto l = a.lower_bound(); l && *l >= 0) lo = *l / d;
+        return node(op, a, b, da % d == 0 ? da / d : 1, lo);
+      }
+      if (is_op(a, Op::Mul) && a.expr()->a == b) return a.expr()->b;
+      if (is_op(a, Op::Mul) && a.expr()->b == b) return a.expr()->a;
+      return node(op, a, b, 1, std::nullopt);
+    }
+    case Op::Mod: {
+      if (is_value(b, 0)) fail("division by zero: " + expr_string(a) + " % 0");
+      if (provably_divides(b, a)) return Int(0);
+      std::optional<int64_t> lo;
+      if (auto l = a.lower_bound(); l && *l >= 0) lo = 0;
+      return node(op, a, b, b.is_static() ? gcd64(a.divisibility(), b.value()) : 1, lo);
+    }
+    case Op::CeilDiv: {
+      if (is_value(b, 0)) fail("division by zero: ceil_div(" + expr_string(a) + ",0)");
+      if (is_value(b, 1)) return a;
+      if (provably_divides(b, a)) return build(Op::Div, a, b);
+      std::optional<int64_t> lo;
+      if (auto l = a.lower_bound(); l && *l >= 1 && b.is_static() && b.value() > 0)
+        lo = fold(Op::CeilDiv, *l, b.value());
+      return node(op, a, b, 1, lo);
+    }
+    case Op::Min:
+    case Op::Max: {
+      if (a == b) return a;
+      auto le = known_less_equal(a, b);
+      if (le) return (*le == (op == Op::Min)) ? a : b;
+      if (a.is_static()) std::swap(a, b);
+      std::optional<int64_t> lo;
+      auto la = a.lower_bound(), lb = b.lower_bound();
+      if (op == Op::Min && la && lb) lo = std::min(*la, *lb);
+      if (op == Op::Max && (la || lb)) lo = std::max(la.value_or(INT64_MIN), lb.value_or(INT64_MIN));
+      return node(op, a, b, gcd64(a.divisibility(), b.divisibility()), lo);
+    }
+    case Op::And:
+      if (is_value(a, 0) || is_value(b, 0)) return Int(0);
+      return node(op, a, b, 1, 0);
+    case Op::Xor:
+      if (is_value(b, 0)) return a;
+      if (is_value(a, 0)) return b;
+      return node(op, a, b, 1, std::nullopt);
+    case Op::Shr:
+    case Op::Shl:
+      if (is_value(b, 0)) return a;
+      if (is_value(a, 0)) return Int(0);
+      return node(op, a, b, 1, std::nullopt);
+    case Op::Symbol: break;
+  }
+  fail("internal error: build of a symbol");
+}
+
+std::string basis_suffix(const BasisPath& p) {
+  std::string s;
+  for (int i : p) s += "@" + std::to_string(i);
+  return s;
+}
+
+void require_plain(const Int& x, const char* what) {
+  if (x.has_basis())
+    fail(std::string(what) + ": operand " + to_string(x) +
+         " is a scaled basis element (a coordinate stride), not an integer");
+}
+
+Int plain_op(Op op, const Int& a, const Int& b, const char* what) {
+  require_plain(a, what);
+  require_plain(b, what);
+  return build(op, a, b);
+}
+
+}  // namespace
+
+int64_t checked_add(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r))
+    fail("integer overflow: " + std::to_string(a) + " + " + std::to_string(b) +
+         " does not fit in 64 bits");
+  return r;
+}
+
+int64_t checked_mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r))
+    fail("integer overflow: " + std::to_string(a) + " * " + std::to_string(b) +
+         " does not fit in 64 bits");
+  return r;
+}
+
+Int Int::symbol(std::string name, int64_t divisibility) {
+  static std::atomic<int64_t> counter{0};
+  if (divisibility < 1) fail("symbol " + name + ": divisibility must be >= 1, got " + std::to_string(divisibility));
+  if (name.empty()) name = "?" + std::to_string(counter++);
+  auto e = std::make_shared<Expr>();
+  e->op = Op::Symbol;
+  e->name = std::move(name);
+  e->div = divisibility;
+  e->lo = divisibility;  // a dynamic value is a positive multiple of its divisibility
+  return from_expr(std::move(e));
+}
+
+Int Int::from_expr(ExprPtr e) {
+  Int x;
+  x.expr_ = std::move(e);
+  return x;
+}
+
+int64_t Int::value(const char* what) const {
+  if (expr_) fail(std::string(what) + " must be static (known while generating), but is " + expr_string(*this));
+  return value_;
+}
+
+std::optional<int64_t> Int::static_value() const {
+  if (expr_) return std::nullopt;
+  return value_;
+}
+
+int64_t Int::divisibility() const {
+  if (!expr_) return value_ < 0 ? (value_ == INT64_MIN ? 1 : -value_) : value_;
+  return expr_->div;
+}
+
+std::optional<int64_t> Int::lower_bound() const {
+  if (!expr_) return value_;
+  return expr_->lo;
+}
+
+Int Int::with_basis(BasisPath path) const {
+  Int r = *this;
+  r.basis_ = std::move(path);
+  return r;
+}
+
+Int Int::coefficient() const {
+  Int r = *this;
+  r.basis_.clear();
+  return r;
+}
+
+Int operator+(const Int& a, const Int& b) {
+  if (a.basis() == b.basis()) return build(Op::Add, a.coefficient(), b.coefficient()).with_basis(a.basis());
+  if (is_value(a.coefficient(), 0)) return b;
+  if (is_value(b.coefficient(), 0)) return a;
+  fail("cannot add " + to_string(a) + " and " + to_string(b) +
+       ": they scale different basis elements (their sum is a coordinate, not an integer)");
+}
+
+Int operator-(const Int& a, const Int& b) {
+  if (a.basis() == b.basis()) return build(Op::Sub, a.coefficient(), b.coefficient()).with_basis(a.basis());
+  if (is_value(b.coefficient(), 0)) return a;
+  fail("cannot subtract " + to_string(b) + " from " + to_string(a) + ": different basis elements");
+}
+
+Int operator-(const Int& a) { return Int(0).with_basis(a.basis()) - a; }
+
+Int operator*(const Int& a, const Int& b) {
+  if (a.has_basis() && b.has_basis())
+    fail("cannot multiply " + to_string(a) + " by " + to_string(b) + ": both are basis elements");
+  const BasisPath& p = a.has_basis() ? a.basis() : b.basis();
+  return build(Op::Mul, a.coefficient(), b.coefficient()).with_basis(p);
+}
+
+Int operator/(const Int& a, const Int& b) { return plain_op(Op::Div, a, b, "division"); }
+Int operator%(const Int& a, const Int& b) { return plain_op(Op::Mod, a, b, "remainder"); }
+Int ceil_div(const Int& a, const Int& b) { return plain_op(Op::CeilDiv, a, b, "ceil_div"); }
+Int min(const Int& a, const Int& b) { return plain_op(Op::Min, a, b, "min"); }
+Int max(const Int& a, const Int& b) { return plain_op(Op::Max, a, b, "max"); }
+Int bit_and(const Int& a, const Int& b) { return plain_op(Op::And, a, b, "bit_and"); }
+Int bit_xor(const Int& a, const Int& b) { return plain_op(Op::Xor, a, b, "bit_xor"); }
+Int shift_right(const Int& a, const Int& b) { return plain_op(Op::Shr, a, b, "shift_right"); }
+Int shift_left(const Int& a, const Int& b) { return plain_op(Op::Shl, a, b, "shift_left"); }
+
+bool operator==(const Int& a, const Int& b) {
+  if (a.basis() != b.basis()) return false;
+  if (a.is_static() != b.is_static()) return false;
+  if (a.is_static()) return a.value() == b.value();
+  const Expr& x = *a.expr();
+  const Expr& y = *b.expr();
+  if (&x == &y) return true;
+  if (x.op != y.op) return false;
+  if (x.op == Op::Symbol) return x.name == y.name;
+  return x.a == y.a && x.b == y.b;
+}
+
+bool provably_divides(const Int& d, const Int& x) {
+  if (d.has_basis() || x.has_basis()) return false;
+  if (d.is_static()) {
+    int64_t dv = d.value();
+    if (dv == 0) return is_value(x, 0);
+    int64_t dx = x.divisibility();
+    return dx % dv == 0;
+  }
+  if (d == x) return true;
+  if (is_op(x, Op::Mul)) return provably_divides(d, x.expr()->a) || provably_divides(d, x.expr()->b);
+  return false;
+}
+
+std::optional<bool> known_less_equal(const Int& a, const Int& b) {
+  if (a == b) return true;
+  if (a.is_static() && b.is_static()) return a.value() <= b.value();
+  if (a.is_static()) {
+    if (auto l = b.lower_bound(); l && a.value() <= *l) return true;
+    return std::nullopt;
+  }
+  if (b.is_static()) {
+    if (auto l = a.lower_bound(); l && *l > b.value()) return false;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+int64_t evaluate(const Int& x, const Env& env) {
+  if (x.has_basis()) fail("evaluate: " + to_string(x) + " is a basis element, not an integer");
+  if (x.is_static()) return x.value();
+  const Expr& e = *x.expr();
+  if (e.op == Op::Symbol) {
+    auto it = env.find(e.name);
+    if (it == env.end()) fail("evaluate: no value given for symbol " + e.name);
+    if (it->second % e.div != 0 || it->second < 1)
+      fail("evaluate: symbol " + e.name + " = " + std::to_string(it->second) +
+           " must be a positive multiple of " + std::to_string(e.div));
+    return it->second;
+  }
+  return fold(e.op, evaluate(e.a, env), evaluate(e.b, env));
+}
+
+void collect_symbols(const Int& x, std::map<std::string, int64_t>& out) {
+  if (x.is_static()) return;
+  const Expr& e = *x.expr();
+  if (e.op == Op::Symbol) {
+    out[e.name] = e.div;
+    return;
+  }
+  collect_symbols(e.a, out);
+  collect_symbols(e.b, out);
+}
+
+std::string to_string(const Int& x) {
+  std::string s;
+  if (x.is_static()) {
+    s = std::to_string(x.value());
+  } else {
+    s = "?";
+    if (x.divisibility() > 1) s += "{div=" + std::to_string(x.divisibility()) + "}";
+  }
+  return s + basis_suffix(x.basis());
+}
+
+std::string expr_string(const Int& x) {
+  std::string s;
+  if (x.is_static()) {
+    s = std::to_string(x.value());
+  } else {
+    const Expr& e = *x.expr();
+    switch (e.op) {
+      case Op::Symbol: s = e.name; break;
+      case Op::CeilDiv:
+      case Op::Min:
+      case Op::Max: s = op_name(e.op) + "(" + expr_string(e.a) + "," + expr_string(e.b) + ")"; break;
+      default: s = "(" + expr_string(e.a) + op_name(e.op) + expr_string(e.b) + ")"; break;
+    }
+  }
+  return s + basis_suffix(x.basis());
+}
+
+}  // namespace tessel

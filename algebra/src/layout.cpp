@@ -1,0 +1,305 @@
+// layout.cpp: Layout itself: construction, queries, coordinates, slicing, modes, coalesce, filter.
+#include "tessel/algebra/layout.hpp"
+
+#include <algorithm>
+
+namespace tessel {
+
+namespace {
+
+void check_extents(const Shape& shape, const Shape& whole) {
+  for (const Int& s : flatten_leaves(shape)) {
+    if (s.has_basis()) fail("shape " + to_string(whole) + ": extent " + to_string(s) + " is a basis element");
+    if (s.is_static() && s.value() < 1)
+      fail("shape " + to_string(whole) + ": extent " + to_string(s) + " must be positive");
+  }
+}
+
+}  // namespace
+
+Layout::Layout(Shape shape, Stride stride) : shape_(std::move(shape)), stride_(std::move(stride)) {
+  if (!congruent(shape_, stride_))
+    fail("layout " + to_string(shape_) + ":" + to_string(stride_) +
+         ": shape and stride must have the same structure (congruent)");
+  check_extents(shape_, shape_);
+  product(shape_);  // the size must fit in 64 bits
+}
+
+Layout Layout::operator[](int i) const { return Layout(shape_[i], stride_[i]); }
+
+IntTuple Layout::operator()(const Coord& c) const { return crd2idx(c, shape_, stride_); }
+
+bool operator==(const Layout& a, const Layout& b) { return a.shape() == b.shape() && a.stride() == b.stride(); }
+
+Layout make_layout(const Shape& shape) {
+  check_extents(shape, shape);
+  return Layout(shape, prefix_product(shape));
+}
+
+Layout make_layout(const Shape& shape, const Stride& stride) { return Layout(shape, stride); }
+
+Layout make_layout(const std::vector<Layout>& modes) {
+  std::vector<IntTuple> shapes, strides;
+  for (const auto& m : modes) {
+    shapes.push_back(m.shape());
+    strides.push_back(m.stride());
+  }
+  return Layout(IntTuple::tuple(std::move(shapes)), IntTuple::tuple(std::move(strides)));
+}
+
+Layout make_ordered_layout(const Shape& shape, const IntTuple& order) {
+  std::vector<Int> s = flatten_leaves(shape);
+  std::vector<Int> o = flatten_leaves(order);
+  if (s.size() != o.size())
+    fail("make_ordered_layout: order " + to_string(order) + " has " + std::to_string(o.size()) +
+         " entries, the shape " + to_string(shape) + " has " + std::to_string(s.size()));
+  std::vector<size_t> idx(s.size());
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t x, size_t y) {
+    return o[x].value("make_ordered_layout: order") < o[y].value("make_ordered_layout: order");
+  });
+  std::vector<Int> d(s.size());
+  Int running = 1;
+  for (size_t i : idx) {
+    d[i] = running;
+    running = running * s[i];
+  }
+  size_t k = 0;
+  IntTuple stride = transform_leaf(shape, [&](const Int&) { return d[k++]; });
+  return Layout(shape, stride);
+}
+
+Layout make_identity_layout(const Shape& shape) {
+  std::function<IntTuple(const IntTuple&, BasisPath)> basis = [&](const IntTuple& s, BasisPath p) -> IntTuple {
+    if (s.is_leaf()) return Int(1).with_basis(p.empty() ? BasisPath{0} : p);
+    std::vector<IntTuple> r;
+    for (int i = 0; i < s.rank(); ++i) {
+      BasisPath q = p;
+      q.push_back(i);
+      r.push_back(basis(s[i], q));
+    }
+    return IntTuple::tuple(std::move(r));
+  };
+  return Layout(shape, basis(shape, {}));
+}
+
+Int size(const Layout& l) { return product(l.shape()); }
+
+Int cosize(const Layout& l) {
+  // L(size-1) + 1 is the codomain extent when strides are non-negative; with negative strides
+  // the extent is 1 + sum over modes of (s-1)*|d|.
+  Int c = 1;
+  std::vector<Int> s = flatten_leaves(l.shape()), d = flatten_leaves(l.stride());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (d[i].has_basis()) fail("cosize of " + to_string(l) + ": strides are basis elements (a coordinate layout)");
+    Int ad = d[i];
+    if (ad.is_static() && ad.value() < 0) ad = Int(0) - ad;
+    c = c + (s[i] - 1) * ad;
+  }
+  return c;
+}
+
+int rank(const Layout& l) { return l.rank(); }
+int depth(const Layout& l) { return depth(l.shape()); }
+const Shape& shape(const Layout& l) { return l.shape(); }
+const Stride& stride(const Layout& l) { return l.stride(); }
+
+Layout get(const Layout& l, const std::vector<int>& path) {
+  Layout r = l;
+  for (int i : path) r = r[i];
+  return r;
+}
+
+IntTuple crd2idx(const Coord& coord, const Shape& shape, const Stride& stride) {
+  if (coord.is_tuple()) {
+    if (shape.is_leaf() || coord.rank() != shape.rank())
+      fail("coordinate " + to_string(coord) + " does not fit the shape " + to_string(shape));
+    IntTuple sum = Int(0);
+    for (int i = 0; i < shape.rank(); ++i) sum = coord_sum(sum, crd2idx(coord[i], shape[i], stride[i]));
+    return sum;
+  }
+  if (shape.is_leaf()) return inner_product(coord, stride);  // int int
+  // int tuple: read the index colexicographically; the last mode takes what is left
+  Int idx = coord.leaf();
+  std::vector<IntTuple> crd;
+  for (int i = 0; i < shape.rank(); ++i) {
+    if (i + 1 == shape.rank()) {
+      crd.push_back(idx);
+    } else {
+      Int s = product(shape[i]);
+      crd.push_back(idx % s);
+      idx = idx / s;
+    }
+  }
+  IntTuple sum = Int(0);
+  for (int i = 0; i < shape.rank(); ++i) sum = coord_sum(sum, crd2idx(crd[i], shape[i], stride[i]));
+  return sum;
+}
+
+Coord idx2crd(const Int& index, const Shape& shape) {
+  if (shape.is_leaf()) return index;
+  std::vector<IntTuple> crd;
+  Int idx = index;
+  for (int i = 0; i < shape.rank(); ++i) {
+    Int s = product(shape[i]);
+    Int here = i + 1 == shape.rank() ? idx : idx % s;
+    crd.push_back(idx2crd(here, shape[i]));
+    idx = idx / s;
+  }
+  return IntTuple::tuple(std::move(crd));
+}
+
+Coord crd2crd(const Coord& coord, const Shape& shape) {
+  if (coord.is_leaf()) return idx2crd(coord.leaf(), shape);
+  if (shape.is_leaf() || coord.rank() != shape.rank())
+    fail("coordinate " + to_string(coord) + " does not fit the shape " + to_string(shape));
+  std::vector<IntTuple> r;
+  for (int i = 0; i < shape.rank(); ++i) r.push_back(crd2crd(coord[i], shape[i]));
+  return IntTuple::tuple(std::move(r));
+}
+
+SliceCoord SliceCoord::underscore() { return SliceCoord(); }
+
+SliceCoord SliceCoord::tuple(std::vector<SliceCoord> elems) {
+  SliceCoord c;
+  c.kind_ = Kind::Tuple;
+  c.elems_ = std::move(elems);
+  return c;
+}
+
+std::string to_string(const SliceCoord& c) {
+  if (c.is_underscore()) return "_";
+  if (c.is_value()) return to_string(c.value());
+  std::string s = "(";
+  for (size_t i = 0; i < c.elems().size(); ++i) s += (i ? "," : "") + to_string(c.elems()[i]);
+  return s + ")";
+}
+
+namespace {
+
+// Walks coord against the layout: `keep_underscore` collects the `_` modes (slice) or the
+// value modes (dice); nested tuples splice their kept modes into the enclosing tuple (CuTe).
+void slice_walk(const SliceCoord& c, const IntTuple& s, const IntTuple& d, bool keep_underscore,
+                std::vector<IntTuple>& shapes, std::vector<IntTuple>& strides, IntTuple& offset) {
+  if (c.is_tuple()) {
+    if (s.is_leaf() || static_cast<int>(c.elems().size()) != s.rank())
+      fail("slice coordinate " + to_string(c) + " does not fit the shape " + to_string(s));
+    for (int i = 0; i < s.rank(); ++i) slice_walk(c.elems()[i], s[i], d[i], keep_underscore, shapes, strides, offset);
+    return;
+  }
+  if (c.is_underscore() == keep_underscore) {
+    shapes.push_back(s);
+    strides.push_back(d);
+    return;
+  }
+  if (c.is_value()) offset = coord_sum(offset, crd2idx(c.value(), s, d));
+}
+
+Layout sliced(const SliceCoord& coord, const Layout& l, bool keep_underscore, IntTuple* offset_out) {
+  std::vector<IntTuple> shapes, strides;
+  IntTuple offset = Int(0);
+  if (!coord.is_tuple()) {  // a whole-layout `_` or value
+    if (coord.is_underscore() == keep_underscore) {
+      if (offset_out) *offset_out = Int(0);
+      return l;
+    }
+    if (coord.is_value()) offset = crd2idx(coord.value(), l.shape(), l.stride());
+  } else {
+    slice_walk(coord, l.shape(), l.stride(), keep_underscore, shapes, strides, offset);
+  }
+  if (offset_out) *offset_out = offset;
+  return Layout(IntTuple::tuple(std::move(shapes)), IntTuple::tuple(std::move(strides)));
+}
+
+}  // namespace
+
+Layout slice(const SliceCoord& coord, const Layout& l) { return sliced(coord, l, true, nullptr); }
+Layout dice(const SliceCoord& coord, const Layout& l) { return sliced(coord, l, false, nullptr); }
+
+std::pair<Layout, IntTuple> slice_and_offset(const SliceCoord& coord, const Layout& l) {
+  IntTuple offset = Int(0);
+  Layout r = sliced(coord, l, true, &offset);
+  return {r, offset};
+}
+
+namespace {
+std::vector<Layout> modes_of(const Layout& l) {
+  std::vector<Layout> m;
+  if (l.shape().is_leaf()) {
+    m.push_back(l);
+  } else {
+    for (int i = 0; i < l.rank(); ++i) m.push_back(l[i]);
+  }
+  return m;
+}
+}  // namespace
+
+Layout append(const Layout& l, const Layout& m) {
+  std::vector<Layout> modes = modes_of(l);
+  modes.push_back(m);
+  return make_layout(modes);
+}
+
+Layout prepend(const Layout& l, const Layout& m) {
+  std::vector<Layout> modes = modes_of(l);
+  modes.insert(modes.begin(), m);
+  return make_layout(modes);
+}
+
+Layout group(const Layout& l, int begin, int end) {
+  std::vector<Layout> modes = modes_of(l);
+  int r = static_cast<int>(modes.size());
+  if (begin < 0 || end > r || begin >= end)
+    fail("group: range [" + std::to_string(begin) + "," + std::to_string(end) + ") is not a non-empty range of the " +
+         std::to_string(r) + " modes of " + to_string(l));
+  std::vector<Layout> inner(modes.begin() + begin, modes.begin() + end);
+  std::vector<Layout> out(modes.begin(), modes.begin() + begin);
+  out.push_back(make_layout(inner));
+  out.insert(out.end(), modes.begin() + end, modes.end());
+  return make_layout(out);
+}
+
+Layout flatten(const Layout& l) { return Layout(flatten(l.shape()), flatten(l.stride())); }
+
+Layout coalesce(const Layout& l) {
+  std::vector<Int> s = flatten_leaves(l.shape()), d = flatten_leaves(l.stride());
+  std::vector<Int> rs{1}, rd{0};
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == Int(1)) continue;                 // extent 1: drop
+    if (rs.back() == Int(1)) {                    // replace the placeholder
+      rs.back() = s[i];
+      rd.back() = d[i];
+    } else if (rs.back() * rd.back() == d[i]) {  // contiguous with the previous mode: merge
+      rs.back() = rs.back() * s[i];
+    } else {
+      rs.push_back(s[i]);
+      rd.push_back(d[i]);
+    }
+  }
+  if (rs.size() == 1) return Layout(rs[0], rd[0]);
+  std::vector<IntTuple> ts(rs.begin(), rs.end()), td(rd.begin(), rd.end());
+  return Layout(IntTuple::tuple(std::move(ts)), IntTuple::tuple(std::move(td)));
+}
+
+Layout coalesce(const Layout& l, const IntTuple& profile) {
+  if (profile.is_leaf()) return coalesce(l);
+  if (profile.rank() > l.rank() || l.shape().is_leaf())
+    fail("coalesce: profile " + to_string(profile) + " has more modes than " + to_string(l));
+  std::vector<Layout> modes;
+  for (int i = 0; i < l.rank(); ++i) modes.push_back(i < profile.rank() ? coalesce(l[i], profile[i]) : l[i]);
+  return make_layout(modes);
+}
+
+Layout filter(const Layout& l) {
+  // Modes of stride 0 become extent 1, which coalesce drops.
+  IntTuple s = transform_leaf(l.shape(), l.stride(), [](const Int& si, const Int& di) {
+    return di.coefficient() == Int(0) ? Int(1) : si;
+  });
+  return coalesce(Layout(s, l.stride()));
+}
+
+std::string to_string(const Layout& l) { return to_string(l.shape()) + ":" + to_string(l.stride()); }
+
+Layout evaluate(const Layout& l, const Env& env) { return Layout(evaluate(l.shape(), env), evaluate(l.stride(), env)); }
+
+}  // namespace tessel

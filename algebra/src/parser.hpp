@@ -1,0 +1,48 @@
+// parser.hpp (internal): the recursive-descent reader shared by notation.cpp (plain CuTe
+// notation) and calculator.cpp (notation plus calls).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "tessel/algebra/calculator.hpp"
+
+namespace tessel::detail {
+
+class Parser {
+ public:
+  using Call = std::function<Value(const std::string& name, std::vector<Value>& args)>;
+  // With no `call`, the input may hold only notation (no calls).
+  Parser(std::string_view text, Call call = {});
+  Value parse_all();  // the whole input: one expression, then the end
+
+ private:
+  static constexpr int kMaxDepth = 64;
+  [[noreturn]] void error_at(size_t pos, const std::string& message) const;
+  void skip_ws();
+  bool at(char c);
+  bool eat(char c);
+  void expect(char c, const char* what);
+  Value expression();
+  Value tiler();
+  Value swizzle();
+  Value call(const std::string& name, size_t start);
+  SliceCoord node();
+  SliceCoord leaf();
+  int64_t integer();
+  std::string identifier();
+  bool looking_at_call() const;
+
+  std::string_view text_;
+  size_t pos_ = 0;
+  int depth_ = 0;
+  Call call_;
+  std::map<std::string, Int> symbols_;  // a name means the same symbol throughout one input
+};
+
+// Converts a parsed node with no `_` into an IntTuple (throws naming the `_` otherwise).
+IntTuple to_int_tuple(const SliceCoord& c);
+
+}  // namespace tessel::detail

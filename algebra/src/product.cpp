@@ -1,0 +1,62 @@
+// product.cpp: logical_product, its zipped, tiled and flat arrangements, blocked and raked.
+#include "tessel/algebra/layout.hpp"
+#include "tessel/algebra/modes.hpp"
+
+namespace tessel {
+
+Layout logical_product(const Layout& a, const Tiler& tiler) {
+  if (tiler.by_mode()) {
+    if (tiler.rank() > a.rank())
+      fail("logical_product: tiler " + to_string(tiler) + " has rank " + std::to_string(tiler.rank()) +
+           ", higher than the rank " + std::to_string(a.rank()) + " of " + to_string(a));
+    std::vector<Layout> modes;
+    for (int i = 0; i < a.rank(); ++i)
+      modes.push_back(i < tiler.rank() ? logical_product(a[i], Tiler(tiler.modes()[i])) : a[i]);
+    return make_layout(modes);
+  }
+  const Layout& b = tiler.layout();
+  return make_layout({a, composition(complement(a, size(a) * cosize(b)), b)});
+}
+
+Layout zipped_product(const Layout& a, const Tiler& tiler) {
+  return detail::zip_tiles(logical_product(a, tiler), tiler, detail::Arrange::Zipped);
+}
+
+Layout tiled_product(const Layout& a, const Tiler& tiler) {
+  return detail::zip_tiles(logical_product(a, tiler), tiler, detail::Arrange::Tiled);
+}
+
+Layout flat_product(const Layout& a, const Tiler& tiler) {
+  return detail::zip_tiles(logical_product(a, tiler), tiler, detail::Arrange::Flat);
+}
+
+namespace {
+
+// Pads a layout to rank r with 1:0 modes (CuTe's append<R>).
+Layout pad_to_rank(const Layout& l, int r) {
+  if (l.rank() >= r) return l;
+  std::vector<Layout> modes;
+  for (int i = 0; i < l.rank(); ++i) modes.push_back(l[i]);
+  while (static_cast<int>(modes.size()) < r) modes.push_back(Layout(1, 0));
+  return make_layout(modes);
+}
+
+// blocked (A_i, B_i') or raked (B_i', A_i) per mode, each mode coalesced.
+Layout interleaved_product(const Layout& a, const Layout& b, bool block_first) {
+  int r = std::max(a.rank(), b.rank());
+  Layout pa = pad_to_rank(a, r), pb = pad_to_rank(b, r);
+  Layout result = logical_product(pa, Tiler(pb));
+  Layout first = result[0], second = result[1];
+  if (r == 1) return coalesce(block_first ? make_layout({first, second}) : make_layout({second, first}));
+  std::vector<Layout> modes;
+  for (int i = 0; i < r; ++i)
+    modes.push_back(coalesce(block_first ? make_layout({first[i], second[i]}) : make_layout({second[i], first[i]})));
+  return make_layout(modes);
+}
+
+}  // namespace
+
+Layout blocked_product(const Layout& a, const Layout& b) { return interleaved_product(a, b, true); }
+Layout raked_product(const Layout& a, const Layout& b) { return interleaved_product(a, b, false); }
+
+}  // namespace tessel
