@@ -100,7 +100,7 @@ Layout coalesce(const Layout& l);
 // @post (1) size(R) == size(L)   (2) R(i) == L(i)   (3) rank(R) == rank(L) where profile is a tuple
 Layout coalesce(const Layout& l, const IntTuple& profile);
 // filter(L): coalesce after removing modes of stride 0 and extent 1.
-// @post (1) R is injective on the image of L   (2) image(R) == image(L)
+// @post (1) image(R) == image(L)   (2) R has no mode of stride 0 and extent > 1   (3) depth(R) <= 1
 Layout filter(const Layout& l);
 
 // A tiler: one layout applied to a whole layout, or <L0,L1,...> applied mode by mode.
@@ -133,8 +133,8 @@ Layout composition(const Layout& a, const Tiler& tiler);
 // complement(A, cotarget): the layout of the indices A does not reach, ordered, up to cotarget.
 // @pre  A is injective on its non-trivial modes, with strides that each step evenly past the
 //       ones below them (so the complement is a layout)
-// @post (1) size(R) >= cotarget / size(A)  (2) R is ordered (strides increase)
-//       (3) R(i) != A(j) for i > 0, any j     (4) cosize(make_layout(A,R)) >= cotarget
+// @post (1) R is injective   (2) R is disjoint from A: R(i) != A(j) for i >= 1, any j
+//       (3) R is ordered: R(i-1) < R(i)   (4) cosize(make_layout(A,R)) >= cotarget
 Layout complement(const Layout& a, const Int& cotarget);
 Layout complement(const Layout& a);  // cotarget = cosize(A)
 
@@ -146,28 +146,33 @@ Layout right_inverse(const Layout& a);
 // @post (1) R(A(i)) == i for all i < size(A)
 Layout left_inverse(const Layout& a);
 
-// Divides: logical_divide(A, B) = composition(A, (B, complement(B, size(A)))).
-// @post (1) mode 0 of R is A o B   (2) R is the same function as A on the first size(A) indices
-//       rearranged: R((i,j)) == A(B'(i,j)) with B' = (B, complement(B, size(A)))
+// Divides: logical_divide(A, B) = composition(A, B') with B' = (B, complement(B, size(A))).
+// @post (1) mode 0 of R is the function A o B   (2) R(i) == A(B'(i)) for i < size(R)
+// The zipped, tiled and flat forms rearrange the modes ((tile_i, rest_i) by mode) of R.
 Layout logical_divide(const Layout& a, const Tiler& tiler);
 Layout zipped_divide(const Layout& a, const Tiler& tiler);  // ((tile modes),(rest modes))
 Layout tiled_divide(const Layout& a, const Tiler& tiler);   // ((tile modes),rest...)
 Layout flat_divide(const Layout& a, const Tiler& tiler);    // (tile modes...,rest...)
 
 // Products: logical_product(A, B) = (A, complement(A, size(A)*cosize(B)) o B).
-// @post (1) mode 0 of R is A   (2) mode 1 of R is complement(A, size(A)*cosize(B)) o B
+// @post (1) mode 0 of R is A   (2) mode 1 of R is the function complement(A, size(A)*cosize(B)) o B
+//       (3) R is injective when A and B are
 Layout logical_product(const Layout& a, const Tiler& tiler);
 Layout zipped_product(const Layout& a, const Tiler& tiler);
 Layout tiled_product(const Layout& a, const Tiler& tiler);
 Layout flat_product(const Layout& a, const Tiler& tiler);
 // blocked_product(A, B): mode i is (A_i, B_i'): A's tile repeated as B's blocks.
 // raked_product(A, B):   mode i is (B_i', A_i): A's elements interleaved (raked) over B.
+// With P = logical_product(A, B) (both padded to the same rank with 1:0 modes):
+// @post (1) blocked: R(a_i + size(A_i)*b_i ...) == P((a...),(b...))
+//           raked:   R(b_i + size(B_i')*a_i ...) == P((a...),(b...))   (2) each mode has depth <= 1
 Layout blocked_product(const Layout& a, const Layout& b);
 Layout raked_product(const Layout& a, const Layout& b);
 
 // make_layout_tv(thr, val): the tiler (M,N) covered by thr x val and the TV layout
-// (thread, value) -> index of an element of that tile, as in CuTe DSL.
-// (T,V) -> (M,N): R((t,v)) = raked_product(thr, val)^-1 ... evaluated at the tile index.
+// (T,V) -> (M,N) index, as in CuTe DSL: with MN = raked_product(thr, val),
+// @post (1) tiler == product_each(shape(MN))   (2) MN(R(i)) == i for i < size(R)
+//       (3) size(R) == size(thr) * size(val) when thr and val are compact (bijective)
 struct TVLayout {
   Shape tiler;
   Layout layout;
@@ -178,6 +183,7 @@ std::string to_string(const TVLayout& tv);  // `(16,128) ((32,4),(4,4)):((64,4),
 // tile_to_shape(block, target, order): block repeated (blocked_product) to cover target, the
 // repetitions ordered by `order` (column-major by default).
 // @pre every extent of block divides the target's in that mode
+// @post (1) product_each(shape(R)) == product_each(target)   (2) R agrees with block on block's domain
 Layout tile_to_shape(const Layout& block, const Shape& target, const std::optional<IntTuple>& order = {});
 
 // CuTe notation: `(4,8):(8,1)`.
