@@ -11,6 +11,10 @@ bool is_one(const Int& x) { return x == Int(1); }
 Layout compose_integral(const Layout& a, const Int& s, const Int& d) {
   if (d.coefficient() == Int(0)) return Layout(s, Int(0));  // a stride-0 B reads A(0) = 0
   Layout flat = coalesce(a);
+  // coalesce turns a layout of size 1 into 1:0; keep its last stride instead, so that A o B
+  // extends past A's single element the way A's last mode does (a coordinate tensor of a
+  // 1 x N tensor must still count rows 1, 2, ... for the predicate to see them).
+  if (size(a) == Int(1)) flat = Layout(Int(1), flatten_leaves(a.stride()).back());
   std::vector<Int> as = flatten_leaves(flat.shape()), ad = flatten_leaves(flat.stride());
   if (flat.shape().is_leaf()) return Layout(s, d * ad[0]);
 

@@ -179,6 +179,9 @@ Int build(Op op, Int a, Int b) {
     case Op::Max: {
       if (a == b) return a;
       auto le = known_less_equal(a, b);
+      if (!le) {
+        if (auto ge = known_less_equal(b, a); ge && *ge) le = false;
+      }
       if (le) return (*le == (op == Op::Min)) ? a : b;
       if (a.is_static()) std::swap(a, b);
       std::optional<int64_t> lo;

@@ -47,7 +47,8 @@ Layout interleaved_product(const Layout& a, const Layout& b, bool block_first) {
   Layout pa = pad_to_rank(a, r), pb = pad_to_rank(b, r);
   Layout result = logical_product(pa, Tiler(pb));
   Layout first = result[0], second = result[1];
-  if (r == 1) return coalesce(block_first ? make_layout({first, second}) : make_layout({second, first}));
+  if (a.shape().is_leaf() && b.shape().is_leaf())  // two 1-D layouts: one coalesced mode
+    return coalesce(block_first ? make_layout({first, second}) : make_layout({second, first}));
   std::vector<Layout> modes;
   for (int i = 0; i < r; ++i)
     modes.push_back(coalesce(block_first ? make_layout({first[i], second[i]}) : make_layout({second[i], first[i]})));

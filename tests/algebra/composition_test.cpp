@@ -1,0 +1,66 @@
+// composition_test.cpp: A o B against its post-conditions, and its refusals.
+#include "support.hpp"
+
+using namespace tessel;
+using namespace tessel::test;
+
+namespace {
+
+void check_composition(const Layout& a, const Layout& b, const Layout& r) {
+  INFO(to_string(a) << " o " << to_string(b) << " => " << to_string(r));
+  CHECK(compatible(b.shape(), r.shape()));  // (1)
+  for (int64_t i = 0; i < size(b).value(); ++i) CHECK(at(r, i) == at(a, at(b, i)));  // (2)
+}
+
+}  // namespace
+
+TEST_CASE("composition: small cases") {
+  for (const char* text : {"1:0 1:1", "4:1 2:2", "(4,4):(4,1) (2,5):(1,4)", "(2,(3,4)):(12,(4,1)) 6:2",
+                           "(8,8):(8,1) ((2,2),(2,2)):((1,16),(2,32))", "(4,6):(1,4) 12:2"}) {
+    std::string s(text);
+    Layout a = parse_layout(s.substr(0, s.find(' '))), b = parse_layout(s.substr(s.find(' ') + 1));
+    check_composition(a, b, composition(a, b));
+  }
+}
+
+TEST_CASE("composition: post-conditions on thousands of random pairs") {
+  TESSEL_RNG(rng);
+  int composed = 0, refused = 0;
+  for (int i = 0; i < 4000; ++i) {
+    Layout a = random_layout(rng);
+    Layout b = random_layout(rng, 2, 1, /*injective=*/true);
+    // The contract is about B that maps into A's domain (CuTe evaluates A past its last mode,
+    // but what lies there is not part of A).
+    if (cosize(b).value() > size(a).value()) continue;
+    Layout r;
+    try {
+      r = composition(a, b);
+    } catch (const Error& e) {
+      // A refusal must name the condition that failed.
+      std::string what = e.what();
+      CHECK(what.find("divisibility condition") != std::string::npos);
+      ++refused;
+      continue;
+    }
+    check_composition(a, b, r);
+    ++composed;
+  }
+  MESSAGE("composed " << composed << ", refused " << refused);
+  CHECK(composed > 500);
+}
+
+TEST_CASE("composition: by-mode tilers") {
+  Layout a = parse_layout("(12,(4,8)):(59,(13,1))");
+  Layout r = composition(a, Tiler({Layout(3, 4), Layout(8, 2)}));
+  check_composition(a[0], Layout(3, 4), r[0]);
+  check_composition(a[1], Layout(8, 2), r[1]);
+  CHECK_THROWS_WITH_AS(composition(parse_layout("8:1"), Tiler({Layout(2, 1), Layout(2, 1)})),
+                       doctest::Contains("has rank 2, higher than the rank 1"), Error);
+}
+
+TEST_CASE("composition: the divisibility conditions are refused with the values named") {
+  CHECK_THROWS_WITH_AS(composition(parse_layout("(4,6):(1,8)"), parse_layout("6:1")),
+                       doctest::Contains("shape divisibility condition fails: extent 6 is not a multiple of 4"), Error);
+  CHECK_THROWS_WITH_AS(composition(parse_layout("(6,2):(1,7)"), parse_layout("2:4")),
+                       doctest::Contains("stride divisibility condition fails: stride 4 and extent 6"), Error);
+}
