@@ -14,7 +14,7 @@ Layout compose_integral(const Layout& a, const Int& s, const Int& d) {
   // coalesce turns a layout of size 1 into 1:0; keep its last stride instead, so that A o B
   // extends past A's single element the way A's last mode does (a coordinate tensor of a
   // 1 x N tensor must still count rows 1, 2, ... for the predicate to see them).
-  if (size(a) == Int(1)) flat = Layout(Int(1), flatten_leaves(a.stride()).back());
+  if (std::vector<Int> d = flatten_leaves(a.stride()); size(a) == Int(1) && !d.empty()) flat = Layout(Int(1), d.back());
   std::vector<Int> as = flatten_leaves(flat.shape()), ad = flatten_leaves(flat.stride());
   if (flat.shape().is_leaf()) return Layout(s, d * ad[0]);
 
