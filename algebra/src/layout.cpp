@@ -192,7 +192,13 @@ void slice_walk(const SliceCoord& c, const IntTuple& s, const IntTuple& d, bool 
     strides.push_back(d);
     return;
   }
-  if (c.is_value()) offset = coord_sum(offset, crd2idx(c.value(), s, d));
+  if (c.is_value()) {
+    Int n = product(s);
+    const Int& v = c.value();
+    if (v.is_static() && n.is_static() && (v.value() < 0 || v.value() >= n.value()))
+      fail("slice: coordinate " + to_string(v) + " is outside the mode " + to_string(s) + " (extent " + to_string(n) + ")");
+    offset = coord_sum(offset, crd2idx(v, s, d));
+  }
 }
 
 Layout sliced(const SliceCoord& coord, const Layout& l, bool keep_underscore, IntTuple* offset_out) {
@@ -283,6 +289,7 @@ Layout coalesce(const Layout& l) {
 
 Layout coalesce(const Layout& l, const IntTuple& profile) {
   if (profile.is_leaf()) return coalesce(l);
+  if (l.shape().is_leaf() && profile.rank() == 1) return coalesce(l, profile[0]);  // a 1-D layout is its own mode
   if (profile.rank() > l.rank() || l.shape().is_leaf())
     fail("coalesce: profile " + to_string(profile) + " has more modes than " + to_string(l));
   std::vector<Layout> modes;

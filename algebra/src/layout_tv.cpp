@@ -28,7 +28,7 @@ Layout tile_to_shape(const Layout& block, const Shape& target, const std::option
            ") does not divide the target extent " + to_string(t));
     reps.push_back(t / b);
   }
-  Shape product_shape = IntTuple::tuple(reps);
+  Shape product_shape = target_each.is_leaf() ? reps[0] : IntTuple::tuple(reps);
   Layout grid = order ? make_ordered_layout(product_shape, *order) : make_layout(product_shape);
   return coalesce(blocked_product(block, grid), product_shape);
 }

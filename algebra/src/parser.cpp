@@ -21,6 +21,13 @@ bool has_underscore(const SliceCoord& c) {
     if (has_underscore(e)) return true;
   return false;
 }
+// A character as it should appear in an error message: itself if printable, else \xNN.
+std::string shown(char c) {
+  if (std::isprint(static_cast<unsigned char>(c))) return std::string(1, c);
+  const char* hex = "0123456789abcdef";
+  unsigned char u = static_cast<unsigned char>(c);
+  return std::string("\\x") + hex[u >> 4] + hex[u & 15];
+}
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 }  // namespace
@@ -48,14 +55,14 @@ bool Parser::eat(char c) {
 
 void Parser::expect(char c, const char* what) {
   if (eat(c)) return;
-  std::string got = pos_ < text_.size() ? "'" + std::string(1, text_[pos_]) + "'" : "the end of the input";
+  std::string got = pos_ < text_.size() ? "'" + shown(text_[pos_]) + "'" : "the end of the input";
   error_at(pos_, std::string("expected '") + c + "' " + what + ", got " + got);
 }
 
 Value Parser::parse_all() {
   Value v = expression();
   skip_ws();
-  if (pos_ != text_.size()) error_at(pos_, "unexpected '" + std::string(1, text_[pos_]) + "' after the expression");
+  if (pos_ != text_.size()) error_at(pos_, "unexpected '" + shown(text_[pos_]) + "' after the expression");
   return v;
 }
 
@@ -131,7 +138,7 @@ SliceCoord Parser::leaf() {
     }
     return path.empty() ? SliceCoord(v) : SliceCoord(v.with_basis(path));
   }
-  error_at(start, "unexpected '" + std::string(1, c) + "'");
+  error_at(start, "unexpected '" + shown(c) + "'");
 }
 
 SliceCoord Parser::node() {
@@ -153,6 +160,7 @@ SliceCoord Parser::node() {
 Value Parser::tiler() {
   size_t open = pos_;
   expect('<', "to open a tiler");
+  if (++depth_ > kMaxDepth) error_at(open, "nesting deeper than " + std::to_string(kMaxDepth) + " levels");
   std::vector<Layout> modes;
   do {
     size_t p = pos_;
@@ -162,6 +170,7 @@ Value Parser::tiler() {
     else error_at(p, "a tiler mode must be a layout or a shape, got " + to_string(v));
   } while (eat(','));
   expect('>', "to close the tiler");
+  --depth_;
   if (modes.empty()) error_at(open, "empty tiler");
   return Tiler(std::move(modes));
 }

@@ -30,8 +30,8 @@ int64_t drawable_size(const Shape& shape, const std::string& who, const std::str
   int64_t n = 1;
   for (const Int& x : flatten_leaves(shape)) {
     if (x.is_dynamic() || x.has_basis())
-      fail(who + ": " + what + " has the extent " + to_string(x) + ", which is not a static integer; a picture needs "
-           "static extents");
+      fail(who + ": " + what + " has the extent " + to_string(x) +
+           ", which is not a static integer; a picture needs static extents");
     int64_t v = x.value();
     if (v < 1) fail(who + ": " + what + " has the extent " + std::to_string(v) + "; extents must be >= 1");
     if (v > kMaxPictureCells || n > kMaxPictureCells / v)
@@ -109,7 +109,7 @@ Grid tv_grid(const TVLayout& tv, const std::string& who) {
   return g;
 }
 
-// --- Text -----------------------------------------------------------------------------------------
+// --- Text ---------------------------------------------------------------------------------------
 
 std::string pad_left(const std::string& s, size_t width) {
   return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
@@ -150,7 +150,7 @@ std::string render_table(const Grid& g) {
   return out;
 }
 
-// --- SVG ------------------------------------------------------------------------------------------
+// --- SVG ----------------------------------------------------------------------------------------
 
 // Light colours, one per thread modulo 8 (the palette of CuTe's print_latex).
 constexpr const char* kPalette[8] = {"#afafff", "#afffaf", "#ffffaf", "#ffafaf",
@@ -159,10 +159,12 @@ constexpr const char* kPalette[8] = {"#afafff", "#afffaf", "#ffffaf", "#ffafaf",
 std::string escape_xml(const std::string& s) {
   std::string r;
   for (char c : s) {
-    if (c == '<') r += "&lt;";
-    else if (c == '>') r += "&gt;";
-    else if (c == '&') r += "&amp;";
-    else r += c;
+    switch (c) {
+      case '<': r += "&lt;"; break;
+      case '>': r += "&gt;"; break;
+      case '&': r += "&amp;"; break;
+      default: r += c;
+    }
   }
   return r;
 }
@@ -177,7 +179,7 @@ std::string render_svg(const Grid& g) {
     for (const auto& line : c.lines) chars = std::max(chars, line.size());
   }
   chars = std::max(chars, std::to_string(g.cols - 1).size());
-  const int64_t cell_w = std::max<int64_t>(32, kCharWidth * static_cast<int64_t>(chars) + 12) / 2 * 2;
+  const int64_t cell_w = (std::max<int64_t>(32, kCharWidth * static_cast<int64_t>(chars) + 14) + 1) / 2 * 2;
   const int64_t cell_h = kLineHeight * static_cast<int64_t>(lines) + 12;
   const int64_t left = kCharWidth * static_cast<int64_t>(std::to_string(g.rows - 1).size()) + 14;
   const int64_t top = 24;
@@ -189,12 +191,12 @@ std::string render_svg(const Grid& g) {
   out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(width) + "\" height=\"" + num(height) +
          "\" viewBox=\"0 0 " + num(width) + " " + num(height) + "\">\n";
   out += "<title>" + escape_xml(g.title) + "</title>\n";
+  out += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";  // opaque in dark viewers too
   out += "<g font-family=\"monospace\" font-size=\"12\" text-anchor=\"middle\" dominant-baseline=\"central\">\n";
   for (int64_t n = 0; n < g.cols; ++n)
     out += "<text x=\"" + num(left + n * cell_w + cell_w / 2) + "\" y=\"" + num(top / 2) + "\">" + num(n) + "</text>\n";
   for (int64_t m = 0; m < g.rows; ++m)
-    out += "<text x=\"" + num(left / 2) + "\" y=\"" + num(top + m * cell_h + cell_h / 2) + "\">" + num(m) +
-           "</text>\n";
+    out += "<text x=\"" + num(left / 2) + "\" y=\"" + num(top + m * cell_h + cell_h / 2) + "\">" + num(m) + "</text>\n";
   for (int64_t n = 0; n < g.cols; ++n) {
     for (int64_t m = 0; m < g.rows; ++m) {
       const Grid::Cell& c = g.at(m, n);

@@ -39,6 +39,9 @@ TEST_CASE("notation: syntax errors name the column") {
   CHECK_THROWS_WITH_AS(parse_int_tuple(std::string(200, '(') + "1" + std::string(200, ')')),
                        doctest::Contains("nesting deeper than 64"), Error);
   CHECK_THROWS_WITH_AS(parse_int_tuple("?{div=0}"), doctest::Contains("divisibility must be positive"), Error);
+  CHECK_THROWS_WITH_AS(parse_tiler(std::string(5000, '<') + "1:1" + std::string(5000, '>')),
+                       doctest::Contains("nesting deeper than 64"), Error);
+  CHECK_THROWS_WITH_AS(parse_layout(std::string("4:1\0x", 5)), doctest::Contains("unexpected '\\x00'"), Error);
 }
 
 TEST_CASE("calculator: calls nest, and errors say which call failed") {
@@ -48,6 +51,9 @@ TEST_CASE("calculator: calls nest, and errors say which call failed") {
   CHECK(calculate("(4,8):(8,1)((1,2))") == "10");
   CHECK(calculate("slice((_,2),(4,8):(8,1))") == "(4):(8)");
   CHECK(calculate("dice((_,2),(4,8):(8,1))") == "(8):(1)");
+  CHECK_THROWS_WITH_AS(calculate("slice((5,_),(4,8):(8,1))"), doctest::Contains("coordinate 5 is outside the mode 4"), Error);
+  CHECK(calculate("tile_to_shape(2:1,8)") == "8:1");
+  CHECK(calculate("coalesce(4:1,(1))") == "4:1");
   CHECK(calculate("congruent((2,(3,4)),(1,(1,1)))") == "true");
   CHECK(calculate("compatible(24,(2,(3,4)))") == "true");
   CHECK(calculate("Sw<3,4,3>(200)") == std::to_string(Swizzle(3, 4, 3)(Int(200)).value()));

@@ -1,22 +1,69 @@
-// main.cpp: the `tessel` command-line tool (placeholder: `tessel layout EXPR...`).
+// main.cpp: the `tessel` command-line tool: dispatches to its subcommands (`tessel layout`).
+// Exit status: 0 success, 1 an input failed (the subcommand says which), 2 misuse of the tool.
 #include <iostream>
 #include <string>
+#include <vector>
 
-#include "tessel/algebra/calculator.hpp"
+#include "layout_command.hpp"
+#include "printable.hpp"
+
+#ifndef TESSEL_VERSION
+#define TESSEL_VERSION "unknown"
+#endif
+
+namespace {
+
+void print_usage(std::ostream& out) {
+  out << "usage: tessel <command> [options] [arguments]\n"
+         "\n"
+         "commands:\n"
+         "  layout    evaluate CuTe layout-algebra expressions and draw layouts\n"
+         "  help      show this help, or `tessel help <command>` for a command's help\n"
+         "\n"
+         "options:\n"
+         "  -h, --help   show this help\n"
+         "  --version    print the version\n"
+         "\n"
+         "Run `tessel <command> --help` for the options of a command.\n";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || std::string(argv[1]) != "layout") {
-    std::cerr << "usage: tessel layout EXPR...\n";
+  std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
+  if (args.empty()) {
+    print_usage(std::cerr);
     return 2;
   }
-  int status = 0;
-  for (int i = 2; i < argc; ++i) {
-    try {
-      std::cout << tessel::calculate(argv[i]) << "\n";
-    } catch (const std::exception& e) {
-      std::cout << "error: " << e.what() << "\n";
-      status = 1;
-    }
+  const std::string& command = args[0];
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+
+  if (command == "-h" || command == "--help") {
+    print_usage(std::cout);
+    return 0;
   }
-  return status;
+  if (command == "--version") {
+    std::cout << "tessel " << TESSEL_VERSION << "\n";
+    return 0;
+  }
+  if (command == "help") {
+    if (rest.empty()) {
+      print_usage(std::cout);
+      return 0;
+    }
+    if (rest[0] == "layout") {
+      tessel::cli::print_layout_help(std::cout);
+      return 0;
+    }
+    std::cerr << "error: unknown command '" << tessel::cli::printable(rest[0]) << "'\n";
+    return 2;
+  }
+  if (command == "layout") return tessel::cli::layout_command(rest);
+
+  if (command.rfind("-", 0) == 0)
+    std::cerr << "error: unknown option '" << tessel::cli::printable(command) << "'\n";
+  else
+    std::cerr << "error: unknown command '" << tessel::cli::printable(command) << "'\n";
+  std::cerr << "Run `tessel --help` for the list of commands.\n";
+  return 2;
 }

@@ -30,11 +30,11 @@ std::string layout_table(const Layout& l);
 // @pre every tile index lies in [0, M*N)
 std::string tv_table(const TVLayout& tv);
 
-// Standalone SVG documents of the same pictures: one <rect> per cell (thin black stroke) with its
-// label centred, row indices down the left and column indices along the top. For layout_svg
-// the label is L((m,n)) on white; for tv_svg it is `T<t>` over `V<v>`, on a light colour chosen
-// by t % 8 from a fixed palette (unreached cells are white and unlabelled). The output depends
-// only on the input: the same layout gives byte-identical SVG.
+// Standalone SVG documents of the same pictures: a white background <rect>, then one <rect> per
+// cell (thin black stroke) with its label centred, row indices down the left and column indices
+// along the top. For layout_svg the label is L((m,n)) on white; for tv_svg it is `T<t>` over
+// `V<v>`, on a light colour chosen by t % 8 from a fixed palette (unreached cells are white and
+// unlabelled). The output depends only on the input: the same layout gives byte-identical SVG.
 std::string layout_svg(const Layout& l);
 std::string tv_svg(const TVLayout& tv);
 
