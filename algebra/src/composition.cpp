@@ -1,5 +1,6 @@
 // composition.cpp: A o B, with a layout or a by-mode tiler (CuTe's composition).
 #include "tessel/algebra/layout.hpp"
+#include "tessel/algebra/modes.hpp"
 
 namespace tessel {
 
@@ -77,9 +78,7 @@ Layout composition(const Layout& a, const Layout& b) {
 
 Layout composition(const Layout& a, const Tiler& tiler) {
   if (!tiler.by_mode()) return composition(a, tiler.layout());
-  if (tiler.rank() > a.rank())
-    fail("composition: tiler " + to_string(tiler) + " has rank " + std::to_string(tiler.rank()) +
-         ", higher than the rank " + std::to_string(a.rank()) + " of " + to_string(a));
+  detail::check_tiler_rank("composition", a, tiler);
   std::vector<Layout> modes;
   for (int i = 0; i < a.rank(); ++i) modes.push_back(i < tiler.rank() ? composition(a[i], tiler.modes()[i]) : a[i]);
   return make_layout(modes);

@@ -4,18 +4,8 @@
 
 namespace tessel {
 
-namespace {
-
-void check_rank(const char* op, const Layout& a, const Tiler& tiler) {
-  if (tiler.by_mode() && tiler.rank() > a.rank())
-    fail(std::string(op) + ": tiler " + to_string(tiler) + " has rank " + std::to_string(tiler.rank()) +
-         ", higher than the rank " + std::to_string(a.rank()) + " of " + to_string(a));
-}
-
-}  // namespace
-
 Layout logical_divide(const Layout& a, const Tiler& tiler) {
-  check_rank("logical_divide", a, tiler);
+  detail::check_tiler_rank("logical_divide", a, tiler);
   if (tiler.by_mode()) {
     std::vector<Layout> modes;
     for (int i = 0; i < a.rank(); ++i)

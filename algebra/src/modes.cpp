@@ -15,6 +15,12 @@ std::vector<Layout> top_modes(const Layout& l) {
 
 }  // namespace
 
+void check_tiler_rank(const char* op, const Layout& a, const Tiler& tiler) {
+  if (tiler.by_mode() && tiler.rank() > a.rank())
+    fail(std::string(op) + ": tiler " + to_string(tiler) + " has rank " + std::to_string(tiler.rank()) +
+         ", higher than the rank " + std::to_string(a.rank()) + " of " + to_string(a));
+}
+
 Layout zip_tiles(const Layout& logical, const Tiler& tiler, Arrange arrange) {
   std::vector<Layout> tiles, rests;
   if (!tiler.by_mode()) {

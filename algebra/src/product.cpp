@@ -5,10 +5,8 @@
 namespace tessel {
 
 Layout logical_product(const Layout& a, const Tiler& tiler) {
+  detail::check_tiler_rank("logical_product", a, tiler);
   if (tiler.by_mode()) {
-    if (tiler.rank() > a.rank())
-      fail("logical_product: tiler " + to_string(tiler) + " has rank " + std::to_string(tiler.rank()) +
-           ", higher than the rank " + std::to_string(a.rank()) + " of " + to_string(a));
     std::vector<Layout> modes;
     for (int i = 0; i < a.rank(); ++i)
       modes.push_back(i < tiler.rank() ? logical_product(a[i], Tiler(tiler.modes()[i])) : a[i]);

@@ -8,6 +8,9 @@ namespace tessel::detail {
 
 enum class Arrange { Zipped, Tiled, Flat };
 
+// A by-mode tiler may not have more modes than the layout it applies to; `op` names the caller.
+void check_tiler_rank(const char* op, const Layout& a, const Tiler& tiler);
+
 // `logical` is logical_divide(A, T) or logical_product(A, T):
 //   whole-layout T: (tile, rest);  by-mode T of rank R: ((tile_0,rest_0),...,(tile_R-1,rest_R-1), A_R, ...)
 // Zipped: ((tiles), (rests))   Tiled: ((tiles), rests...)   Flat: (tiles..., rests...)
