@@ -1,4 +1,6 @@
 // composition.cpp: A o B, with a layout or a by-mode tiler (CuTe's composition).
+#include <algorithm>
+
 #include "tessel/algebra/layout.hpp"
 #include "tessel/algebra/modes.hpp"
 
@@ -63,13 +65,47 @@ Layout compose_integral(const Layout& a, const Int& s, const Int& d) {
   return Layout(IntTuple::tuple(std::move(ts)), IntTuple::tuple(std::move(td)));
 }
 
+// Right-distributivity, A o (B0,B1) = (A o B0, A o B1), needs A(B0(i) + B1(j)) = A(B0(i)) + A(B1(j)).
+// That holds when A is one mode, and when B's non-zero modes cover disjoint spans (sorted by
+// stride, each starts at or after the end of the one before). Returns false when it cannot tell.
+bool distributes(const Layout& a, const Layout& b) {
+  if (coalesce(a).shape().is_leaf()) return true;
+  std::vector<Int> s = flatten_leaves(b.shape()), d = flatten_leaves(b.stride());
+  std::vector<std::pair<int64_t, Int>> spans;  // (stride, extent); only the last extent may be dynamic
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == Int(1) || d[i].coefficient() == Int(0)) continue;
+    if (!d[i].is_static() || d[i].has_basis() || d[i].value() < 0) return false;
+    spans.emplace_back(d[i].value(), s[i]);
+  }
+  std::stable_sort(spans.begin(), spans.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (size_t i = 1; i < spans.size(); ++i) {
+    const Int& prev_extent = spans[i - 1].second;
+    if (!prev_extent.is_static() || spans[i].first < checked_mul(spans[i - 1].first, prev_extent.value()))
+      return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Layout composition(const Layout& a, const Layout& b) {
   if (b.shape().is_tuple()) {  // right-distributivity: A o (B0,B1,...) = (A o B0, A o B1, ...)
     std::vector<Layout> modes;
     for (int i = 0; i < b.rank(); ++i) modes.push_back(composition(a, b[i]));
-    return make_layout(modes);
+    Layout r = make_layout(modes);
+    if (!distributes(a, b)) {
+      // B's modes overlap: check the result at every coordinate where that is affordable.
+      Int n = size(b);
+      bool checkable = is_static(a.shape()) && is_static(a.stride()) && is_static(b.shape()) &&
+                       is_static(b.stride()) && n.value() <= (1 << 16);
+      bool ok = checkable;
+      for (int64_t i = 0; ok && i < n.value(); ++i) ok = r(Int(i)) == a(b(Int(i)));
+      if (!ok)
+        fail("composition " + to_string(a) + " o " + to_string(b) + ": the modes of B overlap and A " +
+             (checkable ? "does not add across them" : "cannot be shown to add across them") +
+             ", so A o B is not a layout");
+    }
+    return r;
   }
   if (b.stride().leaf().has_basis())
     fail("composition " + to_string(a) + " o " + to_string(b) + ": B's strides are basis elements");

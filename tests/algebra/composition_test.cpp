@@ -49,6 +49,30 @@ TEST_CASE("composition: post-conditions on thousands of random pairs") {
   CHECK(composed > 500);
 }
 
+TEST_CASE("composition: a B whose modes overlap is checked, never silently wrong") {
+  TESSEL_RNG(rng);
+  int composed = 0, refused = 0;
+  for (int i = 0; i < 3000; ++i) {
+    Layout a = random_layout(rng);
+    Layout b = random_layout(rng, 2, 1);  // any strides: overlapping and broadcast modes too
+    if (cosize(b).value() > size(a).value()) continue;
+    try {
+      check_composition(a, b, composition(a, b));
+      ++composed;
+    } catch (const Error& e) {
+      std::string what = e.what();
+      CHECK((what.find("divisibility condition") != std::string::npos || what.find("modes of B overlap") != std::string::npos));
+      ++refused;
+    }
+  }
+  MESSAGE("composed " << composed << ", refused " << refused);
+  CHECK(composed > 500);
+  CHECK_THROWS_WITH_AS(composition(parse_layout("(8,2,2):(1,0,4)"), parse_layout("(8,4):(1,2)")),
+                       doctest::Contains("the modes of B overlap and A does not add across them"), Error);
+  // Overlapping modes that A does add across are fine: A is a single mode here.
+  CHECK(to_string(composition(parse_layout("32:2"), parse_layout("(8,4):(1,2)"))) == "(8,4):(2,4)");
+}
+
 TEST_CASE("composition: by-mode tilers") {
   Layout a = parse_layout("(12,(4,8)):(59,(13,1))");
   Layout r = composition(a, Tiler({Layout(3, 4), Layout(8, 2)}));
