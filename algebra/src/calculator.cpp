@@ -11,8 +11,10 @@ std::string to_string(const Value& v) {
   return std::visit(
       [](const auto& x) -> std::string {
         using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, bool>) return x ? "true" : "false";
-        else return to_string(x);
+        if constexpr (std::is_same_v<T, bool>)
+          return x ? "true" : "false";
+        else
+          return to_string(x);
       },
       v);
 }
@@ -23,14 +25,22 @@ using Args = std::vector<Value>;
 
 const char* kind(const Value& v) {
   switch (v.index()) {
-    case 0: return "an int-tuple";
-    case 1: return "a layout";
-    case 2: return "a tiler";
-    case 3: return "a swizzle";
-    case 4: return "a composed layout";
-    case 5: return "a TV layout";
-    case 6: return "a slicing coordinate";
-    default: return "a boolean";
+    case 0:
+      return "an int-tuple";
+    case 1:
+      return "a layout";
+    case 2:
+      return "a tiler";
+    case 3:
+      return "a swizzle";
+    case 4:
+      return "a composed layout";
+    case 5:
+      return "a TV layout";
+    case 6:
+      return "a slicing coordinate";
+    default:
+      return "a boolean";
   }
 }
 

@@ -35,9 +35,9 @@ Layout complement(const Layout& a, const Int& cotarget) {
   Int current = 1;  // the extent covered so far
   for (const Mode& m : modes) {
     if (!provably_divides(current, m.stride))
-      fail("complement of " + to_string(a) + ": the layout is not injective or its complement is not a layout: stride " +
-           to_string(m.stride) + " is not a multiple of " + to_string(current) +
-           ", the extent covered by the modes of smaller stride");
+      fail("complement of " + to_string(a) +
+           ": the layout is not injective or its complement is not a layout: stride " + to_string(m.stride) +
+           " is not a multiple of " + to_string(current) + ", the extent covered by the modes of smaller stride");
     rs.push_back(m.stride / current);
     rd.push_back(current);
     current = m.shape * m.stride;

@@ -33,9 +33,8 @@ Layout compose_integral(const Layout& a, const Int& s, const Int& d) {
       avail = 1;
     } else {
       fail("composition " + to_string(a) + " o " + to_string(Layout(s, d)) +
-           ": stride divisibility condition fails: stride " + to_string(rest_stride) +
-           " and extent " + to_string(cs) + " (mode " + std::to_string(k) + " of " + to_string(flat) +
-           ") do not divide one another");
+           ": stride divisibility condition fails: stride " + to_string(rest_stride) + " and extent " + to_string(cs) +
+           " (mode " + std::to_string(k) + " of " + to_string(flat) + ") do not divide one another");
     }
     // Shape divisibility condition: what is left of B fills this mode or stops inside it.
     Int take;
@@ -45,9 +44,8 @@ Layout compose_integral(const Layout& a, const Int& s, const Int& d) {
       take = rest_shape;
     } else {
       fail("composition " + to_string(a) + " o " + to_string(Layout(s, d)) +
-           ": shape divisibility condition fails: extent " + to_string(rest_shape) +
-           " is not a multiple of " + to_string(avail) + " (what is left of mode " + std::to_string(k) + " of " +
-           to_string(flat) + ")");
+           ": shape divisibility condition fails: extent " + to_string(rest_shape) + " is not a multiple of " +
+           to_string(avail) + " (what is left of mode " + std::to_string(k) + " of " + to_string(flat) + ")");
     }
     if (!is_one(take)) {
       rs.push_back(take);
@@ -80,8 +78,7 @@ bool distributes(const Layout& a, const Layout& b) {
   std::stable_sort(spans.begin(), spans.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   for (size_t i = 1; i < spans.size(); ++i) {
     const Int& prev_extent = spans[i - 1].second;
-    if (!prev_extent.is_static() || spans[i].first < checked_mul(spans[i - 1].first, prev_extent.value()))
-      return false;
+    if (!prev_extent.is_static() || spans[i].first < checked_mul(spans[i - 1].first, prev_extent.value())) return false;
   }
   return true;
 }
@@ -96,8 +93,8 @@ Layout composition(const Layout& a, const Layout& b) {
     if (!distributes(a, b)) {
       // B's modes overlap: check the result at every coordinate where that is affordable.
       Int n = size(b);
-      bool checkable = is_static(a.shape()) && is_static(a.stride()) && is_static(b.shape()) &&
-                       is_static(b.stride()) && n.value() <= (1 << 16);
+      bool checkable = is_static(a.shape()) && is_static(a.stride()) && is_static(b.shape()) && is_static(b.stride()) &&
+                       n.value() <= (1 << 16);
       bool ok = checkable;
       for (int64_t i = 0; ok && i < n.value(); ++i) ok = r(Int(i)) == a(b(Int(i)));
       if (!ok)

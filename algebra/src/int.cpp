@@ -10,19 +10,32 @@ namespace {
 
 std::string op_name(Op op) {
   switch (op) {
-    case Op::Symbol: return "symbol";
-    case Op::Add: return "+";
-    case Op::Sub: return "-";
-    case Op::Mul: return "*";
-    case Op::Div: return "/";
-    case Op::Mod: return "%";
-    case Op::CeilDiv: return "ceil_div";
-    case Op::Min: return "min";
-    case Op::Max: return "max";
-    case Op::And: return "&";
-    case Op::Xor: return "^";
-    case Op::Shr: return ">>";
-    case Op::Shl: return "<<";
+    case Op::Symbol:
+      return "symbol";
+    case Op::Add:
+      return "+";
+    case Op::Sub:
+      return "-";
+    case Op::Mul:
+      return "*";
+    case Op::Div:
+      return "/";
+    case Op::Mod:
+      return "%";
+    case Op::CeilDiv:
+      return "ceil_div";
+    case Op::Min:
+      return "min";
+    case Op::Max:
+      return "max";
+    case Op::And:
+      return "&";
+    case Op::Xor:
+      return "^";
+    case Op::Shr:
+      return ">>";
+    case Op::Shl:
+      return "<<";
   }
   return "?";
 }
@@ -35,16 +48,23 @@ int64_t fold(Op op, int64_t a, int64_t b) {
     if (b == 0) fail("division by zero: " + std::to_string(a) + " " + op_name(op) + " 0");
   };
   switch (op) {
-    case Op::Add: return checked_add(a, b);
+    case Op::Add:
+      return checked_add(a, b);
     case Op::Sub: {
       int64_t r;
-      if (__builtin_sub_overflow(a, b, &r))
-        fail("integer overflow: " + std::to_string(a) + " - " + std::to_string(b));
+      if (__builtin_sub_overflow(a, b, &r)) fail("integer overflow: " + std::to_string(a) + " - " + std::to_string(b));
       return r;
     }
-    case Op::Mul: return checked_mul(a, b);
-    case Op::Div: nonzero(); if (a == INT64_MIN && b == -1) fail("integer overflow in division"); return a / b;
-    case Op::Mod: nonzero(); if (b == -1) return 0; return a % b;
+    case Op::Mul:
+      return checked_mul(a, b);
+    case Op::Div:
+      nonzero();
+      if (a == INT64_MIN && b == -1) fail("integer overflow in division");
+      return a / b;
+    case Op::Mod:
+      nonzero();
+      if (b == -1) return 0;
+      return a % b;
     case Op::CeilDiv: {
       nonzero();
       if (a == INT64_MIN && b == -1) fail("integer overflow in ceil_div");
@@ -52,10 +72,14 @@ int64_t fold(Op op, int64_t a, int64_t b) {
       if ((a % b != 0) && ((a > 0) == (b > 0))) ++q;
       return q;
     }
-    case Op::Min: return a < b ? a : b;
-    case Op::Max: return a > b ? a : b;
-    case Op::And: return a & b;
-    case Op::Xor: return a ^ b;
+    case Op::Min:
+      return a < b ? a : b;
+    case Op::Max:
+      return a > b ? a : b;
+    case Op::And:
+      return a & b;
+    case Op::Xor:
+      return a ^ b;
     case Op::Shr:
       if (b < 0 || b > 63) fail("shift amount out of range: " + std::to_string(b));
       return a >> b;
@@ -63,7 +87,8 @@ int64_t fold(Op op, int64_t a, int64_t b) {
       if (b < 0 || b > 62 || (a != 0 && (a > (INT64_MAX >> b) || a < (INT64_MIN >> b))))
         fail("integer overflow: " + std::to_string(a) + " << " + std::to_string(b));
       return a << b;
-    case Op::Symbol: break;
+    case Op::Symbol:
+      break;
   }
   fail("internal error: fold of a symbol");
 }
@@ -202,7 +227,8 @@ Int build(Op op, Int a, Int b) {
       if (is_value(b, 0)) return a;
       if (is_value(a, 0)) return Int(0);
       return node(op, a, b, 1, std::nullopt);
-    case Op::Symbol: break;
+    case Op::Symbol:
+      break;
   }
   fail("internal error: build of a symbol");
 }
@@ -230,16 +256,14 @@ Int plain_op(Op op, const Int& a, const Int& b, const char* what) {
 int64_t checked_add(int64_t a, int64_t b) {
   int64_t r;
   if (__builtin_add_overflow(a, b, &r))
-    fail("integer overflow: " + std::to_string(a) + " + " + std::to_string(b) +
-         " does not fit in 64 bits");
+    fail("integer overflow: " + std::to_string(a) + " + " + std::to_string(b) + " does not fit in 64 bits");
   return r;
 }
 
 int64_t checked_mul(int64_t a, int64_t b) {
   int64_t r;
   if (__builtin_mul_overflow(a, b, &r))
-    fail("integer overflow: " + std::to_string(a) + " * " + std::to_string(b) +
-         " does not fit in 64 bits");
+    fail("integer overflow: " + std::to_string(a) + " * " + std::to_string(b) + " does not fit in 64 bits");
   return r;
 }
 
@@ -373,8 +397,8 @@ int64_t evaluate(const Int& x, const Env& env) {
     auto it = env.find(e.name);
     if (it == env.end()) fail("evaluate: no value given for symbol " + e.name);
     if (it->second % e.div != 0 || it->second < 1)
-      fail("evaluate: symbol " + e.name + " = " + std::to_string(it->second) +
-           " must be a positive multiple of " + std::to_string(e.div));
+      fail("evaluate: symbol " + e.name + " = " + std::to_string(it->second) + " must be a positive multiple of " +
+           std::to_string(e.div));
     return it->second;
   }
   return fold(e.op, evaluate(e.a, env), evaluate(e.b, env));
@@ -409,11 +433,17 @@ std::string expr_string(const Int& x) {
   } else {
     const Expr& e = *x.expr();
     switch (e.op) {
-      case Op::Symbol: s = e.name; break;
+      case Op::Symbol:
+        s = e.name;
+        break;
       case Op::CeilDiv:
       case Op::Min:
-      case Op::Max: s = op_name(e.op) + "(" + expr_string(e.a) + "," + expr_string(e.b) + ")"; break;
-      default: s = "(" + expr_string(e.a) + op_name(e.op) + expr_string(e.b) + ")"; break;
+      case Op::Max:
+        s = op_name(e.op) + "(" + expr_string(e.a) + "," + expr_string(e.b) + ")";
+        break;
+      default:
+        s = "(" + expr_string(e.a) + op_name(e.op) + expr_string(e.b) + ")";
+        break;
     }
   }
   return s + basis_suffix(x.basis());

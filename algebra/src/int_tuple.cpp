@@ -27,8 +27,8 @@ const IntTuple& IntTuple::operator[](int i) const {
     return *this;
   }
   if (i < 0 || i >= rank())
-    fail("mode " + std::to_string(i) + " of " + to_string(*this) + " does not exist (rank " +
-         std::to_string(rank()) + ")");
+    fail("mode " + std::to_string(i) + " of " + to_string(*this) + " does not exist (rank " + std::to_string(rank()) +
+         ")");
   return elems_[i];
 }
 
@@ -97,7 +97,7 @@ bool congruent(const IntTuple& a, const IntTuple& b) {
 }
 
 bool weakly_congruent(const IntTuple& a, const IntTuple& b) {
-  if (a.is_leaf()) return true;  // leaf: int leaf / int tuple
+  if (a.is_leaf()) return true;   // leaf: int leaf / int tuple
   if (b.is_leaf()) return false;  // tuple int
   if (a.rank() != b.rank()) return false;
   for (int i = 0; i < a.rank(); ++i)
@@ -121,8 +121,7 @@ IntTuple transform_leaf(const IntTuple& a, const std::function<Int(const Int&)>&
   return IntTuple::tuple(std::move(r));
 }
 
-IntTuple transform_leaf(const IntTuple& a, const IntTuple& b,
-                        const std::function<Int(const Int&, const Int&)>& f) {
+IntTuple transform_leaf(const IntTuple& a, const IntTuple& b, const std::function<Int(const Int&, const Int&)>& f) {
   if (!congruent(a, b)) fail(to_string(a) + " and " + to_string(b) + " are not congruent");
   if (a.is_leaf()) return f(a.leaf(), b.leaf());
   std::vector<IntTuple> r;
@@ -146,8 +145,8 @@ IntTuple prefix_product(const IntTuple& shape, const Int& init) {
 Int shape_div(const Int& a, const Int& b) {
   if (provably_divides(b, a)) return a / b;
   if (provably_divides(a, b)) return Int(1);  // b is a multiple of a: a / b rounds up to 1
-  fail("shape_div: neither of " + to_string(a) + " and " + to_string(b) +
-       " is known to divide the other (" + expr_string(a) + ", " + expr_string(b) + ")");
+  fail("shape_div: neither of " + to_string(a) + " and " + to_string(b) + " is known to divide the other (" +
+       expr_string(a) + ", " + expr_string(b) + ")");
 }
 
 IntTuple shape_div(const IntTuple& a, const IntTuple& b) {
@@ -182,8 +181,7 @@ IntTuple ceil_div(const IntTuple& a, const IntTuple& b) {
     }
     return IntTuple::tuple(std::move(r));
   }
-  if (b.rank() > a.rank())
-    fail("ceil_div: " + to_string(b) + " has a higher rank than " + to_string(a));
+  if (b.rank() > a.rank()) fail("ceil_div: " + to_string(b) + " has a higher rank than " + to_string(a));
   std::vector<IntTuple> r;
   for (int i = 0; i < a.rank(); ++i) r.push_back(i < b.rank() ? ceil_div(a[i], b[i]) : a[i]);
   return IntTuple::tuple(std::move(r));
@@ -201,7 +199,7 @@ IntTuple as_coordinate(const Int& x) {
 
 IntTuple coord_sum(const IntTuple& a, const IntTuple& b) {
   if (a.is_leaf() && b.is_leaf()) return a.leaf() + b.leaf();  // int int
-  if (a.is_leaf() && a.leaf() == Int(0)) return b;            // 0 + coordinate
+  if (a.is_leaf() && a.leaf() == Int(0)) return b;             // 0 + coordinate
   if (b.is_leaf() && b.leaf() == Int(0)) return a;
   if (a.is_leaf() || b.is_leaf())
     fail("cannot add the integer " + to_string(a.is_leaf() ? a : b) + " to the coordinate " +

@@ -196,7 +196,8 @@ void slice_walk(const SliceCoord& c, const IntTuple& s, const IntTuple& d, bool 
     Int n = product(s);
     const Int& v = c.value();
     if (v.is_static() && n.is_static() && (v.value() < 0 || v.value() >= n.value()))
-      fail("slice: coordinate " + to_string(v) + " is outside the mode " + to_string(s) + " (extent " + to_string(n) + ")");
+      fail("slice: coordinate " + to_string(v) + " is outside the mode " + to_string(s) + " (extent " + to_string(n) +
+           ")");
     offset = coord_sum(offset, crd2idx(v, s, d));
   }
 }
@@ -271,8 +272,8 @@ Layout coalesce(const Layout& l) {
   std::vector<Int> s = flatten_leaves(l.shape()), d = flatten_leaves(l.stride());
   std::vector<Int> rs{1}, rd{0};
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == Int(1)) continue;                 // extent 1: drop
-    if (rs.back() == Int(1)) {                    // replace the placeholder
+    if (s[i] == Int(1)) continue;  // extent 1: drop
+    if (rs.back() == Int(1)) {     // replace the placeholder
       rs.back() = s[i];
       rd.back() = d[i];
     } else if (rs.back() * rd.back() == d[i]) {  // contiguous with the previous mode: merge
@@ -299,9 +300,8 @@ Layout coalesce(const Layout& l, const IntTuple& profile) {
 
 Layout filter(const Layout& l) {
   // Modes of stride 0 become extent 1, which coalesce drops.
-  IntTuple s = transform_leaf(l.shape(), l.stride(), [](const Int& si, const Int& di) {
-    return di.coefficient() == Int(0) ? Int(1) : si;
-  });
+  IntTuple s = transform_leaf(l.shape(), l.stride(),
+                              [](const Int& si, const Int& di) { return di.coefficient() == Int(0) ? Int(1) : si; });
   return coalesce(Layout(s, l.stride()));
 }
 

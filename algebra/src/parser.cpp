@@ -165,9 +165,12 @@ Value Parser::tiler() {
   do {
     size_t p = pos_;
     Value v = expression();
-    if (auto* l = std::get_if<Layout>(&v)) modes.push_back(*l);
-    else if (auto* t = std::get_if<IntTuple>(&v)) modes.push_back(make_layout(*t));
-    else error_at(p, "a tiler mode must be a layout or a shape, got " + to_string(v));
+    if (auto* l = std::get_if<Layout>(&v))
+      modes.push_back(*l);
+    else if (auto* t = std::get_if<IntTuple>(&v))
+      modes.push_back(make_layout(*t));
+    else
+      error_at(p, "a tiler mode must be a layout or a shape, got " + to_string(v));
   } while (eat(','));
   expect('>', "to close the tiler");
   --depth_;
@@ -242,8 +245,9 @@ Value Parser::expression() {
     }
   }
   // Postfix application: L(c) evaluates a layout at an index or coordinate.
-  while (call_ && at('(') && (std::holds_alternative<Layout>(v) || std::holds_alternative<ComposedLayout>(v) ||
-                              std::holds_alternative<Swizzle>(v))) {
+  while (call_ && at('(') &&
+         (std::holds_alternative<Layout>(v) || std::holds_alternative<ComposedLayout>(v) ||
+          std::holds_alternative<Swizzle>(v))) {
     size_t p = pos_;
     ++pos_;  // '('
     SliceCoord c = node();

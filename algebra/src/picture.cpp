@@ -160,10 +160,17 @@ std::string escape_xml(const std::string& s) {
   std::string r;
   for (char c : s) {
     switch (c) {
-      case '<': r += "&lt;"; break;
-      case '>': r += "&gt;"; break;
-      case '&': r += "&amp;"; break;
-      default: r += c;
+      case '<':
+        r += "&lt;";
+        break;
+      case '>':
+        r += "&gt;";
+        break;
+      case '&':
+        r += "&amp;";
+        break;
+      default:
+        r += c;
     }
   }
   return r;

@@ -10,17 +10,17 @@ void check_coalesce(const Layout& l) {
   INFO("coalesce(" << to_string(l) << ")");
   Layout r = coalesce(l);
   INFO("=> " << to_string(r));
-  CHECK(size(r) == size(l));         // (1)
-  CHECK(depth(r) <= 1);              // (2)
-  CHECK(values(r) == values(l));     // (3)
+  CHECK(size(r) == size(l));      // (1)
+  CHECK(depth(r) <= 1);           // (2)
+  CHECK(values(r) == values(l));  // (3)
 }
 
 void check_coalesce_profile(const Layout& l, const IntTuple& profile) {
   INFO("coalesce(" << to_string(l) << "," << to_string(profile) << ")");
   Layout r = coalesce(l, profile);
   INFO("=> " << to_string(r));
-  CHECK(size(r) == size(l));        // (1)
-  CHECK(values(r) == values(l));    // (2)
+  CHECK(size(r) == size(l));                          // (1)
+  CHECK(values(r) == values(l));                      // (2)
   if (profile.is_tuple()) CHECK(rank(r) == rank(l));  // (3)
 }
 
@@ -31,8 +31,8 @@ void check_filter(const Layout& l) {
   std::vector<int64_t> vl = values(l), vr = values(r);
   CHECK(std::set<int64_t>(vl.begin(), vl.end()) == std::set<int64_t>(vr.begin(), vr.end()));  // (1)
   std::vector<Int> s = flatten_leaves(r.shape()), d = flatten_leaves(r.stride());
-  for (size_t i = 0; i < s.size(); ++i) CHECK((d[i].value() != 0 || s[i].value() == 1));     // (2)
-  CHECK(depth(r) <= 1);                                                                       // (3)
+  for (size_t i = 0; i < s.size(); ++i) CHECK((d[i].value() != 0 || s[i].value() == 1));  // (2)
+  CHECK(depth(r) <= 1);                                                                   // (3)
 }
 
 }  // namespace

@@ -15,7 +15,7 @@ void check_complement(const Layout& a, int64_t cotarget) {
   std::set<int64_t> image_a(va.begin(), va.end());
   for (size_t i = 1; i < vr.size(); ++i) CHECK(image_a.count(vr[i]) == 0);  // (2)
   for (size_t i = 1; i < vr.size(); ++i) CHECK(vr[i - 1] < vr[i]);          // (3)
-  CHECK(cosize(make_layout({a, r})).value() >= cotarget);                    // (4)
+  CHECK(cosize(make_layout({a, r})).value() >= cotarget);                   // (4)
 }
 
 }  // namespace
@@ -46,7 +46,6 @@ TEST_CASE("complement: post-conditions on thousands of random injective layouts"
 
 TEST_CASE("complement: refusals") {
   CHECK_THROWS_WITH_AS(complement(parse_layout("(2,2):(1,1)"), 8), doctest::Contains("not injective"), Error);
-  CHECK_THROWS_WITH_AS(complement(parse_layout("4:1"), 0), doctest::Contains("cotarget 0 must be a positive"),
-                       Error);
+  CHECK_THROWS_WITH_AS(complement(parse_layout("4:1"), 0), doctest::Contains("cotarget 0 must be a positive"), Error);
   CHECK_THROWS_WITH_AS(complement(parse_layout("4:-1"), 8), doctest::Contains("negative stride"), Error);
 }

@@ -8,7 +8,7 @@ namespace {
 
 void check_composition(const Layout& a, const Layout& b, const Layout& r) {
   INFO(to_string(a) << " o " << to_string(b) << " => " << to_string(r));
-  CHECK(compatible(b.shape(), r.shape()));  // (1)
+  CHECK(compatible(b.shape(), r.shape()));                                           // (1)
   for (int64_t i = 0; i < size(b).value(); ++i) CHECK(at(r, i) == at(a, at(b, i)));  // (2)
 }
 
@@ -61,7 +61,8 @@ TEST_CASE("composition: a B whose modes overlap is checked, never silently wrong
       ++composed;
     } catch (const Error& e) {
       std::string what = e.what();
-      CHECK((what.find("divisibility condition") != std::string::npos || what.find("modes of B overlap") != std::string::npos));
+      CHECK((what.find("divisibility condition") != std::string::npos ||
+             what.find("modes of B overlap") != std::string::npos));
       ++refused;
     }
   }

@@ -44,7 +44,7 @@ TEST_CASE("int: the simplifier folds identities and uses divisibility") {
   CHECK((k / 4).divisibility() == 4);
   CHECK((m * 3 + 4) + 5 == m * 3 + 9);
   CHECK(m * Int::symbol("N") == Int::symbol("N") * m);  // canonical operand order
-  CHECK(min(m, Int(1)) == Int(1));                       // dynamic values are >= 1
+  CHECK(min(m, Int(1)) == Int(1));                      // dynamic values are >= 1
   CHECK(max(k, Int(16)) == k);
   CHECK(to_string(k) == "?{div=16}");
   CHECK(to_string(m) == "?");
@@ -71,9 +71,12 @@ Pair random_expr(std::mt19937_64& rng, const std::vector<Int>& syms, const std::
   }
   Pair a = random_expr(rng, syms, vals, depth - 1), b = random_expr(rng, syms, vals, depth - 1);
   switch (uniform(rng, 0, 7)) {
-    case 0: return {a.symbolic + b.symbolic, a.concrete + b.concrete};
-    case 1: return {a.symbolic - b.symbolic, a.concrete - b.concrete};
-    case 2: return {a.symbolic * b.symbolic, a.concrete * b.concrete};
+    case 0:
+      return {a.symbolic + b.symbolic, a.concrete + b.concrete};
+    case 1:
+      return {a.symbolic - b.symbolic, a.concrete - b.concrete};
+    case 2:
+      return {a.symbolic * b.symbolic, a.concrete * b.concrete};
     case 3: {  // divide by a positive constant: the shape arithmetic of the algebra
       int64_t d = pick(rng, {1, 2, 4, 8, 3});
       return {a.symbolic / d, a.concrete / d};
@@ -86,8 +89,10 @@ Pair random_expr(std::mt19937_64& rng, const std::vector<Int>& syms, const std::
       int64_t d = pick(rng, {1, 2, 4, 16});
       return {ceil_div(a.symbolic, Int(d)), ceil_div(a.concrete, Int(d))};
     }
-    case 6: return {min(a.symbolic, b.symbolic), min(a.concrete, b.concrete)};
-    default: return {max(a.symbolic, b.symbolic), max(a.concrete, b.concrete)};
+    case 6:
+      return {min(a.symbolic, b.symbolic), min(a.concrete, b.concrete)};
+    default:
+      return {max(a.symbolic, b.symbolic), max(a.concrete, b.concrete)};
   }
 }
 

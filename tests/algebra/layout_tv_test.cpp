@@ -23,9 +23,9 @@ TEST_CASE("layout_tv: post-conditions on random thread and value layouts") {
     TVLayout tv = make_layout_tv(thr, val);
     INFO("=> " << to_string(tv));
     Layout mn = raked_product(thr, val);
-    CHECK(tv.tiler == product_each(mn.shape()));                                       // (1)
+    CHECK(tv.tiler == product_each(mn.shape()));                                                 // (1)
     for (int64_t k = 0; k < size(tv.layout).value(); ++k) CHECK(at(mn, at(tv.layout, k)) == k);  // (2)
-    CHECK(size(tv.layout) == size(thr) * size(val));                                   // (3)
+    CHECK(size(tv.layout) == size(thr) * size(val));                                             // (3)
     // Every element of the tile is owned by exactly one (thread, value).
     CHECK(injective(tv.layout));
   }
@@ -49,9 +49,8 @@ TEST_CASE("tile_to_shape: post-conditions") {
     Layout r = tile_to_shape(block, target);
     INFO("=> " << to_string(r));
     CHECK(product_each(r.shape()) == product_each(target));  // (1)
-    for (int64_t m = 0; m < size(block[0]).value(); ++m)      // (2)
-      for (int64_t n = 0; n < size(block[1]).value(); ++n)
-        CHECK(r(Coord{m, n}) == block(Coord{m, n}));
+    for (int64_t m = 0; m < size(block[0]).value(); ++m)     // (2)
+      for (int64_t n = 0; n < size(block[1]).value(); ++n) CHECK(r(Coord{m, n}) == block(Coord{m, n}));
     CHECK(injective(r));
   }
   CHECK_THROWS_WITH_AS(tile_to_shape(parse_layout("(8,8):(8,1)"), Shape{12, 8}),

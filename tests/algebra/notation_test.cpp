@@ -51,15 +51,16 @@ TEST_CASE("calculator: calls nest, and errors say which call failed") {
   CHECK(calculate("(4,8):(8,1)((1,2))") == "10");
   CHECK(calculate("slice((_,2),(4,8):(8,1))") == "(4):(8)");
   CHECK(calculate("dice((_,2),(4,8):(8,1))") == "(8):(1)");
-  CHECK_THROWS_WITH_AS(calculate("slice((5,_),(4,8):(8,1))"), doctest::Contains("coordinate 5 is outside the mode 4"), Error);
+  CHECK_THROWS_WITH_AS(calculate("slice((5,_),(4,8):(8,1))"), doctest::Contains("coordinate 5 is outside the mode 4"),
+                       Error);
   CHECK(calculate("tile_to_shape(2:1,8)") == "8:1");
   CHECK(calculate("coalesce(4:1,(1))") == "4:1");
   CHECK(calculate("congruent((2,(3,4)),(1,(1,1)))") == "true");
   CHECK(calculate("compatible(24,(2,(3,4)))") == "true");
   CHECK(calculate("Sw<3,4,3>(200)") == std::to_string(Swizzle(3, 4, 3)(Int(200)).value()));
-  CHECK_THROWS_WITH_AS(calculate("coalesce(composition(4:1,3:2),(1,1,1))"), doctest::Contains("col 1: coalesce"), Error);
-  CHECK_THROWS_WITH_AS(calculate("size(composition((4,6):(1,8),6:1))"),
-                       doctest::Contains("col 6: composition"), Error);
+  CHECK_THROWS_WITH_AS(calculate("coalesce(composition(4:1,3:2),(1,1,1))"), doctest::Contains("col 1: coalesce"),
+                       Error);
+  CHECK_THROWS_WITH_AS(calculate("size(composition((4,6):(1,8),6:1))"), doctest::Contains("col 6: composition"), Error);
   CHECK_THROWS_WITH_AS(calculate("nosuch(4:1)"), doctest::Contains("unknown function 'nosuch'"), Error);
   CHECK_THROWS_WITH_AS(calculate("(4,8):(8,1)(32)"), doctest::Contains("outside the domain [0,32)"), Error);
   CHECK_THROWS_WITH_AS(calculate("complement(4:1,(2,2))"), doctest::Contains("must be an integer"), Error);

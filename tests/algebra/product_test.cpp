@@ -29,9 +29,9 @@ TEST_CASE("product: logical_product post-conditions on random layouts") {
       continue;
     }
     INFO("=> " << to_string(r));
-    CHECK(r[0] == a);                                                                                 // (1)
-    CHECK(same_function(r[1], composition(complement(a, size(a) * cosize(b)), b)));                 // (2)
-    CHECK(injective(r));                                                                              // (3)
+    CHECK(r[0] == a);                                                                // (1)
+    CHECK(same_function(r[1], composition(complement(a, size(a) * cosize(b)), b)));  // (2)
+    CHECK(injective(r));                                                             // (3)
     ++ok;
   }
   CHECK(ok > 1000);

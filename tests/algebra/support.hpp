@@ -31,8 +31,8 @@ inline std::mt19937_64 make_rng(const char* test_name) {
 #define TESSEL_STR2(x) #x
 #define TESSEL_STR(x) TESSEL_STR2(x)
 // A generator for this test case; failures print the seed that reproduces them.
-#define TESSEL_RNG(name)                                                                 \
-  auto name = ::tessel::test::make_rng(__FILE__ ":" TESSEL_STR(__LINE__));               \
+#define TESSEL_RNG(name)                                                   \
+  auto name = ::tessel::test::make_rng(__FILE__ ":" TESSEL_STR(__LINE__)); \
   INFO("reproduce with TESSEL_SEED=" << ::tessel::test::seed())
 
 inline int64_t pick(std::mt19937_64& rng, std::initializer_list<int64_t> choices) {
@@ -90,9 +90,7 @@ inline std::vector<int64_t> values(const Layout& l) {
   return v;
 }
 
-inline bool same_function(const Layout& a, const Layout& b) {
-  return size(a) == size(b) && values(a) == values(b);
-}
+inline bool same_function(const Layout& a, const Layout& b) { return size(a) == size(b) && values(a) == values(b); }
 
 inline bool injective(const Layout& l) {
   std::vector<int64_t> v = values(l);

@@ -14,9 +14,9 @@ TEST_CASE("swizzle: an involution that keeps the low M bits, a bijection on each
         std::set<int64_t> image;
         for (int64_t x = 0; x < 2 * block; ++x) {
           int64_t y = sw(Int(x)).value();
-          CHECK(sw(Int(y)).value() == x);                              // f o f = identity
+          CHECK(sw(Int(y)).value() == x);                                         // f o f = identity
           CHECK((y & ((int64_t{1} << m) - 1)) == (x & ((int64_t{1} << m) - 1)));  // low M bits kept
-          CHECK(y / block == x / block);                              // stays in its block
+          CHECK(y / block == x / block);                                          // stays in its block
           image.insert(y);
         }
         CHECK(static_cast<int64_t>(image.size()) == 2 * block);
@@ -56,7 +56,6 @@ TEST_CASE("swizzle: composed layouts, tile_to_shape and slicing") {
   ComposedLayout stage = slice(SliceCoord{_, _, 2}, smem);
   CHECK(stage.offset.value() == 2 * 8192);
   for (int64_t m = 0; m < 128; m += 7)
-    for (int64_t n = 0; n < 64; n += 5)
-      CHECK(stage(Coord{m, n}) == smem(Coord{m, n, 2}));
+    for (int64_t n = 0; n < 64; n += 5) CHECK(stage(Coord{m, n}) == smem(Coord{m, n, 2}));
   CHECK_THROWS_WITH_AS(Swizzle(3, 4, 2), doctest::Contains("|S| >= B"), Error);
 }

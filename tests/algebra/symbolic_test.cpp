@@ -63,7 +63,8 @@ TEST_CASE("symbolic: random layouts with symbolic extents evaluate to the static
     int64_t div = pick(rng, {1, 2, 4});
     int64_t value = div * uniform(rng, 1, 6);
     size_t k = 0, last = s.size() - 1;
-    IntTuple dyn_shape = transform_leaf(l.shape(), [&](const Int& x) { return k++ == last ? Int::symbol("X", div) : x; });
+    IntTuple dyn_shape =
+        transform_leaf(l.shape(), [&](const Int& x) { return k++ == last ? Int::symbol("X", div) : x; });
     k = 0;
     IntTuple static_shape = transform_leaf(l.shape(), [&](const Int& x) { return k++ == last ? Int(value) : x; });
     Layout dyn(dyn_shape, l.stride()), stat(static_shape, l.stride());
@@ -77,8 +78,9 @@ TEST_CASE("symbolic: random layouts with symbolic extents evaluate to the static
     try {
       Layout r = logical_divide(dyn, Tiler(tile));
       Layout b = make_layout({tile, complement(tile, size(stat))});
-      check_same_where(evaluate(r, env), logical_divide(stat, Tiler(tile)),
-                       [&](int64_t k) { return at(b, k) < size(stat).value(); }, value == 1);
+      check_same_where(
+          evaluate(r, env), logical_divide(stat, Tiler(tile)), [&](int64_t k) { return at(b, k) < size(stat).value(); },
+          value == 1);
       Layout c = complement(tile, size(dyn));
       CHECK(same_function(evaluate(c, env), complement(tile, size(stat))));
       ++symbolic_ok;
@@ -86,7 +88,8 @@ TEST_CASE("symbolic: random layouts with symbolic extents evaluate to the static
       // The only acceptable refusal: a decision that needs a value known only at run time.
       std::string what = e.what();
       bool reason = what.find("is known to divide") != std::string::npos ||
-                    what.find("condition fails") != std::string::npos || what.find("must be static") != std::string::npos;
+                    what.find("condition fails") != std::string::npos ||
+                    what.find("must be static") != std::string::npos;
       CHECK(reason);
     }
   }

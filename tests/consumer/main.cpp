@@ -1,7 +1,6 @@
 // Uses only the installed public header and the tessel::algebra target.
-#include <tessel/algebra.hpp>
-
 #include <iostream>
+#include <tessel/algebra.hpp>
 
 int main() {
   tessel::Layout L = tessel::parse_layout("(4,8):(8,1)");

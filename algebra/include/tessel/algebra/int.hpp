@@ -62,9 +62,9 @@ enum class Op : uint8_t { Symbol, Add, Sub, Mul, Div, Mod, CeilDiv, Min, Max, An
 // A node of the expression graph of dynamic values. Nodes are immutable and shared.
 struct Expr {
   Op op = Op::Symbol;
-  std::string name;  // Symbol only
-  Int a, b;          // operands (one of them may be static)
-  int64_t div = 1;   // known positive divisor of the value
+  std::string name;           // Symbol only
+  Int a, b;                   // operands (one of them may be static)
+  int64_t div = 1;            // known positive divisor of the value
   std::optional<int64_t> lo;  // known lower bound of the value
 };
 

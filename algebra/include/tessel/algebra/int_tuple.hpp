@@ -13,7 +13,7 @@ namespace tessel {
 
 class IntTuple {
  public:
-  IntTuple() = default;  // the empty tuple ()
+  IntTuple() = default;                                     // the empty tuple ()
   IntTuple(Int x) : is_leaf_(true), leaf_(std::move(x)) {}  // NOLINT: a leaf converts implicitly
   template <std::integral T>
   IntTuple(T v) : IntTuple(Int(v)) {}  // NOLINT
@@ -23,8 +23,8 @@ class IntTuple {
 
   bool is_leaf() const { return is_leaf_; }
   bool is_tuple() const { return !is_leaf_; }
-  const Int& leaf() const;                        // throws if this is a tuple
-  const std::vector<IntTuple>& elems() const;     // throws if this is a leaf
+  const Int& leaf() const;                     // throws if this is a tuple
+  const std::vector<IntTuple>& elems() const;  // throws if this is a leaf
   int rank() const { return is_leaf_ ? 1 : static_cast<int>(elems_.size()); }
   // Mode i (CuTe's get<i>): a leaf is its own mode 0.
   const IntTuple& operator[](int i) const;
@@ -42,12 +42,12 @@ using Coord = IntTuple;
 bool operator==(const IntTuple& a, const IntTuple& b);
 
 int rank(const IntTuple& t);
-int depth(const IntTuple& t);  // 0 for a leaf, 1 + max depth of the modes for a tuple
-Int product(const IntTuple& t);  // size of a shape
+int depth(const IntTuple& t);              // 0 for a leaf, 1 + max depth of the modes for a tuple
+Int product(const IntTuple& t);            // size of a shape
 IntTuple product_each(const IntTuple& t);  // the size of each mode, as a flat tuple (leaf -> leaf)
 std::vector<Int> flatten_leaves(const IntTuple& t);
 IntTuple flatten(const IntTuple& t);  // leaf stays a leaf; tuples become a flat tuple
-bool is_static(const IntTuple& t);   // every leaf static
+bool is_static(const IntTuple& t);    // every leaf static
 
 // Same tree structure.
 bool congruent(const IntTuple& a, const IntTuple& b);
@@ -58,8 +58,7 @@ bool weakly_congruent(const IntTuple& a, const IntTuple& b);
 
 // Apply f leafwise to congruent tuples.
 IntTuple transform_leaf(const IntTuple& a, const std::function<Int(const Int&)>& f);
-IntTuple transform_leaf(const IntTuple& a, const IntTuple& b,
-                        const std::function<Int(const Int&, const Int&)>& f);
+IntTuple transform_leaf(const IntTuple& a, const IntTuple& b, const std::function<Int(const Int&, const Int&)>& f);
 IntTuple repeat_like(const IntTuple& t, const Int& x);
 
 // Compact column-major strides of a shape: exclusive prefix products (CuTe's compact_col_major).

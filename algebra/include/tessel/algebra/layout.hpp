@@ -54,7 +54,7 @@ Layout get(const Layout& l, const std::vector<int>& path);  // get<i,j,...>
 
 // Coordinates and indices.
 IntTuple crd2idx(const Coord& coord, const Shape& shape, const Stride& stride);
-Coord idx2crd(const Int& index, const Shape& shape);  // colexicographic
+Coord idx2crd(const Int& index, const Shape& shape);    // colexicographic
 Coord crd2crd(const Coord& coord, const Shape& shape);  // any profile -> the shape's own profile
 
 // Slicing: a coordinate in which some modes are `_` (keep the whole mode).
@@ -88,8 +88,8 @@ Layout dice(const SliceCoord& coord, const Layout& l);   // the modes that are n
 std::pair<Layout, IntTuple> slice_and_offset(const SliceCoord& coord, const Layout& l);
 
 // Modes.
-Layout append(const Layout& l, const Layout& m);   // (l..., m); a rank-1 l counts as one mode
-Layout prepend(const Layout& l, const Layout& m);  // (m, l...)
+Layout append(const Layout& l, const Layout& m);    // (l..., m); a rank-1 l counts as one mode
+Layout prepend(const Layout& l, const Layout& m);   // (m, l...)
 Layout group(const Layout& l, int begin, int end);  // modes [begin,end) become one mode
 Layout flatten(const Layout& l);
 
