@@ -32,8 +32,7 @@ IntTuple Layout::operator()(const Coord& c) const { return crd2idx(c, shape_, st
 bool operator==(const Layout& a, const Layout& b) { return a.shape() == b.shape() && a.stride() == b.stride(); }
 
 Layout make_layout(const Shape& shape) {
-  check_extents(shape, shape);
-  return Layout(shape, prefix_product(shape));
+  return Layout(shape, prefix_product(shape));  // the constructor checks the extents
 }
 
 Layout make_layout(const Shape& shape, const Stride& stride) { return Layout(shape, stride); }
