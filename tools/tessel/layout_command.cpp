@@ -47,10 +47,9 @@ class Session {
     drawable_ = *value;
     if (!options_.table) return;
     try {
-      if (auto* l = std::get_if<Layout>(&*value))
-        std::cout << layout_table(*l);
-      else
-        std::cout << tv_table(std::get<TVLayout>(*value));
+      std::string t = std::holds_alternative<Layout>(*value) ? layout_table(std::get<Layout>(*value))
+                                                             : tv_table(std::get<TVLayout>(*value));
+      std::cout << t.substr(t.find('\n') + 1);  // its title line is the result line just printed
     } catch (const std::exception& e) {
       emit(std::string("error: ") + e.what(), true);
     }
