@@ -168,6 +168,26 @@ TEST_CASE("cli: --table prints the result line then the table of a layout or TV 
   CHECK(starts_with(bad.lines[1], "error: layout_table: (2,2,2):(1,2,4) has rank 3"));
 }
 
+TEST_CASE("cli: --symbolic prints expressions, --eval gives the symbols values") {
+  const std::string expr = "zipped_divide((M,N):(N,1),(16,128))";
+  Run sym = run_cli({"layout", "--symbolic", expr});
+  check_exit(sym, 0);
+  CHECK(sym.lines == std::vector<std::string>{"((16,128),(ceil_div(M,16),ceil_div(N,128))):((N,1),((N*16),128))"});
+  Run ev = run_cli({"layout", "--eval", "M=1000,N=64", expr, "size(M)"});
+  check_exit(ev, 0);
+  CHECK(ev.lines == std::vector<std::string>{"((16,128),(63,1)):((64,1),(1024,128))", "1000"});
+  Run bad = run_cli({"layout", "--eval", "N{div=8}=12", "N"});
+  check_exit(bad, 2);
+  Run div = run_cli({"layout", "--eval", "N=12", "N{div=8}"});
+  check_exit(div, 1);
+  REQUIRE(div.lines.size() == 1);
+  CHECK(div.lines[0].find("positive multiple of 8") != std::string::npos);
+  for (const char* v : {"M", "M=", "=3", "M=3x", "M=1,,N=2", "N{div=8}=16", "1M=2"}) {
+    Run r = run_cli({"layout", "--eval", v, "M"});
+    check_exit(r, 2);
+  }
+}
+
 TEST_CASE("cli: --svg writes the SVG of the last layout or TV layout") {
   const fs::path svg = scratch() / "picture.svg";
   Run r = run_cli({"layout", "--svg", svg.string(), "(2,2):(1,2)", "(4,8):(8,1)", "size(4)"});

@@ -7,14 +7,16 @@
 
 namespace tessel {
 
-std::string to_string(const Value& v) {
+std::string to_string(const Value& v, Notation notation) {
   return std::visit(
-      [](const auto& x) -> std::string {
+      [&](const auto& x) -> std::string {
         using T = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<T, bool>)
           return x ? "true" : "false";
-        else
+        else if constexpr (std::is_same_v<T, Swizzle> || std::is_same_v<T, SliceCoord>)
           return to_string(x);
+        else
+          return to_string(x, notation);
       },
       v);
 }
@@ -317,6 +319,20 @@ Value evaluate_expression(std::string_view text) {
     return it->second(name, args);
   });
   return parser.parse_all();
+}
+
+Value evaluate(const Value& v, const Env& env) {
+  if (auto* t = std::get_if<IntTuple>(&v)) return evaluate(*t, env);
+  if (auto* l = std::get_if<Layout>(&v)) return evaluate(*l, env);
+  if (auto* tv = std::get_if<TVLayout>(&v)) return TVLayout{evaluate(tv->tiler, env), evaluate(tv->layout, env)};
+  if (auto* c = std::get_if<ComposedLayout>(&v))
+    return ComposedLayout{c->swizzle, Int(evaluate(c->offset, env)), evaluate(c->layout, env)};
+  if (auto* t = std::get_if<Tiler>(&v)) {
+    std::vector<Layout> modes;
+    for (const auto& m : t->modes()) modes.push_back(evaluate(m, env));
+    return t->by_mode() ? Tiler(std::move(modes)) : Tiler(modes[0]);
+  }
+  return v;
 }
 
 std::string calculate(std::string_view text) { return to_string(evaluate_expression(text)); }

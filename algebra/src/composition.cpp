@@ -129,10 +129,10 @@ const Layout& Tiler::layout() const {
   return modes_[0];
 }
 
-std::string to_string(const Tiler& t) {
-  if (!t.by_mode()) return to_string(t.layout());
+std::string to_string(const Tiler& t, Notation notation) {
+  if (!t.by_mode()) return to_string(t.layout(), notation);
   std::string s = "<";
-  for (int i = 0; i < t.rank(); ++i) s += (i ? "," : "") + to_string(t.modes()[i]);
+  for (int i = 0; i < t.rank(); ++i) s += (i ? "," : "") + to_string(t.modes()[i], notation);
   return s + ">";
 }
 

@@ -395,6 +395,8 @@ int64_t evaluate(const Int& x, const Env& env) {
   const Expr& e = *x.expr();
   if (e.op == Op::Symbol) {
     auto it = env.find(e.name);
+    if (it == env.end() && e.name.rfind('?', 0) == 0)
+      fail("evaluate: an anonymous ? cannot be given a value; name the symbol (e.g. M) to evaluate it");
     if (it == env.end()) fail("evaluate: no value given for symbol " + e.name);
     if (it->second % e.div != 0 || it->second < 1)
       fail("evaluate: symbol " + e.name + " = " + std::to_string(it->second) + " must be a positive multiple of " +
@@ -415,7 +417,8 @@ void collect_symbols(const Int& x, std::map<std::string, int64_t>& out) {
   collect_symbols(e.b, out);
 }
 
-std::string to_string(const Int& x) {
+std::string to_string(const Int& x, Notation notation) {
+  if (notation == Notation::Expressions) return expr_string(x);
   std::string s;
   if (x.is_static()) {
     s = std::to_string(x.value());

@@ -219,12 +219,12 @@ IntTuple inner_product(const IntTuple& coord, const IntTuple& stride) {
   return sum;
 }
 
-std::string to_string(const IntTuple& t) {
-  if (t.is_leaf()) return to_string(t.leaf());
+std::string to_string(const IntTuple& t, Notation notation) {
+  if (t.is_leaf()) return to_string(t.leaf(), notation);
   std::string s = "(";
   for (int i = 0; i < t.rank(); ++i) {
     if (i) s += ",";
-    s += to_string(t[i]);
+    s += to_string(t[i], notation);
   }
   return s + ")";
 }

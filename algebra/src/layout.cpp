@@ -304,7 +304,9 @@ Layout filter(const Layout& l) {
   return coalesce(Layout(s, l.stride()));
 }
 
-std::string to_string(const Layout& l) { return to_string(l.shape()) + ":" + to_string(l.stride()); }
+std::string to_string(const Layout& l, Notation notation) {
+  return to_string(l.shape(), notation) + ":" + to_string(l.stride(), notation);
+}
 
 Layout evaluate(const Layout& l, const Env& env) { return Layout(evaluate(l.shape(), env), evaluate(l.stride(), env)); }
 

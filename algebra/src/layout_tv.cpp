@@ -11,7 +11,9 @@ TVLayout make_layout_tv(const Layout& thr, const Layout& val) {
   return {product_each(layout_mn.shape()), tv};
 }
 
-std::string to_string(const TVLayout& tv) { return to_string(tv.tiler) + " " + to_string(tv.layout); }
+std::string to_string(const TVLayout& tv, Notation notation) {
+  return to_string(tv.tiler, notation) + " " + to_string(tv.layout, notation);
+}
 
 Layout tile_to_shape(const Layout& block, const Shape& target, const std::optional<IntTuple>& order) {
   IntTuple target_each = product_each(target);

@@ -33,8 +33,8 @@ IntTuple ComposedLayout::operator()(const Coord& c) const {
   return swizzle(offset + idx.leaf());
 }
 
-std::string to_string(const ComposedLayout& l) {
-  return to_string(l.swizzle) + " o " + to_string(l.offset) + " o " + to_string(l.layout);
+std::string to_string(const ComposedLayout& l, Notation notation) {
+  return to_string(l.swizzle) + " o " + to_string(l.offset, notation) + " o " + to_string(l.layout, notation);
 }
 
 ComposedLayout composition(const Swizzle& s, const Layout& l) { return {s, 0, l}; }

@@ -3,6 +3,7 @@
 // (--table, --svg). docs/cli.md is its manual; keep the two in step.
 #include "layout_command.hpp"
 
+#include <cctype>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -18,6 +19,8 @@ namespace {
 
 struct Options {
   bool table = false;
+  bool symbolic = false;      // print dynamic leaves as their expressions
+  std::optional<Env> values;  // --eval: give the named symbols these values
   std::optional<std::string> svg_file;
   std::vector<std::string> expressions;
 };
@@ -33,7 +36,8 @@ class Session {
     std::string line;
     try {
       value = evaluate_expression(text);
-      line = to_string(*value);
+      if (options_.values) value = tessel::evaluate(*value, *options_.values);
+      line = to_string(*value, options_.symbolic ? Notation::Expressions : Notation::Cute);
     } catch (const std::exception& e) {
       value.reset();
       line = std::string("error: ") + e.what();
@@ -118,6 +122,36 @@ void read_lines(Session& session) {
   }
 }
 
+// Parses `M=1000,N=64` into the values of --eval.
+bool parse_values(const std::string& text, Options& options) {
+  Env env;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(start, end - start);
+    size_t eq = item.find('=');
+    if (eq == 0 || eq == std::string::npos || eq + 1 == item.size()) return false;
+    for (size_t k = 0; k < eq; ++k) {  // a symbol's name, as the grammar spells it
+      char c = item[k];
+      if (!(std::isalpha(static_cast<unsigned char>(c)) || c == '_' ||
+            (k > 0 && std::isdigit(static_cast<unsigned char>(c)))))
+        return false;
+    }
+    try {
+      size_t used = 0;
+      long long v = std::stoll(item.substr(eq + 1), &used);
+      if (used != item.size() - eq - 1) return false;
+      env[item.substr(0, eq)] = v;
+    } catch (const std::exception&) {
+      return false;
+    }
+    start = end + 1;
+  }
+  options.values = std::move(env);
+  return true;
+}
+
 // Parses the options; returns an exit status when the command is already done (help, misuse).
 std::optional<int> parse_options(const std::vector<std::string>& args, Options& options) {
   bool only_expressions = false;
@@ -133,6 +167,14 @@ std::optional<int> parse_options(const std::vector<std::string>& args, Options& 
       return 0;
     } else if (a == "--table") {
       options.table = true;
+    } else if (a == "--symbolic") {
+      options.symbolic = true;
+    } else if (a == "--eval") {
+      if (i + 1 == args.size() || !parse_values(args[i + 1], options)) {
+        std::cerr << "error: --eval needs NAME=VALUE[,NAME=VALUE...], e.g. --eval M=1000,N=64\n";
+        return 2;
+      }
+      ++i;
     } else if (a == "--svg") {
       if (i + 1 == args.size()) {
         std::cerr << "error: --svg needs a FILE\n";
@@ -165,7 +207,7 @@ int layout_command(const std::vector<std::string>& args) {
 }
 
 void print_layout_help(std::ostream& out) {
-  out << "usage: tessel layout [--table] [--svg FILE] [EXPR...]\n"
+  out << "usage: tessel layout [--table] [--svg FILE] [--symbolic] [--eval NAME=V,...] [EXPR...]\n"
          "\n"
          "Evaluates CuTe layout-algebra expressions and prints each result in CuTe notation, one\n"
          "line per expression. With no EXPR it reads standard input: one expression per line, and\n"
@@ -178,6 +220,9 @@ void print_layout_help(std::ostream& out) {
          "  --table      after each layout or TV layout result, print its table (rows = mode 0,\n"
          "               columns = mode 1); the output is then no longer one line per expression\n"
          "  --svg FILE   write an SVG picture of the last layout or TV layout result to FILE\n"
+         "  --symbolic   print dynamic values as their expressions, e.g. ceil_div(M,16), not ?\n"
+         "  --eval M=1000,N=64\n"
+         "               give the named symbols these values and print the results evaluated\n"
          "  -h, --help   show this help\n"
          "  --           the arguments that follow are expressions\n"
          "\n"

@@ -98,8 +98,11 @@ int64_t evaluate(const Int& x, const Env& env);
 // The symbols that x depends on, by name, with their divisibility.
 void collect_symbols(const Int& x, std::map<std::string, int64_t>& out);
 
+// How dynamic leaves print: CuTe's `?` / `?{div=16}`, or their whole expression `ceil_div(M,16)`.
+enum class Notation { Cute, Expressions };
+
 // CuTe notation: `42`, `?`, `?{div=16}`, `1@0`.
-std::string to_string(const Int& x);
+std::string to_string(const Int& x, Notation notation = Notation::Cute);
 // The whole expression: `ceil_div(M,128)`.
 std::string expr_string(const Int& x);
 

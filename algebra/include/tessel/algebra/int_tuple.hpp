@@ -77,7 +77,7 @@ IntTuple as_coordinate(const Int& x);
 IntTuple coord_sum(const IntTuple& a, const IntTuple& b);
 
 // CuTe notation: `(4,(2,8))`.
-std::string to_string(const IntTuple& t);
+std::string to_string(const IntTuple& t, Notation notation = Notation::Cute);
 // Value under an assignment of the symbols.
 IntTuple evaluate(const IntTuple& t, const Env& env);
 

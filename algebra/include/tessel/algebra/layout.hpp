@@ -119,7 +119,7 @@ class Tiler {
   std::vector<Layout> modes_;
   bool by_mode_;
 };
-std::string to_string(const Tiler& t);  // `<3:3,(2,4):(1,8)>` or the layout
+std::string to_string(const Tiler& t, Notation notation = Notation::Cute);  // `<3:3,(2,4):(1,8)>` or the layout
 
 // composition(A, B) = A o B.
 // @pre  the stride and shape divisibility conditions hold (CuTe): each step of B through the
@@ -178,7 +178,8 @@ struct TVLayout {
   Layout layout;
 };
 TVLayout make_layout_tv(const Layout& thr, const Layout& val);
-std::string to_string(const TVLayout& tv);  // `(16,128) ((32,4),(4,4)):((64,4),(16,1))`
+std::string to_string(const TVLayout& tv,
+                      Notation notation = Notation::Cute);  // `(16,128) ((32,4),(4,4)):((64,4),(16,1))`
 
 // tile_to_shape(block, target, order): block repeated (blocked_product) to cover target, the
 // repetitions ordered by `order` (column-major by default).
@@ -187,7 +188,7 @@ std::string to_string(const TVLayout& tv);  // `(16,128) ((32,4),(4,4)):((64,4),
 Layout tile_to_shape(const Layout& block, const Shape& target, const std::optional<IntTuple>& order = {});
 
 // CuTe notation: `(4,8):(8,1)`.
-std::string to_string(const Layout& l);
+std::string to_string(const Layout& l, Notation notation = Notation::Cute);
 Layout evaluate(const Layout& l, const Env& env);
 
 }  // namespace tessel

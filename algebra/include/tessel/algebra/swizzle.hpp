@@ -29,7 +29,7 @@ struct ComposedLayout {
   Layout layout;
   IntTuple operator()(const Coord& c) const;
 };
-std::string to_string(const ComposedLayout& l);  // `Sw<3,4,3> o 0 o (8,64):(64,1)`
+std::string to_string(const ComposedLayout& l, Notation notation = Notation::Cute);  // `Sw<3,4,3> o 0 o (8,64):(64,1)`
 
 ComposedLayout composition(const Swizzle& s, const Layout& l);  // s o 0 o l
 // (S o off o L) o B = S o off o (L o B): the swizzle stays outermost.
