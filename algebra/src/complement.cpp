@@ -5,19 +5,28 @@
 
 namespace tessel {
 
+namespace {
+// Values in error messages: dynamic ones by their expressions (`M`, not `?`).
+template <class T>
+std::string show(const T& x) {
+  return to_string(x, Notation::Expressions);
+}
+}  // namespace
+
+
 Layout complement(const Layout& a, const Int& cotarget) {
   if (cotarget.has_basis() || (cotarget.is_static() && cotarget.value() < 1))
-    fail("complement: cotarget " + to_string(cotarget) + " must be a positive integer");
+    fail("complement: cotarget " + show(cotarget) + " must be a positive integer");
   std::vector<Int> s = flatten_leaves(a.shape()), d = flatten_leaves(a.stride());
   struct Mode {
     Int shape, stride;
   };
   std::vector<Mode> modes;
   for (size_t i = 0; i < s.size(); ++i) {
-    if (d[i].has_basis()) fail("complement of " + to_string(a) + ": strides are basis elements");
+    if (d[i].has_basis()) fail("complement of " + show(a) + ": strides are basis elements");
     if (d[i] == Int(0) || s[i] == Int(1)) continue;  // these modes reach nothing new
     if (d[i].is_static() && d[i].value() < 0)
-      fail("complement of " + to_string(a) + ": negative stride " + to_string(d[i]) + " is not supported");
+      fail("complement of " + show(a) + ": negative stride " + show(d[i]) + " is not supported");
     modes.push_back({s[i], d[i]});
   }
   // Order the modes by stride (insertion sort: each comparison must be decidable).
@@ -25,8 +34,8 @@ Layout complement(const Layout& a, const Int& cotarget) {
     for (size_t j = i; j > 0; --j) {
       auto le = known_less_equal(modes[j - 1].stride, modes[j].stride);
       if (!le)
-        fail("complement of " + to_string(a) + ": cannot order the strides " + expr_string(modes[j - 1].stride) +
-             " and " + expr_string(modes[j].stride) + " while generating (make one static)");
+        fail("complement of " + show(a) + ": cannot order the strides " + show(modes[j - 1].stride) +
+             " and " + show(modes[j].stride) + " while generating (make one static)");
       if (*le) break;
       std::swap(modes[j - 1], modes[j]);
     }
@@ -35,9 +44,9 @@ Layout complement(const Layout& a, const Int& cotarget) {
   Int current = 1;  // the extent covered so far
   for (const Mode& m : modes) {
     if (!provably_divides(current, m.stride))
-      fail("complement of " + to_string(a) +
-           ": the layout is not injective or its complement is not a layout: stride " + to_string(m.stride) +
-           " is not a multiple of " + to_string(current) + ", the extent covered by the modes of smaller stride");
+      fail("complement of " + show(a) +
+           ": the layout is not injective or its complement is not a layout: stride " + show(m.stride) +
+           " is not a multiple of " + show(current) + ", the extent covered by the modes of smaller stride");
     rs.push_back(m.stride / current);
     rd.push_back(current);
     current = m.shape * m.stride;

@@ -7,6 +7,15 @@
 namespace tessel {
 
 namespace {
+// Values in error messages: dynamic ones by their expressions (`M`, not `?`).
+template <class T>
+std::string show(const T& x) {
+  return to_string(x, Notation::Expressions);
+}
+}  // namespace
+
+
+namespace {
 
 bool is_one(const Int& x) { return x == Int(1); }
 
@@ -32,9 +41,9 @@ Layout compose_integral(const Layout& a, const Int& s, const Int& d) {
     } else if (provably_divides(cs, rest_stride)) {
       avail = 1;
     } else {
-      fail("composition " + to_string(a) + " o " + to_string(Layout(s, d)) +
-           ": stride divisibility condition fails: stride " + to_string(rest_stride) + " and extent " + to_string(cs) +
-           " (mode " + std::to_string(k) + " of " + to_string(flat) + ") do not divide one another");
+      fail("composition " + show(a) + " o " + show(Layout(s, d)) +
+           ": stride divisibility condition fails: stride " + show(rest_stride) + " and extent " + show(cs) +
+           " (mode " + std::to_string(k) + " of " + show(flat) + ") do not divide one another");
     }
     // Shape divisibility condition: what is left of B fills this mode or stops inside it.
     Int take;
@@ -43,9 +52,9 @@ Layout compose_integral(const Layout& a, const Int& s, const Int& d) {
     } else if (provably_divides(rest_shape, avail) || known_less_equal(avail, rest_shape) == false) {
       take = rest_shape;
     } else {
-      fail("composition " + to_string(a) + " o " + to_string(Layout(s, d)) +
-           ": shape divisibility condition fails: extent " + to_string(rest_shape) + " is not a multiple of " +
-           to_string(avail) + " (what is left of mode " + std::to_string(k) + " of " + to_string(flat) + ")");
+      fail("composition " + show(a) + " o " + show(Layout(s, d)) +
+           ": shape divisibility condition fails: extent " + show(rest_shape) + " is not a multiple of " +
+           show(avail) + " (what is left of mode " + std::to_string(k) + " of " + show(flat) + ")");
     }
     if (!is_one(take)) {
       rs.push_back(take);
@@ -98,14 +107,14 @@ Layout composition(const Layout& a, const Layout& b) {
       bool ok = checkable;
       for (int64_t i = 0; ok && i < n.value(); ++i) ok = r(Int(i)) == a(b(Int(i)));
       if (!ok)
-        fail("composition " + to_string(a) + " o " + to_string(b) + ": the modes of B overlap and A " +
+        fail("composition " + show(a) + " o " + show(b) + ": the modes of B overlap and A " +
              (checkable ? "does not add across them" : "cannot be shown to add across them") +
              ", so A o B is not a layout");
     }
     return r;
   }
   if (b.stride().leaf().has_basis())
-    fail("composition " + to_string(a) + " o " + to_string(b) + ": B's strides are basis elements");
+    fail("composition " + show(a) + " o " + show(b) + ": B's strides are basis elements");
   return compose_integral(a, b.shape().leaf(), b.stride().leaf());
 }
 
@@ -125,7 +134,7 @@ Tiler Tiler::from_shape(const Shape& shape) {
 }
 
 const Layout& Tiler::layout() const {
-  if (by_mode_) fail("the tiler " + to_string(*this) + " applies by mode; a single layout was expected");
+  if (by_mode_) fail("the tiler " + show(*this) + " applies by mode; a single layout was expected");
   return modes_[0];
 }
 

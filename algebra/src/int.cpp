@@ -444,6 +444,12 @@ std::string expr_string(const Int& x) {
       case Op::Max:
         s = op_name(e.op) + "(" + expr_string(e.a) + "," + expr_string(e.b) + ")";
         break;
+      case Op::Add:  // x + -3 reads as x-3
+        if (e.b.is_static() && e.b.value() < 0 && e.b.value() != INT64_MIN) {
+          s = "(" + expr_string(e.a) + "-" + std::to_string(-e.b.value()) + ")";
+          break;
+        }
+        [[fallthrough]];
       default:
         s = "(" + expr_string(e.a) + op_name(e.op) + expr_string(e.b) + ")";
         break;
