@@ -14,7 +14,6 @@ std::string show(const T& x) {
 }
 }  // namespace
 
-
 namespace {
 
 bool is_one(const Int& x) { return x == Int(1); }
@@ -41,9 +40,10 @@ Layout compose_integral(const Layout& a, const Int& s, const Int& d) {
     } else if (provably_divides(cs, rest_stride)) {
       avail = 1;
     } else {
-      fail("composition " + show(a) + " o " + show(Layout(s, d)) +
-           ": stride divisibility condition fails: stride " + show(rest_stride) + " and extent " + show(cs) +
-           " (mode " + std::to_string(k) + " of " + show(flat) + ") do not divide one another");
+      fail("composition " + show(a) + " o " + show(Layout(s, d)) + ": stride divisibility condition fails: stride " +
+           show(rest_stride) + " and extent " + show(cs) + " (mode " + std::to_string(k) + " of " + show(flat) + ")" +
+           (rest_stride.is_static() && cs.is_static() ? " do not divide one another"
+                                                      : " are not known to divide one another while generating"));
     }
     // Shape divisibility condition: what is left of B fills this mode or stops inside it.
     Int take;
@@ -52,8 +52,10 @@ Layout compose_integral(const Layout& a, const Int& s, const Int& d) {
     } else if (provably_divides(rest_shape, avail) || known_less_equal(avail, rest_shape) == false) {
       take = rest_shape;
     } else {
-      fail("composition " + show(a) + " o " + show(Layout(s, d)) +
-           ": shape divisibility condition fails: extent " + show(rest_shape) + " is not a multiple of " +
+      fail("composition " + show(a) + " o " + show(Layout(s, d)) + ": shape divisibility condition fails: extent " +
+           show(rest_shape) +
+           (rest_shape.is_static() && avail.is_static() ? " is not a multiple of "
+                                                        : " is not known to be a multiple of ") +
            show(avail) + " (what is left of mode " + std::to_string(k) + " of " + show(flat) + ")");
     }
     if (!is_one(take)) {

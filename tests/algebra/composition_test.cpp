@@ -76,11 +76,12 @@ TEST_CASE("composition: a B whose modes overlap is checked, never silently wrong
 
 TEST_CASE("composition: a decision that needs a run-time value names it") {
   // Whether 128 divides M is unknown while generating: the error names M, not `?`.
-  CHECK_THROWS_WITH_AS(calculate("zipped_divide((M,N):(N,1),(16,128):(128,1))"),
-                       doctest::Contains("stride 128 and extent M (mode 0 of (M,N):(N,1))"), Error);
+  CHECK_THROWS_WITH_AS(
+      calculate("zipped_divide((M,N):(N,1),(16,128):(128,1))"),
+      doctest::Contains("stride 128 and extent M (mode 0 of (M,N):(N,1)) are not known to divide one another"), Error);
   // Knowing 128 | M is not enough: whether 16 tiles fit in M/128 is still a run-time question.
   CHECK_THROWS_WITH_AS(calculate("zipped_divide((M{div=128},N):(N,1),(16,128):(128,1))"),
-                       doctest::Contains("extent 16 is not a multiple of (M/128)"), Error);
+                       doctest::Contains("extent 16 is not known to be a multiple of (M/128)"), Error);
   CHECK(expr_string(cosize(parse_layout("(M,N):(N,1)"))) == "((((M-1)*N)+1)+(N-1))");
 }
 
