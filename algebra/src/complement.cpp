@@ -13,7 +13,6 @@ std::string show(const T& x) {
 }
 }  // namespace
 
-
 Layout complement(const Layout& a, const Int& cotarget) {
   if (cotarget.has_basis() || (cotarget.is_static() && cotarget.value() < 1))
     fail("complement: cotarget " + show(cotarget) + " must be a positive integer");
@@ -29,24 +28,23 @@ Layout complement(const Layout& a, const Int& cotarget) {
       fail("complement of " + show(a) + ": negative stride " + show(d[i]) + " is not supported");
     modes.push_back({s[i], d[i]});
   }
-  // Order the modes by stride (insertion sort: each comparison must be decidable).
-  for (size_t i = 1; i < modes.size(); ++i) {
-    for (size_t j = i; j > 0; --j) {
-      auto le = known_less_equal(modes[j - 1].stride, modes[j].stride);
-      if (!le)
-        fail("complement of " + show(a) + ": cannot order the strides " + show(modes[j - 1].stride) +
-             " and " + show(modes[j].stride) + " while generating (make one static)");
-      if (*le) break;
-      std::swap(modes[j - 1], modes[j]);
-    }
-  }
+  // Order the modes by stride; each comparison must be decidable while generating.
+  auto le = [&](const Int& x, const Int& y) {
+    auto r = known_less_equal(x, y);
+    if (!r)
+      fail("complement of " + show(a) + ": cannot order the strides " + show(x) + " and " + show(y) +
+           " while generating (make one static)");
+    return *r;
+  };
+  std::stable_sort(modes.begin(), modes.end(),
+                   [&](const Mode& x, const Mode& y) { return le(x.stride, y.stride) && !le(y.stride, x.stride); });
   std::vector<IntTuple> rs, rd;
   Int current = 1;  // the extent covered so far
   for (const Mode& m : modes) {
     if (!provably_divides(current, m.stride))
-      fail("complement of " + show(a) +
-           ": the layout is not injective or its complement is not a layout: stride " + show(m.stride) +
-           " is not a multiple of " + show(current) + ", the extent covered by the modes of smaller stride");
+      fail("complement of " + show(a) + ": the layout is not injective or its complement is not a layout: stride " +
+           show(m.stride) + " is not a multiple of " + show(current) +
+           ", the extent covered by the modes of smaller stride");
     rs.push_back(m.stride / current);
     rd.push_back(current);
     current = m.shape * m.stride;

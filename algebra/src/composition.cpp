@@ -18,15 +18,29 @@ namespace {
 
 bool is_one(const Int& x) { return x == Int(1); }
 
-// A o (s:d) for an integral B: walk s:d through the modes of coalesce(A).
-Layout compose_integral(const Layout& a, const Int& s, const Int& d) {
-  if (d.coefficient() == Int(0)) return Layout(s, Int(0));  // a stride-0 B reads A(0) = 0
+// A, coalesced once for all the modes of B.
+struct FlatA {
+  const Layout& a;
+  Layout flat;
+  std::vector<Int> shape, stride;  // flat's modes
+};
+
+FlatA flatten_for_composition(const Layout& a) {
   Layout flat = coalesce(a);
   // coalesce turns a layout of size 1 into 1:0; keep its last stride instead, so that A o B
   // extends past A's single element the way A's last mode does (a coordinate tensor of a
   // 1 x N tensor must still count rows 1, 2, ... for the predicate to see them).
   if (std::vector<Int> d = flatten_leaves(a.stride()); size(a) == Int(1) && !d.empty()) flat = Layout(Int(1), d.back());
-  std::vector<Int> as = flatten_leaves(flat.shape()), ad = flatten_leaves(flat.stride());
+  return {a, flat, flatten_leaves(flat.shape()), flatten_leaves(flat.stride())};
+}
+
+// A o (s:d) for an integral B: walk s:d through the modes of coalesce(A).
+Layout compose_integral(const FlatA& fa, const Int& s, const Int& d) {
+  if (d.coefficient() == Int(0)) return Layout(s, Int(0));  // a stride-0 B reads A(0) = 0
+  const Layout& a = fa.a;
+  const Layout& flat = fa.flat;
+  const std::vector<Int>& as = fa.shape;
+  const std::vector<Int>& ad = fa.stride;
   if (flat.shape().is_leaf()) return Layout(s, d * ad[0]);
 
   std::vector<Int> rs, rd;
@@ -77,8 +91,8 @@ Layout compose_integral(const Layout& a, const Int& s, const Int& d) {
 // Right-distributivity, A o (B0,B1) = (A o B0, A o B1), needs A(B0(i) + B1(j)) = A(B0(i)) + A(B1(j)).
 // That holds when A is one mode, and when B's non-zero modes cover disjoint spans (sorted by
 // stride, each starts at or after the end of the one before). Returns false when it cannot tell.
-bool distributes(const Layout& a, const Layout& b) {
-  if (coalesce(a).shape().is_leaf()) return true;
+bool distributes(const FlatA& fa, const Layout& b) {
+  if (fa.flat.shape().is_leaf()) return true;
   std::vector<Int> s = flatten_leaves(b.shape()), d = flatten_leaves(b.stride());
   std::vector<std::pair<int64_t, Int>> spans;  // (stride, extent); only the last extent may be dynamic
   for (size_t i = 0; i < s.size(); ++i) {
@@ -94,18 +108,19 @@ bool distributes(const Layout& a, const Layout& b) {
   return true;
 }
 
-}  // namespace
-
-Layout composition(const Layout& a, const Layout& b) {
+Layout compose(const FlatA& fa, const Layout& b) {
+  const Layout& a = fa.a;
   if (b.shape().is_tuple()) {  // right-distributivity: A o (B0,B1,...) = (A o B0, A o B1, ...)
     std::vector<Layout> modes;
-    for (int i = 0; i < b.rank(); ++i) modes.push_back(composition(a, b[i]));
+    for (int i = 0; i < b.rank(); ++i) modes.push_back(compose(fa, b[i]));
     Layout r = make_layout(modes);
-    if (!distributes(a, b)) {
+    if (!distributes(fa, b)) {
       // B's modes overlap: check the result at every coordinate where that is affordable.
       Int n = size(b);
-      bool checkable = is_static(a.shape()) && is_static(a.stride()) && is_static(b.shape()) && is_static(b.stride()) &&
-                       n.value() <= (1 << 16);
+      bool checkable =
+          is_static(a.shape()) && is_static(a.stride()) && is_static(b.shape()) && is_static(b.stride()) &&
+          n.value() <= (1 << 16) &&
+          n.value() * static_cast<int64_t>(fa.shape.size() + flatten_leaves(b.shape()).size()) <= (1 << 22);
       bool ok = checkable;
       for (int64_t i = 0; ok && i < n.value(); ++i) ok = r(Int(i)) == a(b(Int(i)));
       if (!ok)
@@ -117,8 +132,12 @@ Layout composition(const Layout& a, const Layout& b) {
   }
   if (b.stride().leaf().has_basis())
     fail("composition " + show(a) + " o " + show(b) + ": B's strides are basis elements");
-  return compose_integral(a, b.shape().leaf(), b.stride().leaf());
+  return compose_integral(fa, b.shape().leaf(), b.stride().leaf());
 }
+
+}  // namespace
+
+Layout composition(const Layout& a, const Layout& b) { return compose(flatten_for_composition(a), b); }
 
 Layout composition(const Layout& a, const Tiler& tiler) {
   if (!tiler.by_mode()) return composition(a, tiler.layout());

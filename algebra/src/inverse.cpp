@@ -1,4 +1,7 @@
 // inverse.cpp: right_inverse and left_inverse.
+#include <map>
+#include <string>
+
 #include "tessel/algebra/layout.hpp"
 
 namespace tessel {
@@ -8,20 +11,20 @@ Layout right_inverse(const Layout& a) {
   std::vector<Int> rstride = flatten_leaves(prefix_product(flatten(a.shape())));
   std::vector<IntTuple> rs, rd;
   // Follow the strides up from 1: each next mode must start where the previous one ended.
+  // The modes by stride (the first of equal strides wins, as the search in mode order would).
+  std::multimap<std::string, size_t> by_stride;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == Int(1)) continue;
+    if (d[i].has_basis()) fail("right_inverse of " + to_string(a) + ": strides are basis elements");
+    by_stride.emplace(expr_string(d[i]), i);
+  }
   Int current = 1;
-  std::vector<bool> used(s.size(), false);
   for (;;) {
-    size_t found = s.size();
-    for (size_t i = 0; i < s.size(); ++i) {
-      if (used[i] || s[i] == Int(1)) continue;
-      if (d[i].has_basis()) fail("right_inverse of " + to_string(a) + ": strides are basis elements");
-      if (d[i] == current) {
-        found = i;
-        break;
-      }
-    }
-    if (found == s.size()) break;
-    used[found] = true;
+    std::string key = expr_string(current);
+    auto it = by_stride.lower_bound(key);  // equal keys keep their insertion (mode) order
+    if (it == by_stride.end() || it->first != key) break;
+    size_t found = it->second;
+    by_stride.erase(it);
     rs.push_back(s[found]);
     rd.push_back(rstride[found]);
     current = s[found] * d[found];

@@ -102,6 +102,8 @@ bool Parser::looking_at_call() const {
 SliceCoord Parser::leaf() {
   skip_ws();
   size_t start = pos_;
+  if (++leaves_ > kMaxLeaves)
+    error_at(start, "more than " + std::to_string(kMaxLeaves) + " integers in one expression");
   if (pos_ >= text_.size()) error_at(pos_, "expected an integer, a tuple or an expression, got the end of the input");
   char c = text_[pos_];
   auto divisibility = [&]() -> int64_t {

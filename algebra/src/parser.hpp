@@ -20,6 +20,8 @@ class Parser {
 
  private:
   static constexpr int kMaxDepth = 64;
+  // Integers in one input: a bound on memory, far above any real layout.
+  static constexpr int kMaxLeaves = 1 << 20;
   [[noreturn]] void error_at(size_t pos, const std::string& message) const;
   void skip_ws();
   bool at(char c);
@@ -38,6 +40,7 @@ class Parser {
   std::string_view text_;
   size_t pos_ = 0;
   int depth_ = 0;
+  int leaves_ = 0;
   Call call_;
   std::map<std::string, Int> symbols_;  // a name means the same symbol throughout one input
 };
