@@ -296,6 +296,8 @@ const std::map<std::string, Fn>& table() {
          IntTuple c = std::get<IntTuple>(a[1]);
          if (auto* s = std::get_if<Swizzle>(&a[0])) {
            if (!c.is_leaf()) fail("a swizzle applies to an integer offset, got " + to_string(c));
+           if (c.leaf().is_static() && c.leaf().value() < 0)
+             fail("a swizzle applies to a non-negative offset, got " + to_string(c));
            return IntTuple((*s)(c.leaf()));
          }
          if (auto* cl = std::get_if<ComposedLayout>(&a[0])) {

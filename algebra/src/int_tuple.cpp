@@ -143,6 +143,7 @@ IntTuple prefix_product(const IntTuple& shape, const Int& init) {
 }
 
 Int shape_div(const Int& a, const Int& b) {
+  if (b == Int(0)) fail("shape_div: division by zero: " + to_string(a) + " / 0");
   if (provably_divides(b, a)) return a / b;
   if (provably_divides(a, b)) return Int(1);  // b is a multiple of a: a / b rounds up to 1
   fail("shape_div: neither of " + to_string(a) + " and " + to_string(b) + " is known to divide the other (" +

@@ -2,6 +2,7 @@
 #include "parser.hpp"
 
 #include <cctype>
+#include <optional>
 
 namespace tessel::detail {
 
@@ -106,8 +107,8 @@ SliceCoord Parser::leaf() {
     error_at(start, "more than " + std::to_string(kMaxLeaves) + " integers in one expression");
   if (pos_ >= text_.size()) error_at(pos_, "expected an integer, a tuple or an expression, got the end of the input");
   char c = text_[pos_];
-  auto divisibility = [&]() -> int64_t {
-    if (!eat('{')) return 1;
+  auto divisibility = [&]() -> std::optional<int64_t> {
+    if (!eat('{')) return std::nullopt;
     size_t p = pos_;
     if (identifier() != "div") error_at(p, "expected 'div=' in a divisibility annotation");
     expect('=', "after 'div'");
@@ -119,14 +120,17 @@ SliceCoord Parser::leaf() {
   };
   if (c == '?') {
     ++pos_;
-    return Int::symbol("", divisibility());
+    return Int::symbol("", divisibility().value_or(1));
   }
   if (ident_start(c)) {
     std::string name = identifier();
     if (name == "_") return SliceCoord::underscore();
-    int64_t d = divisibility();
+    std::optional<int64_t> d = divisibility();
     auto it = symbols_.find(name);
-    if (it == symbols_.end()) it = symbols_.emplace(name, Int::symbol(name, d)).first;
+    if (it == symbols_.end()) return symbols_.emplace(name, Int::symbol(name, d.value_or(1))).first->second;
+    if (d && *d != it->second.divisibility())
+      error_at(start, "symbol " + name + " is declared with div=" + std::to_string(it->second.divisibility()) +
+                          " and div=" + std::to_string(*d) + "; declare it once");
     return it->second;
   }
   if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) {
@@ -189,7 +193,8 @@ Value Parser::swizzle() {
   expect(',', "in Sw<B,M,S>");
   int64_t s = integer();
   expect('>', "to close Sw<B,M,S>");
-  if (b < 0 || b > 62 || m < 0 || m > 62 || s < -62 || s > 62) error_at(p, "Sw<B,M,S> parameters out of range");
+  auto small = [](int64_t x) { return x >= -1000 && x <= 1000; };  // the rule itself is Swizzle's
+  if (!small(b) || !small(m) || !small(s)) error_at(p, "Sw<B,M,S>: needs B >= 0, M >= 0, |S| >= B and B+M+|S| <= 62");
   try {
     return Swizzle(static_cast<int>(b), static_cast<int>(m), static_cast<int>(s));
   } catch (const Error& e) {

@@ -45,8 +45,10 @@ Layout interleaved_product(const Layout& a, const Layout& b, bool block_first) {
   Layout pa = pad_to_rank(a, r), pb = pad_to_rank(b, r);
   Layout result = logical_product(pa, Tiler(pb));
   Layout first = result[0], second = result[1];
-  if (a.shape().is_leaf() && b.shape().is_leaf())  // two 1-D layouts: one coalesced mode
-    return coalesce(block_first ? make_layout({first, second}) : make_layout({second, first}));
+  if (a.shape().is_leaf() && b.shape().is_leaf()) {  // two 1-D layouts: one mode, coalesced
+    Layout m = coalesce(block_first ? make_layout({first, second}) : make_layout({second, first}));
+    return m.shape().is_leaf() ? m : make_layout({m});  // a mode that does not merge stays one mode
+  }
   std::vector<Layout> modes;
   for (int i = 0; i < r; ++i)
     modes.push_back(coalesce(block_first ? make_layout({first[i], second[i]}) : make_layout({second[i], first[i]})));

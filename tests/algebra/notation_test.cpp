@@ -49,6 +49,9 @@ TEST_CASE("notation: syntax errors name the column") {
   CHECK_THROWS_WITH_AS(parse_int_tuple(std::string(200, '(') + "1" + std::string(200, ')')),
                        doctest::Contains("nesting deeper than 64"), Error);
   CHECK_THROWS_WITH_AS(parse_int_tuple("?{div=0}"), doctest::Contains("divisibility must be positive"), Error);
+  CHECK_THROWS_WITH_AS(parse_int_tuple("(M{div=4},M{div=8})"),
+                       doctest::Contains("col 11: symbol M is declared with div=4 and div=8"), Error);
+  CHECK(parse_int_tuple("(M{div=4},M)")[1].leaf().divisibility() == 4);
   CHECK_THROWS_WITH_AS(parse_tiler(std::string(5000, '<') + "1:1" + std::string(5000, '>')),
                        doctest::Contains("nesting deeper than 64"), Error);
   CHECK_THROWS_WITH_AS(parse_layout(std::string("4:1\0x", 5)), doctest::Contains("unexpected '\\x00'"), Error);
@@ -72,6 +75,9 @@ TEST_CASE("calculator: calls nest, and errors say which call failed") {
                        Error);
   CHECK_THROWS_WITH_AS(calculate("size(composition((4,6):(1,8),6:1))"), doctest::Contains("col 6: composition"), Error);
   CHECK_THROWS_WITH_AS(calculate("nosuch(4:1)"), doctest::Contains("unknown function 'nosuch'"), Error);
+  CHECK_THROWS_WITH_AS(calculate("shape_div(12,0)"), doctest::Contains("division by zero"), Error);
+  CHECK_THROWS_WITH_AS(calculate("Sw<3,4,3>(-1)"), doctest::Contains("non-negative offset"), Error);
+  CHECK_THROWS_WITH_AS(calculate("Sw<64,0,0>"), doctest::Contains("B+M+|S| <= 62"), Error);
   CHECK_THROWS_WITH_AS(calculate("(4,8):(8,1)(32)"), doctest::Contains("outside the domain [0,32)"), Error);
   CHECK_THROWS_WITH_AS(calculate("complement(4:1,(2,2))"), doctest::Contains("must be an integer"), Error);
   CHECK_THROWS_WITH_AS(calculate("zipped_divide(8:1,<2:1,2:1>)"), doctest::Contains("rank 2, higher than the rank 1"),

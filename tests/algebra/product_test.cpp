@@ -77,6 +77,13 @@ TEST_CASE("product: blocked and raked products interleave the modes of the logic
   CHECK(ok > 200);
 }
 
+TEST_CASE("product: two 1-D layouts give one mode, and a 1-D tile for make_layout_tv") {
+  CHECK(calculate("raked_product(4:1,2:1)") == "((2,4)):((4,1))");
+  CHECK(calculate("blocked_product(4:0,2:1)") == "((4,2)):((0,1))");
+  CHECK(calculate("blocked_product(2:1,3:1)") == "6:1");  // a mode that merges is a plain 1-D layout
+  CHECK(calculate("make_layout_tv(4:1,2:1)") == "(8) (4,2):(2,1)");
+}
+
 TEST_CASE("product: zipped, tiled and flat arrangements") {
   Layout a = parse_layout("(2,2):(4,1)");
   Tiler t({Layout(3, 1), Layout(2, 1)});
