@@ -58,7 +58,11 @@ Layout as_layout(const std::string& fn, const Args& a, size_t i) {
 }
 
 IntTuple as_tuple(const std::string& fn, const Args& a, size_t i) {
-  if (auto* t = std::get_if<IntTuple>(&a[i])) return *t;
+  if (auto* t = std::get_if<IntTuple>(&a[i])) {
+    for (const Int& x : flatten_leaves(*t))  // c@i is a stride of an identity layout, never an extent
+      if (x.has_basis()) fail(fn + ": argument " + std::to_string(i + 1) + " holds the basis element " + to_string(x));
+    return *t;
+  }
   wrong(fn, i, "an int-tuple", a[i]);
 }
 
@@ -140,7 +144,7 @@ const std::map<std::string, Fn>& table() {
       {"size", [](const std::string& n, Args& a) -> Value {
          arity(n, a, 1, 1);
          if (auto* c = std::get_if<ComposedLayout>(&a[0])) return IntTuple(size(*c));
-         if (auto* x = std::get_if<IntTuple>(&a[0])) return IntTuple(product(*x));
+         if (std::holds_alternative<IntTuple>(a[0])) return IntTuple(product(as_tuple(n, a, 0)));
          return IntTuple(size(as_layout(n, a, 0)));
        }},
       {"cosize", [](const std::string& n, Args& a) -> Value {

@@ -76,6 +76,7 @@ TEST_CASE("calculator: calls nest, and errors say which call failed") {
   CHECK_THROWS_WITH_AS(calculate("size(composition((4,6):(1,8),6:1))"), doctest::Contains("col 6: composition"), Error);
   CHECK_THROWS_WITH_AS(calculate("nosuch(4:1)"), doctest::Contains("unknown function 'nosuch'"), Error);
   CHECK_THROWS_WITH_AS(calculate("shape_div(12,0)"), doctest::Contains("division by zero"), Error);
+  CHECK_THROWS_WITH_AS(calculate("size(1@0)"), doctest::Contains("holds the basis element 1@0"), Error);
   CHECK_THROWS_WITH_AS(calculate("Sw<3,4,3>(-1)"), doctest::Contains("non-negative offset"), Error);
   CHECK_THROWS_WITH_AS(calculate("Sw<64,0,0>"), doctest::Contains("B+M+|S| <= 62"), Error);
   CHECK_THROWS_WITH_AS(calculate("(4,8):(8,1)(32)"), doctest::Contains("outside the domain [0,32)"), Error);
