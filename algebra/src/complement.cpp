@@ -1,17 +1,12 @@
 // complement.cpp: complement(A, cotarget), the layout of what A does not reach.
 #include <algorithm>
 
+#include "show.hpp"
 #include "tessel/algebra/layout.hpp"
 
 namespace tessel {
 
-namespace {
-// Values in error messages: dynamic ones by their expressions (`M`, not `?`).
-template <class T>
-std::string show(const T& x) {
-  return to_string(x, Notation::Expressions);
-}
-}  // namespace
+using detail::show;
 
 Layout complement(const Layout& a, const Int& cotarget) {
   if (cotarget.has_basis() || (cotarget.is_static() && cotarget.value() < 1))

@@ -1,18 +1,13 @@
 // composition.cpp: A o B, with a layout or a by-mode tiler (CuTe's composition).
 #include <algorithm>
 
+#include "show.hpp"
 #include "tessel/algebra/layout.hpp"
 #include "tessel/algebra/modes.hpp"
 
 namespace tessel {
 
-namespace {
-// Values in error messages: dynamic ones by their expressions (`M`, not `?`).
-template <class T>
-std::string show(const T& x) {
-  return to_string(x, Notation::Expressions);
-}
-}  // namespace
+using detail::show;
 
 namespace {
 

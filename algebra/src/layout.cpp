@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "tessel/algebra/modes.hpp"
+
 namespace tessel {
 
 namespace {
@@ -228,32 +230,20 @@ std::pair<Layout, IntTuple> slice_and_offset(const SliceCoord& coord, const Layo
   return {r, offset};
 }
 
-namespace {
-std::vector<Layout> modes_of(const Layout& l) {
-  std::vector<Layout> m;
-  if (l.shape().is_leaf()) {
-    m.push_back(l);
-  } else {
-    for (int i = 0; i < l.rank(); ++i) m.push_back(l[i]);
-  }
-  return m;
-}
-}  // namespace
-
 Layout append(const Layout& l, const Layout& m) {
-  std::vector<Layout> modes = modes_of(l);
+  std::vector<Layout> modes = detail::top_modes(l);
   modes.push_back(m);
   return make_layout(modes);
 }
 
 Layout prepend(const Layout& l, const Layout& m) {
-  std::vector<Layout> modes = modes_of(l);
+  std::vector<Layout> modes = detail::top_modes(l);
   modes.insert(modes.begin(), m);
   return make_layout(modes);
 }
 
 Layout group(const Layout& l, int begin, int end) {
-  std::vector<Layout> modes = modes_of(l);
+  std::vector<Layout> modes = detail::top_modes(l);
   int r = static_cast<int>(modes.size());
   if (begin < 0 || end > r || begin >= end)
     fail("group: range [" + std::to_string(begin) + "," + std::to_string(end) + ") is not a non-empty range of the " +

@@ -3,17 +3,12 @@
 
 namespace tessel::detail {
 
-namespace {
-
-// The top-level modes of a layout (a rank-1 scalar layout is its own single mode).
 std::vector<Layout> top_modes(const Layout& l) {
   if (l.shape().is_leaf()) return {l};
   std::vector<Layout> m;
   for (int i = 0; i < l.rank(); ++i) m.push_back(l[i]);
   return m;
 }
-
-}  // namespace
 
 void check_tiler_rank(const char* op, const Layout& a, const Tiler& tiler) {
   if (tiler.by_mode() && tiler.rank() > a.rank())

@@ -33,8 +33,7 @@ namespace {
 // Pads a layout to rank r with 1:0 modes (CuTe's append<R>).
 Layout pad_to_rank(const Layout& l, int r) {
   if (l.rank() >= r) return l;
-  std::vector<Layout> modes;
-  for (int i = 0; i < l.rank(); ++i) modes.push_back(l[i]);
+  std::vector<Layout> modes = detail::top_modes(l);
   while (static_cast<int>(modes.size()) < r) modes.push_back(Layout(1, 0));
   return make_layout(modes);
 }
@@ -45,13 +44,11 @@ Layout interleaved_product(const Layout& a, const Layout& b, bool block_first) {
   Layout pa = pad_to_rank(a, r), pb = pad_to_rank(b, r);
   Layout result = logical_product(pa, Tiler(pb));
   Layout first = result[0], second = result[1];
-  if (a.shape().is_leaf() && b.shape().is_leaf()) {  // two 1-D layouts: one mode, coalesced
-    Layout m = coalesce(block_first ? make_layout({first, second}) : make_layout({second, first}));
-    return m.shape().is_leaf() ? m : make_layout({m});  // a mode that does not merge stays one mode
-  }
   std::vector<Layout> modes;
   for (int i = 0; i < r; ++i)
     modes.push_back(coalesce(block_first ? make_layout({first[i], second[i]}) : make_layout({second[i], first[i]})));
+  // Two 1-D layouts give one mode: a plain 1-D layout when it coalesced to one extent.
+  if (a.shape().is_leaf() && b.shape().is_leaf() && modes[0].shape().is_leaf()) return modes[0];
   return make_layout(modes);
 }
 

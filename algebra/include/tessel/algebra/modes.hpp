@@ -8,6 +8,9 @@ namespace tessel::detail {
 
 enum class Arrange { Zipped, Tiled, Flat };
 
+// The top-level modes of a layout (a 1-D layout with a leaf shape is its own single mode).
+std::vector<Layout> top_modes(const Layout& l);
+
 // A by-mode tiler may not have more modes than the layout it applies to; `op` names the caller.
 void check_tiler_rank(const char* op, const Layout& a, const Tiler& tiler);
 
