@@ -7,7 +7,7 @@
 
 namespace tessel {
 
-std::string to_string(const Value& v, Notation notation) {
+std::string to_string(const CalcValue& v, Notation notation) {
   return std::visit(
       [&](const auto& x) -> std::string {
         using T = std::decay_t<decltype(x)>;
@@ -23,9 +23,9 @@ std::string to_string(const Value& v, Notation notation) {
 
 namespace {
 
-using Args = std::vector<Value>;
+using Args = std::vector<CalcValue>;
 
-const char* kind(const Value& v) {
+const char* kind(const CalcValue& v) {
   switch (v.index()) {
     case 0:
       return "an int-tuple";
@@ -46,7 +46,7 @@ const char* kind(const Value& v) {
   }
 }
 
-[[noreturn]] void wrong(const std::string& fn, size_t i, const char* expected, const Value& got) {
+[[noreturn]] void wrong(const std::string& fn, size_t i, const char* expected, const CalcValue& got) {
   fail(fn + ": argument " + std::to_string(i + 1) + " must be " + expected + ", got " + kind(got) + " " +
        to_string(got));
 }
@@ -121,11 +121,11 @@ void check_domain(const Layout& l, const IntTuple& c) {
       fail("coordinate " + to_string(c) + " is outside the shape " + to_string(l.shape()));
 }
 
-using Fn = std::function<Value(const std::string&, Args&)>;
+using Fn = std::function<CalcValue(const std::string&, Args&)>;
 
 template <class F>
 Fn layout_fn(F f) {  // one layout argument
-  return [f](const std::string& n, Args& a) -> Value {
+  return [f](const std::string& n, Args& a) -> CalcValue {
     arity(n, a, 1, 1);
     return f(as_layout(n, a, 0));
   };
@@ -133,7 +133,7 @@ Fn layout_fn(F f) {  // one layout argument
 
 template <class F>
 Fn tiler_fn(F f) {  // a layout and a tiler
-  return [f](const std::string& n, Args& a) -> Value {
+  return [f](const std::string& n, Args& a) -> CalcValue {
     arity(n, a, 2, 2);
     return f(as_layout(n, a, 0), as_tiler(n, a, 1));
   };
@@ -141,30 +141,30 @@ Fn tiler_fn(F f) {  // a layout and a tiler
 
 const std::map<std::string, Fn>& table() {
   static const std::map<std::string, Fn> t = {
-      {"size", [](const std::string& n, Args& a) -> Value {
+      {"size", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 1, 1);
          if (auto* c = std::get_if<ComposedLayout>(&a[0])) return IntTuple(size(*c));
          if (std::holds_alternative<IntTuple>(a[0])) return IntTuple(product(as_tuple(n, a, 0)));
          return IntTuple(size(as_layout(n, a, 0)));
        }},
-      {"cosize", [](const std::string& n, Args& a) -> Value {
+      {"cosize", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 1, 1);
          if (auto* c = std::get_if<ComposedLayout>(&a[0])) return IntTuple(cosize(*c));
          return IntTuple(cosize(as_layout(n, a, 0)));
        }},
-      {"rank", [](const std::string& n, Args& a) -> Value {
+      {"rank", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 1, 1);
          if (auto* x = std::get_if<IntTuple>(&a[0])) return IntTuple(rank(*x));
          return IntTuple(rank(as_layout(n, a, 0)));
        }},
-      {"depth", [](const std::string& n, Args& a) -> Value {
+      {"depth", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 1, 1);
          if (auto* x = std::get_if<IntTuple>(&a[0])) return IntTuple(depth(*x));
          return IntTuple(depth(as_layout(n, a, 0)));
        }},
-      {"shape", layout_fn([](const Layout& l) -> Value { return l.shape(); })},
-      {"stride", layout_fn([](const Layout& l) -> Value { return l.stride(); })},
-      {"get", [](const std::string& n, Args& a) -> Value {
+      {"shape", layout_fn([](const Layout& l) -> CalcValue { return l.shape(); })},
+      {"stride", layout_fn([](const Layout& l) -> CalcValue { return l.stride(); })},
+      {"get", [](const std::string& n, Args& a) -> CalcValue {
          if (a.size() < 2) fail(n + " takes a layout or int-tuple and at least one mode index");
          std::vector<int> path;
          for (size_t i = 1; i < a.size(); ++i) path.push_back(as_small(n, a, i));
@@ -175,46 +175,46 @@ const std::map<std::string, Fn>& table() {
          }
          return get(as_layout(n, a, 0), path);
        }},
-      {"coalesce", [](const std::string& n, Args& a) -> Value {
+      {"coalesce", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 1, 2);
          return a.size() == 1 ? coalesce(as_layout(n, a, 0)) : coalesce(as_layout(n, a, 0), as_tuple(n, a, 1));
        }},
-      {"filter", layout_fn([](const Layout& l) -> Value { return filter(l); })},
-      {"flatten", [](const std::string& n, Args& a) -> Value {
+      {"filter", layout_fn([](const Layout& l) -> CalcValue { return filter(l); })},
+      {"flatten", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 1, 1);
          if (auto* x = std::get_if<IntTuple>(&a[0])) return flatten(*x);
          return flatten(as_layout(n, a, 0));
        }},
-      {"composition", [](const std::string& n, Args& a) -> Value {
+      {"composition", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 2, 2);
          if (auto* s = std::get_if<Swizzle>(&a[0])) return composition(*s, as_layout(n, a, 1));
          if (auto* c = std::get_if<ComposedLayout>(&a[0])) return composition(*c, as_tiler(n, a, 1));
          return composition(as_layout(n, a, 0), as_tiler(n, a, 1));
        }},
-      {"complement", [](const std::string& n, Args& a) -> Value {
+      {"complement", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 1, 2);
          return a.size() == 1 ? complement(as_layout(n, a, 0)) : complement(as_layout(n, a, 0), as_int(n, a, 1));
        }},
-      {"right_inverse", layout_fn([](const Layout& l) -> Value { return right_inverse(l); })},
-      {"left_inverse", layout_fn([](const Layout& l) -> Value { return left_inverse(l); })},
-      {"logical_divide", tiler_fn([](const Layout& l, const Tiler& t) -> Value { return logical_divide(l, t); })},
-      {"zipped_divide", tiler_fn([](const Layout& l, const Tiler& t) -> Value { return zipped_divide(l, t); })},
-      {"tiled_divide", tiler_fn([](const Layout& l, const Tiler& t) -> Value { return tiled_divide(l, t); })},
-      {"flat_divide", tiler_fn([](const Layout& l, const Tiler& t) -> Value { return flat_divide(l, t); })},
-      {"logical_product", tiler_fn([](const Layout& l, const Tiler& t) -> Value { return logical_product(l, t); })},
-      {"zipped_product", tiler_fn([](const Layout& l, const Tiler& t) -> Value { return zipped_product(l, t); })},
-      {"tiled_product", tiler_fn([](const Layout& l, const Tiler& t) -> Value { return tiled_product(l, t); })},
-      {"flat_product", tiler_fn([](const Layout& l, const Tiler& t) -> Value { return flat_product(l, t); })},
-      {"blocked_product", [](const std::string& n, Args& a) -> Value {
+      {"right_inverse", layout_fn([](const Layout& l) -> CalcValue { return right_inverse(l); })},
+      {"left_inverse", layout_fn([](const Layout& l) -> CalcValue { return left_inverse(l); })},
+      {"logical_divide", tiler_fn([](const Layout& l, const Tiler& t) -> CalcValue { return logical_divide(l, t); })},
+      {"zipped_divide", tiler_fn([](const Layout& l, const Tiler& t) -> CalcValue { return zipped_divide(l, t); })},
+      {"tiled_divide", tiler_fn([](const Layout& l, const Tiler& t) -> CalcValue { return tiled_divide(l, t); })},
+      {"flat_divide", tiler_fn([](const Layout& l, const Tiler& t) -> CalcValue { return flat_divide(l, t); })},
+      {"logical_product", tiler_fn([](const Layout& l, const Tiler& t) -> CalcValue { return logical_product(l, t); })},
+      {"zipped_product", tiler_fn([](const Layout& l, const Tiler& t) -> CalcValue { return zipped_product(l, t); })},
+      {"tiled_product", tiler_fn([](const Layout& l, const Tiler& t) -> CalcValue { return tiled_product(l, t); })},
+      {"flat_product", tiler_fn([](const Layout& l, const Tiler& t) -> CalcValue { return flat_product(l, t); })},
+      {"blocked_product", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 2, 2);
          if (auto* c = std::get_if<ComposedLayout>(&a[0])) return blocked_product(*c, as_layout(n, a, 1));
          return blocked_product(as_layout(n, a, 0), as_layout(n, a, 1));
        }},
-      {"raked_product", [](const std::string& n, Args& a) -> Value {
+      {"raked_product", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 2, 2);
          return raked_product(as_layout(n, a, 0), as_layout(n, a, 1));
        }},
-      {"make_layout", [](const std::string& n, Args& a) -> Value {
+      {"make_layout", [](const std::string& n, Args& a) -> CalcValue {
          if (a.empty()) fail(n + " takes a shape [and a stride], or layouts to concatenate");
          bool all_layouts = true;
          for (const auto& v : a) all_layouts = all_layouts && std::holds_alternative<Layout>(v);
@@ -226,77 +226,77 @@ const std::map<std::string, Fn>& table() {
          arity(n, a, 1, 2);
          return a.size() == 1 ? make_layout(as_tuple(n, a, 0)) : make_layout(as_tuple(n, a, 0), as_tuple(n, a, 1));
        }},
-      {"make_ordered_layout", [](const std::string& n, Args& a) -> Value {
+      {"make_ordered_layout", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 2, 2);
          return make_ordered_layout(as_tuple(n, a, 0), as_tuple(n, a, 1));
        }},
-      {"make_identity_layout", [](const std::string& n, Args& a) -> Value {
+      {"make_identity_layout", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 1, 1);
          return make_identity_layout(as_tuple(n, a, 0));
        }},
-      {"make_layout_tv", [](const std::string& n, Args& a) -> Value {
+      {"make_layout_tv", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 2, 2);
          return make_layout_tv(as_layout(n, a, 0), as_layout(n, a, 1));
        }},
-      {"tile_to_shape", [](const std::string& n, Args& a) -> Value {
+      {"tile_to_shape", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 2, 3);
          std::optional<IntTuple> order;
          if (a.size() == 3) order = as_tuple(n, a, 2);
          if (auto* c = std::get_if<ComposedLayout>(&a[0])) return tile_to_shape(*c, as_tuple(n, a, 1), order);
          return tile_to_shape(as_layout(n, a, 0), as_tuple(n, a, 1), order);
        }},
-      {"crd2idx", [](const std::string& n, Args& a) -> Value {
+      {"crd2idx", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 2, 3);
          if (a.size() == 3) return crd2idx(as_tuple(n, a, 0), as_tuple(n, a, 1), as_tuple(n, a, 2));
          Layout l = as_layout(n, a, 1);
          return crd2idx(as_tuple(n, a, 0), l.shape(), l.stride());
        }},
-      {"idx2crd", [](const std::string& n, Args& a) -> Value {
+      {"idx2crd", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 2, 2);
          return idx2crd(as_int(n, a, 0), as_tuple(n, a, 1));
        }},
-      {"slice", [](const std::string& n, Args& a) -> Value {
+      {"slice", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 2, 2);
          if (auto* c = std::get_if<ComposedLayout>(&a[1])) return slice(as_slice(n, a, 0), *c);
          return slice(as_slice(n, a, 0), as_layout(n, a, 1));
        }},
-      {"dice", [](const std::string& n, Args& a) -> Value {
+      {"dice", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 2, 2);
          return dice(as_slice(n, a, 0), as_layout(n, a, 1));
        }},
-      {"append", [](const std::string& n, Args& a) -> Value {
+      {"append", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 2, 2);
          return append(as_layout(n, a, 0), as_layout(n, a, 1));
        }},
-      {"prepend", [](const std::string& n, Args& a) -> Value {
+      {"prepend", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 2, 2);
          return prepend(as_layout(n, a, 0), as_layout(n, a, 1));
        }},
-      {"group", [](const std::string& n, Args& a) -> Value {
+      {"group", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 3, 3);
          return group(as_layout(n, a, 0), as_small(n, a, 1), as_small(n, a, 2));
        }},
-      {"congruent", [](const std::string& n, Args& a) -> Value {
+      {"congruent", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 2, 2);
          return congruent(as_tuple(n, a, 0), as_tuple(n, a, 1));
        }},
-      {"compatible", [](const std::string& n, Args& a) -> Value {
+      {"compatible", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 2, 2);
          return compatible(as_tuple(n, a, 0), as_tuple(n, a, 1));
        }},
-      {"product_each", [](const std::string& n, Args& a) -> Value {
+      {"product_each", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 1, 1);
          return product_each(as_tuple(n, a, 0));
        }},
-      {"ceil_div", [](const std::string& n, Args& a) -> Value {
+      {"ceil_div", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 2, 2);
          return ceil_div(as_tuple(n, a, 0), as_tuple(n, a, 1));
        }},
-      {"shape_div", [](const std::string& n, Args& a) -> Value {
+      {"shape_div", [](const std::string& n, Args& a) -> CalcValue {
          arity(n, a, 2, 2);
          return shape_div(as_tuple(n, a, 0), as_tuple(n, a, 1));
        }},
-      {"__apply", [](const std::string&, Args& a) -> Value {
+      {"__apply", [](const std::string&, Args& a) -> CalcValue {
          IntTuple c = std::get<IntTuple>(a[1]);
          if (auto* s = std::get_if<Swizzle>(&a[0])) {
            if (!c.is_leaf()) fail("a swizzle applies to an integer offset, got " + to_string(c));
@@ -318,8 +318,8 @@ const std::map<std::string, Fn>& table() {
 
 }  // namespace
 
-Value evaluate_expression(std::string_view text) {
-  detail::Parser parser(text, [](const std::string& name, Args& args) -> Value {
+CalcValue evaluate_expression(std::string_view text) {
+  detail::Parser parser(text, [](const std::string& name, Args& args) -> CalcValue {
     auto it = table().find(name);
     if (it == table().end()) fail("unknown function '" + name + "'");
     return it->second(name, args);
@@ -327,7 +327,7 @@ Value evaluate_expression(std::string_view text) {
   return parser.parse_all();
 }
 
-Value evaluate(const Value& v, const Env& env) {
+CalcValue evaluate(const CalcValue& v, const Env& env) {
   if (auto* t = std::get_if<IntTuple>(&v)) return evaluate(*t, env);
   if (auto* l = std::get_if<Layout>(&v)) return evaluate(*l, env);
   if (auto* tv = std::get_if<TVLayout>(&v)) return TVLayout{evaluate(tv->tiler, env), evaluate(tv->layout, env)};

@@ -268,6 +268,10 @@ int64_t checked_mul(int64_t a, int64_t b) {
 }
 
 Int Int::symbol(std::string name, int64_t divisibility) {
+  return symbol(std::move(name), divisibility, divisibility);  // a positive multiple of divisibility
+}
+
+Int Int::symbol(std::string name, int64_t divisibility, int64_t lower_bound) {
   static std::atomic<int64_t> counter{0};
   if (divisibility < 1) fail("symbol " + name + ": divisibility must be >= 1, got " + std::to_string(divisibility));
   if (name.empty()) name = "?" + std::to_string(counter++);
@@ -275,7 +279,7 @@ Int Int::symbol(std::string name, int64_t divisibility) {
   e->op = Op::Symbol;
   e->name = std::move(name);
   e->div = divisibility;
-  e->lo = divisibility;  // a dynamic value is a positive multiple of its divisibility
+  e->lo = lower_bound;
   return from_expr(std::move(e));
 }
 
@@ -398,9 +402,11 @@ int64_t evaluate(const Int& x, const Env& env) {
     if (it == env.end() && e.name.rfind('?', 0) == 0)
       fail("evaluate: an anonymous ? cannot be given a value; name the symbol (e.g. M) to evaluate it");
     if (it == env.end()) fail("evaluate: no value given for symbol " + e.name);
-    if (it->second % e.div != 0 || it->second < 1)
-      fail("evaluate: symbol " + e.name + " = " + std::to_string(it->second) + " must be a positive multiple of " +
-           std::to_string(e.div));
+    const int64_t lo = e.lo.value_or(1);
+    if (it->second % e.div != 0 || it->second < lo)
+      fail("evaluate: symbol " + e.name + " = " + std::to_string(it->second) +
+           (lo == e.div ? " must be a positive multiple of " + std::to_string(e.div)
+                        : " must be a multiple of " + std::to_string(e.div) + " and at least " + std::to_string(lo)));
     return it->second;
   }
   return fold(e.op, evaluate(e.a, env), evaluate(e.b, env));

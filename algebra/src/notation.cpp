@@ -6,19 +6,19 @@
 namespace tessel {
 
 IntTuple parse_int_tuple(std::string_view text) {
-  Value v = detail::Parser(text).parse_all();
+  CalcValue v = detail::Parser(text).parse_all();
   if (auto* t = std::get_if<IntTuple>(&v)) return *t;
   fail("expected an int-tuple such as (4,(2,8)), got " + to_string(v));
 }
 
 Layout parse_layout(std::string_view text) {
-  Value v = detail::Parser(text).parse_all();
+  CalcValue v = detail::Parser(text).parse_all();
   if (auto* l = std::get_if<Layout>(&v)) return *l;
   fail("expected a layout SHAPE:STRIDE such as (4,8):(8,1), got " + to_string(v));
 }
 
 Tiler parse_tiler(std::string_view text) {
-  Value v = detail::Parser(text).parse_all();
+  CalcValue v = detail::Parser(text).parse_all();
   if (auto* t = std::get_if<Tiler>(&v)) return *t;
   if (auto* l = std::get_if<Layout>(&v)) return Tiler(*l);
   if (auto* s = std::get_if<IntTuple>(&v)) return Tiler::from_shape(*s);

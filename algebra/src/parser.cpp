@@ -60,8 +60,8 @@ void Parser::expect(char c, const char* what) {
   error_at(pos_, std::string("expected '") + c + "' " + what + ", got " + got);
 }
 
-Value Parser::parse_all() {
-  Value v = expression();
+CalcValue Parser::parse_all() {
+  CalcValue v = expression();
   skip_ws();
   if (pos_ != text_.size()) error_at(pos_, "unexpected '" + shown(text_[pos_]) + "' after the expression");
   return v;
@@ -163,14 +163,14 @@ SliceCoord Parser::node() {
   return SliceCoord::tuple(std::move(elems));
 }
 
-Value Parser::tiler() {
+CalcValue Parser::tiler() {
   size_t open = pos_;
   expect('<', "to open a tiler");
   if (++depth_ > kMaxDepth) error_at(open, "nesting deeper than " + std::to_string(kMaxDepth) + " levels");
   std::vector<Layout> modes;
   do {
     size_t p = pos_;
-    Value v = expression();
+    CalcValue v = expression();
     if (auto* l = std::get_if<Layout>(&v))
       modes.push_back(*l);
     else if (auto* t = std::get_if<IntTuple>(&v))
@@ -184,7 +184,7 @@ Value Parser::tiler() {
   return Tiler(std::move(modes));
 }
 
-Value Parser::swizzle() {
+CalcValue Parser::swizzle() {
   pos_ += 3;  // "Sw<"
   size_t p = pos_;
   int64_t b = integer();
@@ -202,11 +202,11 @@ Value Parser::swizzle() {
   }
 }
 
-Value Parser::call(const std::string& name, size_t start) {
+CalcValue Parser::call(const std::string& name, size_t start) {
   if (!call_) error_at(start, "calls are not allowed here: expected CuTe notation");
   if (++depth_ > kMaxDepth) error_at(start, "nesting deeper than " + std::to_string(kMaxDepth) + " levels");
   expect('(', "after the function name");
-  std::vector<Value> args;
+  std::vector<CalcValue> args;
   if (!at(')')) {
     do {
       args.push_back(expression());
@@ -223,11 +223,11 @@ Value Parser::call(const std::string& name, size_t start) {
   }
 }
 
-Value Parser::expression() {
+CalcValue Parser::expression() {
   skip_ws();
   size_t start = pos_;
   if (pos_ >= text_.size()) error_at(pos_, "expected an expression, got the end of the input");
-  Value v;
+  CalcValue v;
   if (text_.substr(pos_, 3) == "Sw<") {
     v = swizzle();
   } else if (at('<')) {
@@ -259,7 +259,7 @@ Value Parser::expression() {
     ++pos_;  // '('
     SliceCoord c = node();
     expect(')', "to close the application");
-    std::vector<Value> args{v, to_int_tuple(c)};
+    std::vector<CalcValue> args{v, to_int_tuple(c)};
     try {
       v = call_("__apply", args);
     } catch (const Error& e) {

@@ -13,10 +13,10 @@ namespace tessel::detail {
 
 class Parser {
  public:
-  using Call = std::function<Value(const std::string& name, std::vector<Value>& args)>;
+  using Call = std::function<CalcValue(const std::string& name, std::vector<CalcValue>& args)>;
   // With no `call`, the input may hold only notation (no calls).
   Parser(std::string_view text, Call call = {});
-  Value parse_all();  // the whole input: one expression, then the end
+  CalcValue parse_all();  // the whole input: one expression, then the end
 
  private:
   static constexpr int kMaxDepth = 64;
@@ -27,10 +27,10 @@ class Parser {
   bool at(char c);
   bool eat(char c);
   void expect(char c, const char* what);
-  Value expression();
-  Value tiler();
-  Value swizzle();
-  Value call(const std::string& name, size_t start);
+  CalcValue expression();
+  CalcValue tiler();
+  CalcValue swizzle();
+  CalcValue call(const std::string& name, size_t start);
   SliceCoord node();
   SliceCoord leaf();
   int64_t integer();

@@ -31,11 +31,11 @@ TEST_CASE("notation: dynamic leaves") {
 }
 
 TEST_CASE("notation: dynamic leaves print as expressions on request, and evaluate") {
-  Value z = evaluate_expression("zipped_divide((M,N):(N,1),(16,128))");
+  CalcValue z = evaluate_expression("zipped_divide((M,N):(N,1),(16,128))");
   CHECK(to_string(z) == "((16,128),(?,?)):((?,1),(?{div=16},128))");
   CHECK(to_string(z, Notation::Expressions) == "((16,128),(ceil_div(M,16),ceil_div(N,128))):((N,1),((N*16),128))");
   CHECK(to_string(evaluate(z, {{"M", 1000}, {"N", 64}})) == "((16,128),(63,1)):((64,1),(1024,128))");
-  Value tv = evaluate_expression("make_layout_tv((4,32):(32,1),(4,4):(4,1))");
+  CalcValue tv = evaluate_expression("make_layout_tv((4,32):(32,1),(4,4):(4,1))");
   CHECK(to_string(evaluate(tv, {})) == to_string(tv));  // static values are their own evaluation
   CHECK_THROWS_WITH_AS(evaluate(evaluate_expression("(?,4):(1,?)"), {}), doctest::Contains("anonymous ?"), Error);
 }

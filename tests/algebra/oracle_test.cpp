@@ -50,7 +50,7 @@ TEST_CASE("oracle: every reference case holds") {
   std::map<std::string, int> passed;
   for (const Case& c : cases) {
     INFO("line " << c.line << ": " << c.check << " " << c.expr << " expected " << c.expected);
-    Value v;
+    CalcValue v;
     REQUIRE_NOTHROW(v = evaluate_expression(c.expr));
     if (c.check == "exact") {
       CHECK(to_string(v) == c.expected);

@@ -32,7 +32,7 @@ class Session {
 
   // Evaluates one expression and prints its line (and its table with --table).
   void evaluate(std::string_view text) {
-    std::optional<Value> value;
+    std::optional<CalcValue> value;
     std::string line;
     try {
       value = evaluate_expression(text);
@@ -101,7 +101,7 @@ class Session {
   }
 
   const Options& options_;
-  std::optional<Value> drawable_;
+  std::optional<CalcValue> drawable_;
   bool failed_ = false;
 };
 

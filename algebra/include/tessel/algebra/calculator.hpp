@@ -14,15 +14,15 @@
 namespace tessel {
 
 // What an expression evaluates to.
-using Value = std::variant<IntTuple, Layout, Tiler, Swizzle, ComposedLayout, TVLayout, SliceCoord, bool>;
+using CalcValue = std::variant<IntTuple, Layout, Tiler, Swizzle, ComposedLayout, TVLayout, SliceCoord, bool>;
 
-std::string to_string(const Value& v, Notation notation = Notation::Cute);
+std::string to_string(const CalcValue& v, Notation notation = Notation::Cute);
 
 // Parses and evaluates one expression; throws Error("col N: ...") on bad input.
-Value evaluate_expression(std::string_view text);
+CalcValue evaluate_expression(std::string_view text);
 // A value with its symbols given values: dynamic leaves become static (integers, layouts, TV
 // layouts, tilers and composed layouts; other values are returned unchanged).
-Value evaluate(const Value& v, const Env& env);
+CalcValue evaluate(const CalcValue& v, const Env& env);
 
 // evaluate_expression, printed.
 std::string calculate(std::string_view text);

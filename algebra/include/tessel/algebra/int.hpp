@@ -34,6 +34,8 @@ class Int {
   // A dynamic value named `name`, known to be a positive multiple of `divisibility`. An empty
   // name makes a fresh anonymous symbol (printed `?`).
   static Int symbol(std::string name, int64_t divisibility = 1);
+  // The same with a known lower bound instead of positivity (0 for a thread index).
+  static Int symbol(std::string name, int64_t divisibility, int64_t lower_bound);
   static Int from_expr(ExprPtr e);  // internal: wraps a node built by the simplifier
 
   bool is_static() const { return !expr_; }

@@ -1,0 +1,224 @@
+// builder.hpp: the API kernel authors write against. C++ runs at generation time and emits IR:
+// values with operators, structured control flow, tensors (pointer + space + layout) indexed
+// through the layout algebra, and the lowering of the algebra's symbolic integers.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessel/algebra.hpp"
+#include "tessel/codegen/ir.hpp"
+
+namespace tessel::codegen {
+
+class KernelBuilder;
+
+// A typed virtual register at generation time. Arithmetic on Values emits instructions into the
+// builder's current block; the operation's type is the operands' type (they must agree).
+class Value {
+ public:
+  Value() = default;
+  Value(KernelBuilder* b, int id, Type t) : b_(b), id_(id), type_(t) {}
+  bool valid() const { return b_ != nullptr; }
+  int id() const { return id_; }
+  Type type() const { return type_; }
+  KernelBuilder& builder() const;
+  Operand op() const { return Operand::r(id_); }
+
+ private:
+  KernelBuilder* b_ = nullptr;
+  int id_ = -1;
+  Type type_ = Type::None;
+};
+
+// Arithmetic (integer and float), bitwise and shifts; an int64 operand becomes an immediate of
+// the other operand's type. Comparisons give a pred Value (signed or unsigned by the type).
+Value operator+(Value a, Value b);
+Value operator-(Value a, Value b);
+Value operator*(Value a, Value b);  // mul.lo for integers
+Value operator/(Value a, Value b);
+Value operator%(Value a, Value b);
+Value operator&(Value a, Value b);  // and.pred for predicates too
+Value operator|(Value a, Value b);
+Value operator^(Value a, Value b);
+Value operator<<(Value a, Value b);
+Value operator>>(Value a, Value b);
+Value operator+(Value a, int64_t b);
+Value operator-(Value a, int64_t b);
+Value operator*(Value a, int64_t b);
+Value operator/(Value a, int64_t b);
+Value operator%(Value a, int64_t b);
+Value operator&(Value a, int64_t b);
+Value operator<<(Value a, int64_t b);
+Value operator>>(Value a, int64_t b);
+Value operator<(Value a, Value b);
+Value operator<=(Value a, Value b);
+Value operator>(Value a, Value b);
+Value operator>=(Value a, Value b);
+Value operator==(Value a, Value b);
+Value operator!=(Value a, Value b);
+Value operator<(Value a, int64_t b);
+Value operator<=(Value a, int64_t b);
+Value operator>(Value a, int64_t b);
+Value operator>=(Value a, int64_t b);
+Value operator==(Value a, int64_t b);
+Value operator!=(Value a, int64_t b);
+Value operator!(Value p);  // not.pred
+Value operator-(Value a);  // neg
+
+// The special registers (PTX ISA, "Special Registers").
+enum class Special : uint8_t {
+  TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, CtaidY, CtaidZ, NctaidX, NctaidY, NctaidZ,
+  LaneId, WarpId, ClusterCtaRank, ClusterCtaidX, ClusterCtaidY, ClusterCtaidZ,
+  ClusterIdX, ClusterIdY, ClusterIdZ, NclusterIdX, SmId, DynamicSmemSize,
+};
+const char* ptx_name(Special s);  // "%tid.x"
+
+// A tensor: a base address in a state space, an element type and a layout from coordinates to
+// element offsets (plain or swizzled; slicing moves fixed coordinates into its offset). Offsets
+// are computed in `index` (s32 where the author knows every offset fits, s64 otherwise).
+struct Tensor {
+  Value base;  // u64 for global/generic, u32 for shared
+  Space space = Space::Global;
+  Type elem = Type::F32;
+  ComposedLayout layout;  // swizzle o offset o layout; the plain case has the identity swizzle
+  Type index = Type::S64;
+  int64_t base_align = 0;  // known alignment of `base` in bytes (0: the element size)
+
+  Tensor() = default;
+  Tensor(Value base, Space space, Type elem, Layout layout, Type index = Type::S64, int64_t base_align = 0);
+  Tensor(Value base, Space space, Type elem, ComposedLayout layout, Type index = Type::S64,
+         int64_t base_align = 0);
+
+  // Slicing: `_` modes stay, the others move into the offset.
+  Tensor operator()(const SliceCoord& c) const;
+  // Re-views the same memory: the layout becomes layout o tiler (composition).
+  Tensor compose(const Layout& l) const;
+  Tensor compose(const Tiler& t) const;
+  // Splits the layout by a tiler into ((tile),(rest)), as zipped_divide.
+  Tensor zipped_divide(const Tiler& t) const;
+  Int size() const;
+};
+
+struct LoadOptions {
+  Cache cache = Cache::None;
+  bool nc = false;            // ld.global.nc
+  bool no_allocate_l1 = false;
+  bool prefetch_l2 = false;   // .L2::128B
+};
+
+class KernelBuilder {
+ public:
+  explicit KernelBuilder(std::string name);
+  KernelBuilder(const KernelBuilder&) = delete;
+  KernelBuilder& operator=(const KernelBuilder&) = delete;
+
+  // The finished kernel (the builder must not be used afterwards).
+  Kernel finish();
+  Kernel& kernel() { return k_; }
+
+  // --- Parameters: declared in order, loaded in the kernel's entry block. ---
+  Value param(const std::string& name, Type t);
+  Value global_pointer_param(const std::string& name);  // u64, converted with cvta.to.global
+  Value tensor_map_param(const std::string& name);       // the generic address of a 128-byte TMA descriptor
+
+  // --- Registers and constants. ---
+  Value reg(Type t);
+  Value constant(int64_t v, Type t);
+  Value constant_f32(float v);
+  Value constant_f64(double v);
+  Value mov(Value v);  // a copy in a fresh register
+  void assign(Value dst, Value src);                  // mov into an existing register
+  void assign(Value dst, int64_t imm);
+  Value special(Special s);  // u32, read once in the entry block
+
+  // --- Symbols of the algebra: dynamic Ints that stand for run-time values. ---
+  // A fresh symbol bound to `v` (lower bound 0 unless given), e.g. thread index.
+  Int symbol(const std::string& name, Value v, int64_t divisibility = 1, int64_t lower_bound = 0);
+  void bind(const Int& symbol, Value v);
+  Int thread_index(int dim = 0);  // %tid.x/y/z as a symbol `tid.x` bound to its register
+  Int block_index(int dim = 0);   // %ctaid.x/y/z as `ctaid.x`
+  // Emits the instructions that compute x in type t (s32, u32, s64, u64). Static x becomes a
+  // constant; shared subexpressions are computed once per scope; powers of two become shifts
+  // and masks where x is known non-negative.
+  Value lower(const Int& x, Type t = Type::S32);
+  // Comments naming the layout operation that produced a stretch of index arithmetic, printed
+  // when PrintOptions::comments is set. The note applies until the next note or end_note().
+  void note(std::string text);
+  void end_note() { note_.clear(); }
+
+  // --- Arithmetic beyond the operators. ---
+  Value binary(Op op, Value a, Value b, uint32_t flags = 0);
+  Value binary(Op op, Value a, int64_t imm, uint32_t flags = 0);
+  Value unary(Op op, Value a);
+  Value mad(Value a, Value b, Value c);     // a*b+c (mad.lo for integers, fma.rn for floats)
+  Value mul_wide(Value a, Value b);          // 32x32 -> 64
+  Value mul_wide(Value a, int64_t b);
+  Value min(Value a, Value b);
+  Value max(Value a, Value b);
+  Value compare(Cmp c, Value a, Value b);
+  Value compare(Cmp c, Value a, int64_t b);
+  Value select(Value pred, Value a, Value b);  // selp
+  Value cvt(Value v, Type to, Round rnd = Round::None);
+  Value cvta_to_global(Value generic);
+  Value address_of(const std::string& symbol);  // mov.u32/u64 %r, symbol
+
+  // --- Memory. `addr` is a u64 (global/generic) or u32 (shared) address register; offsets in bytes.
+  std::vector<Value> load(Space s, Type t, Value addr, int64_t offset = 0, int vec = 1, LoadOptions o = {});
+  void store(Space s, Type t, Value addr, const std::vector<Value>& values, int64_t offset = 0,
+             Cache cache = Cache::None);
+  Value atom(Space s, AtomOp op, Type t, Value addr, Value v);
+  void red(Space s, AtomOp op, Type t, Value addr, Value v);
+  // The address of element `coord` of a tensor (coordinate of any profile of its shape).
+  Value address(const Tensor& t, const Coord& coord);
+  Value address(const Tensor& t);  // of its offset alone
+  // The alignment in bytes of every element address the tensor's (flattened) offset can take.
+  int64_t alignment(const Tensor& t) const;
+
+  // Copies every element of `src` to `dst` (same size; both per-thread views), using the widest
+  // vector (up to 16 bytes) that both layouts and alignments allow, under an optional guard.
+  void copy(const Tensor& src, const Tensor& dst, Value guard = {});
+
+  // --- Shared memory. ---
+  Value shared_array(const std::string& name, int64_t bytes, int align = 16);  // u32 address
+  Value dynamic_shared(const std::string& name, int align = 1024);              // u32 address
+
+  // --- Control flow. ---
+  void if_(Value pred, const std::function<void()>& then_fn, const std::function<void()>& else_fn = {});
+  // A loop with a dynamic trip count: for (i = begin; i < end; i += step) body(i).
+  void for_range(Value begin, Value end, int64_t step, const std::function<void(Value)>& body);
+  void while_(const std::function<Value()>& cond, const std::function<void()>& body);
+  // A loop unrolled at generation time: body(0) ... body(n-1).
+  void unrolled(int n, const std::function<void(int)>& body);
+  void ret();
+
+  // --- Raw emission: every instruction helper ends here. The guard, if valid, predicates it.
+  void emit(Instr i, Value guard = {}, bool guard_negated = false);
+
+ private:
+  Block& current();
+  Value fresh(Type t);
+  void declare(Param p);
+  void in_block(Block& b, const std::function<void()>& fn);
+  Value lower_expr(const Int& x, Type t);
+  std::pair<Value, int64_t> address_parts(const Tensor& t, const Coord& coord);
+  void push_scope();
+  void pop_scope();
+
+  Kernel k_;
+  Block entry_;                 // parameter loads and special-register reads, printed first
+  bool emit_to_entry_ = false;
+  std::vector<Block*> blocks_;  // the block being filled, innermost last
+  std::vector<std::map<std::string, Value>> cse_;    // lowered expressions by key, per scope
+  std::vector<std::map<std::string, Value>> bound_;  // symbol name -> value, per scope
+  std::map<std::string, Int> index_symbols_;         // tid.x, ctaid.x, ...
+  std::map<int, Value> specials_;
+  int class_count_[6] = {};
+  std::string note_, last_note_;
+  bool finished_ = false;
+};
+
+}  // namespace tessel::codegen

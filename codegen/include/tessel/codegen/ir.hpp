@@ -1,0 +1,196 @@
+// ir.hpp: tessel's kernel IR: a module of kernels made of parameters, typed virtual registers,
+// shared-memory allocations and a body of instructions in structured control flow.
+//
+// Three stages never go backwards: the builder (builder.hpp) makes this IR, legalize
+// (legalize.hpp) checks it and flattens control flow to labels and branches, and the printer
+// (ptx.hpp) writes PTX text from tables, making no choices.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessel/codegen/types.hpp"
+
+namespace tessel::codegen {
+
+// One PTX instruction root (its mnemonic's first part); the modifiers live in Instr's fields.
+enum class Op : uint8_t {
+  // integer and floating-point arithmetic
+  Add, Sub, Mul, Mad, Fma, Div, Rem, Min, Max, Neg, Abs,
+  // logic and shifts
+  And, Or, Xor, Not, Shl, Shr,
+  // moves, conversions, comparisons
+  Mov, Cvt, Cvta, Setp, Selp,
+  // memory
+  Ld, St, Atom, Red,
+  // synchronisation and fences
+  BarSync, BarrierClusterArrive, BarrierClusterWait, FenceProxyAsync, FenceMbarrierInit,
+  // sm_80 asynchronous copies
+  CpAsync, CpAsyncCommit, CpAsyncWait,
+  // sm_90 tensor-memory accelerator (bulk tensor copies) and mbarriers
+  TmaLoad, TmaStore, BulkCommit, BulkWait,
+  MbarInit, MbarArrive, MbarArriveExpectTx, MbarTryWait, Mapa,
+  // warpgroup MMA
+  WgmmaFence, Wgmma, WgmmaCommit, WgmmaWait, Setmaxnreg,
+  // warp-level matrix and lane operations
+  Ldmatrix, Stmatrix, MmaSync, ElectSync, Shfl,
+  // control flow (Label and Bra appear only after legalize)
+  Label, Bra, Ret,
+};
+
+enum class Cmp : uint8_t { None, Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs };
+enum class Round : uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi };
+enum class Cache : uint8_t { None, Ca, Cg, Cs, Lu, Cv, Wb, Wt };
+enum class AtomOp : uint8_t { None, Add, Min, Max, Inc, Dec, And, Or, Xor, Exch, Cas };
+enum class ShflMode : uint8_t { None, Up, Down, Bfly, Idx };
+
+// Modifier flags of Instr::flags.
+enum Flag : uint32_t {
+  kLo = 1u << 0,          // mul/mad .lo
+  kHi = 1u << 1,          // mul/mad .hi
+  kWide = 1u << 2,        // mul/mad .wide
+  kApprox = 1u << 3,      // div.approx
+  kFtz = 1u << 4,         // .ftz
+  kSat = 1u << 5,         // .sat
+  kNc = 1u << 6,          // ld.global.nc (read-only path)
+  kToGeneric = 1u << 7,   // cvta from a space to generic (else to the space)
+  kTrans = 1u << 8,       // ldmatrix/stmatrix .trans
+  kMulticast = 1u << 9,   // cp.async.bulk.tensor .multicast::cluster
+  kUni = 1u << 10,        // bra.uni
+  kNoAllocL1 = 1u << 11,  // ld/st .L1::no_allocate
+  kL2Prefetch = 1u << 12, // ld .L2::128B
+  kRead = 1u << 13,       // cp.async.bulk.wait_group.read
+  kInc = 1u << 14,        // setmaxnreg .inc (else .dec)
+  kRelease = 1u << 15,    // .release semantics
+  kCluster = 1u << 16,    // .cluster scope
+  kAcquire = 1u << 17,    // .acquire semantics
+  kRegA = 1u << 18,       // wgmma with A in registers
+  kAligned = 1u << 19,    // barrier .aligned forms
+};
+
+// An instruction operand.
+struct Operand {
+  enum class Kind : uint8_t { None, Reg, Imm, FImm, Special, Symbol, Addr, Vec, Label, Sink };
+  Kind kind = Kind::None;
+  int reg = -1;                // Reg: register id
+  int64_t imm = 0;             // Imm: the value; Addr: the byte offset; FImm: the bit pattern
+  Type type = Type::None;      // FImm: f32 or f64
+  std::string name;            // Special (`%tid.x`), Symbol (parameter or shared array), Label
+  std::vector<Operand> elems;  // Vec: the elements; Addr: one element, the base (Reg or Symbol)
+
+  static Operand r(int id);
+  static Operand i(int64_t v);
+  static Operand f32(float v);
+  static Operand f64(double v);
+  static Operand special(std::string name);
+  static Operand symbol(std::string name);
+  static Operand addr(Operand base, int64_t offset = 0);
+  static Operand vec(std::vector<Operand> elems);
+  static Operand label(std::string name);
+  static Operand sink();  // `_`
+};
+
+struct Instr {
+  Op op = Op::Mov;
+  Type type = Type::None;   // the principal type (the last suffix of most mnemonics)
+  Type type2 = Type::None;  // cvt: the source; mad.wide/mul.wide: none; wgmma/mma: A's type
+  Type type3 = Type::None;  // wgmma/mma: B's type
+  Type type4 = Type::None;  // mma.sync: C's type
+  Space space = Space::None;
+  uint8_t vec = 1;          // ld/st vector width: 1, 2 or 4
+  Cmp cmp = Cmp::None;
+  Round rnd = Round::None;
+  Cache cache = Cache::None;
+  AtomOp atom = AtomOp::None;
+  ShflMode shfl = ShflMode::None;
+  uint32_t flags = 0;
+  int32_t n = 0;  // wgmma N, tensor rank of TMA, ldmatrix matrix count, setmaxnreg count, group count
+  std::vector<Operand> ops;  // destinations first, as PTX writes them
+  int guard = -1;            // predicate register guarding the instruction, or -1
+  bool guard_negated = false;
+  std::string comment;       // printed as `// comment` above the instruction when non-empty
+
+  bool has(uint32_t flag) const { return (flags & flag) != 0; }
+};
+
+// The minimum PTX ISA version (major*10 + minor) and target an instruction needs.
+struct Requirement {
+  int ptx = 70;             // .version 7.0
+  int sm = 80;              // sm_80
+  bool arch_specific = false;  // the `a` targets: sm_90a
+  const char* what = "";   // the feature that raised the requirement, for error messages
+};
+
+// Structured control flow. A Block is a list of statements; legalize flattens it.
+struct Stmt;
+using Block = std::vector<Stmt>;
+
+struct IfStmt {
+  int pred = -1;
+  bool negated = false;  // run `then` when pred is false
+  Block then_block, else_block;
+};
+
+// `while (cond) body`: `cond_block` computes `cond` (a predicate register) before each trip.
+struct LoopStmt {
+  Block cond_block;
+  int cond = -1;
+  Block body;
+};
+
+struct Stmt {
+  enum class Kind : uint8_t { Instr, If, Loop };
+  Kind kind = Kind::Instr;
+  Instr instr;
+  std::vector<IfStmt> if_;      // one element when kind == If (a vector: IfStmt holds Blocks)
+  std::vector<LoopStmt> loop_;  // one element when kind == Loop
+};
+
+struct RegInfo {
+  Type type = Type::None;
+  RegClass cls = RegClass::B32;
+  int index = 0;  // the n of `%r<n>`: counted per class, from 1
+};
+
+struct Param {
+  enum class Kind : uint8_t { Scalar, Pointer, TensorMap };
+  Kind kind = Kind::Scalar;
+  std::string name;
+  Type type = Type::U64;  // Scalar: its type; Pointer: u64; TensorMap: b8 [128], align 64
+};
+
+struct SharedAlloc {
+  std::string name;
+  int64_t bytes = 0;  // 0 for the dynamic (extern) array
+  int align = 16;
+  bool dynamic = false;
+};
+
+struct Kernel {
+  std::string name;
+  std::vector<Param> params;
+  std::vector<RegInfo> regs;  // by register id
+  std::vector<SharedAlloc> shared;
+  Block body;
+  std::optional<std::array<int, 3>> reqntid;        // .reqntid: the exact block shape
+  std::optional<std::array<int, 3>> maxntid;        // .maxntid
+  std::optional<std::array<int, 3>> cluster_dims;   // .reqnctapercluster
+  int minnctapersm = 0;                             // .minnctapersm when > 0
+  Requirement min_target;  // a floor the author asks for (e.g. sm_90a for a kernel family)
+};
+
+struct Module {
+  std::vector<Kernel> kernels;
+};
+
+// The requirement of one instruction, and the highest over a module (with its kernels' floors).
+Requirement requirement(const Instr& i);
+Requirement requirement(const Kernel& k);
+Requirement requirement(const Module& m);
+// `sm_90a`, `sm_80`.
+std::string target_name(const Requirement& r);
+
+}  // namespace tessel::codegen

@@ -1,0 +1,25 @@
+// ptx.hpp: the PTX text printer. Identical modules print byte-identical text.
+#pragma once
+
+#include <string>
+
+#include "tessel/codegen/ir.hpp"
+
+namespace tessel::codegen {
+
+struct PrintOptions {
+  bool comments = false;   // print the notes naming the layout operation behind index arithmetic
+  std::string generator = "tessel";  // the first header comment line
+};
+
+// The whole module: `.version`/`.target`/`.address_size` from the highest requirement of its
+// instructions and kernels, shared arrays, then each kernel.
+std::string print_ptx(const Module& m, const PrintOptions& o = {});
+
+// One instruction's mnemonic, e.g. `ld.global.nc.v4.f32` (without guard or operands).
+std::string mnemonic(const Instr& i);
+
+// `8.0` for 80.
+std::string ptx_version_string(int ptx);
+
+}  // namespace tessel::codegen

@@ -1,0 +1,409 @@
+// builder.cpp: KernelBuilder's core: registers, parameters, special registers, symbols, scopes
+// and structured control flow. Arithmetic is in values.cpp, lowering of Ints in lower.cpp,
+// memory and tensors in memory.cpp.
+#include "tessel/codegen/builder.hpp"
+
+#include "tessel/algebra/error.hpp"
+
+namespace tessel::codegen {
+
+KernelBuilder& Value::builder() const {
+  if (!b_) fail("codegen: use of an empty Value (it was never assigned a register)");
+  return *b_;
+}
+
+const char* ptx_name(Special s) {
+  switch (s) {
+    case Special::TidX: return "%tid.x";
+    case Special::TidY: return "%tid.y";
+    case Special::TidZ: return "%tid.z";
+    case Special::NtidX: return "%ntid.x";
+    case Special::NtidY: return "%ntid.y";
+    case Special::NtidZ: return "%ntid.z";
+    case Special::CtaidX: return "%ctaid.x";
+    case Special::CtaidY: return "%ctaid.y";
+    case Special::CtaidZ: return "%ctaid.z";
+    case Special::NctaidX: return "%nctaid.x";
+    case Special::NctaidY: return "%nctaid.y";
+    case Special::NctaidZ: return "%nctaid.z";
+    case Special::LaneId: return "%laneid";
+    case Special::WarpId: return "%warpid";
+    case Special::ClusterCtaRank: return "%cluster_ctarank";
+    case Special::ClusterCtaidX: return "%cluster_ctaid.x";
+    case Special::ClusterCtaidY: return "%cluster_ctaid.y";
+    case Special::ClusterCtaidZ: return "%cluster_ctaid.z";
+    case Special::ClusterIdX: return "%clusterid.x";
+    case Special::ClusterIdY: return "%clusterid.y";
+    case Special::ClusterIdZ: return "%clusterid.z";
+    case Special::NclusterIdX: return "%nclusterid.x";
+    case Special::SmId: return "%smid";
+    case Special::DynamicSmemSize: return "%dynamic_smem_size";
+  }
+  return "";
+}
+
+KernelBuilder::KernelBuilder(std::string name) {
+  if (name.empty()) fail("codegen: a kernel needs a name");
+  for (char c : name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$')) {
+      fail("codegen: kernel name '" + name + "' has the character '" + std::string(1, c) +
+           "' (PTX identifiers are letters, digits, '_' and '$')");
+    }
+  }
+  k_.name = std::move(name);
+  blocks_.push_back(&k_.body);
+  cse_.emplace_back();
+  bound_.emplace_back();
+}
+
+Kernel KernelBuilder::finish() {
+  if (finished_) fail("codegen: KernelBuilder::finish called twice for " + k_.name);
+  if (blocks_.size() != 1) fail("codegen: finish inside a control-flow block of " + k_.name);
+  finished_ = true;
+  Block body = std::move(entry_);
+  for (Stmt& s : k_.body) body.push_back(std::move(s));
+  Instr r;
+  r.op = Op::Ret;
+  Stmt s;
+  s.instr = r;
+  body.push_back(std::move(s));
+  k_.body = std::move(body);
+  return std::move(k_);
+}
+
+Block& KernelBuilder::current() { return *blocks_.back(); }
+
+Value KernelBuilder::fresh(Type t) {
+  RegInfo info;
+  info.type = t;
+  info.cls = reg_class(t);
+  info.index = ++class_count_[static_cast<int>(info.cls)];
+  k_.regs.push_back(info);
+  return Value(this, static_cast<int>(k_.regs.size()) - 1, t);
+}
+
+Value KernelBuilder::reg(Type t) { return fresh(t); }
+
+void KernelBuilder::emit(Instr i, Value guard, bool guard_negated) {
+  if (finished_) fail("codegen: emit after finish in " + k_.name);
+  if (guard.valid()) {
+    if (guard.type() != Type::Pred) fail(std::string("codegen: a guard must be a pred, got ") + ptx_name(guard.type()));
+    i.guard = guard.id();
+    i.guard_negated = guard_negated;
+  }
+  if (note_ != last_note_) {
+    i.comment = note_;
+    last_note_ = note_;
+  }
+  Stmt s;
+  s.instr = std::move(i);
+  (emit_to_entry_ ? entry_ : current()).push_back(std::move(s));
+}
+
+void KernelBuilder::note(std::string text) { note_ = std::move(text); }
+
+// --- Parameters ---------------------------------------------------------------------------------
+
+void KernelBuilder::declare(Param p) {
+  for (const Param& q : k_.params) {
+    if (q.name == p.name) fail("codegen: parameter '" + p.name + "' declared twice in " + k_.name);
+  }
+  k_.params.push_back(std::move(p));
+}
+
+Value KernelBuilder::param(const std::string& name, Type t) {
+  if (t == Type::Pred || t == Type::None) fail(std::string("codegen: parameter '") + name + "' cannot have type " + ptx_name(t));
+  declare(Param{Param::Kind::Scalar, name, t});
+  Value v = fresh(t);
+  Instr i;
+  i.op = Op::Ld;
+  i.space = Space::Param;
+  i.type = t;
+  i.ops = {v.op(), Operand::addr(Operand::symbol(name))};
+  emit_to_entry_ = true;
+  emit(i);
+  emit_to_entry_ = false;
+  return v;
+}
+
+Value KernelBuilder::global_pointer_param(const std::string& name) {
+  declare(Param{Param::Kind::Pointer, name, Type::U64});
+  Value raw = fresh(Type::U64);
+  Instr ld;
+  ld.op = Op::Ld;
+  ld.space = Space::Param;
+  ld.type = Type::U64;
+  ld.ops = {raw.op(), Operand::addr(Operand::symbol(name))};
+  Value g = fresh(Type::U64);
+  Instr cv;
+  cv.op = Op::Cvta;
+  cv.space = Space::Global;
+  cv.type = Type::U64;
+  cv.ops = {g.op(), raw.op()};
+  emit_to_entry_ = true;
+  emit(ld);
+  emit(cv);
+  emit_to_entry_ = false;
+  return g;
+}
+
+Value KernelBuilder::tensor_map_param(const std::string& name) {
+  declare(Param{Param::Kind::TensorMap, name, Type::B8});
+  // The descriptor stays in the parameter space (a __grid_constant__ parameter); TMA takes its
+  // generic address (PTX ISA, cp.async.bulk.tensor: "tensorMap ... in .param space").
+  Value p = fresh(Type::U64);
+  Instr mv;
+  mv.op = Op::Mov;
+  mv.type = Type::U64;
+  mv.ops = {p.op(), Operand::symbol(name)};
+  Value g = fresh(Type::U64);
+  Instr cv;
+  cv.op = Op::Cvta;
+  cv.space = Space::Param;
+  cv.type = Type::U64;
+  cv.flags = kToGeneric;
+  cv.ops = {g.op(), p.op()};
+  emit_to_entry_ = true;
+  emit(mv);
+  emit(cv);
+  emit_to_entry_ = false;
+  return g;
+}
+
+// --- Registers, constants, specials -------------------------------------------------------------
+
+Value KernelBuilder::constant(int64_t v, Type t) {
+  Value r = fresh(t);
+  assign(r, v);
+  return r;
+}
+
+Value KernelBuilder::constant_f32(float v) {
+  Value r = fresh(Type::F32);
+  Instr i;
+  i.op = Op::Mov;
+  i.type = Type::F32;
+  i.ops = {r.op(), Operand::f32(v)};
+  emit(i);
+  return r;
+}
+
+Value KernelBuilder::constant_f64(double v) {
+  Value r = fresh(Type::F64);
+  Instr i;
+  i.op = Op::Mov;
+  i.type = Type::F64;
+  i.ops = {r.op(), Operand::f64(v)};
+  emit(i);
+  return r;
+}
+
+Value KernelBuilder::mov(Value v) {
+  Value r = fresh(v.type());
+  assign(r, v);
+  return r;
+}
+
+void KernelBuilder::assign(Value dst, Value src) {
+  if (reg_class(dst.type()) != reg_class(src.type())) {
+    fail(std::string("codegen: assign of a ") + ptx_name(src.type()) + " to a " + ptx_name(dst.type()) + " register");
+  }
+  Instr i;
+  i.op = Op::Mov;
+  i.type = dst.type() == Type::Pred ? Type::Pred : bits_type(bits(dst.type()) < 16 ? 16 : bits(dst.type()));
+  if (dst.type() == Type::F32 || dst.type() == Type::F64) i.type = dst.type();
+  i.ops = {dst.op(), src.op()};
+  emit(i);
+}
+
+void KernelBuilder::assign(Value dst, int64_t imm) {
+  Instr i;
+  i.op = Op::Mov;
+  i.type = dst.type();
+  if (dst.type() == Type::Pred) fail("codegen: assign an integer to a pred register (use a comparison)");
+  if (is_float(dst.type())) fail(std::string("codegen: assign an integer immediate to a ") + ptx_name(dst.type()) + " register");
+  if (reg_class(dst.type()) == RegClass::B16) i.type = bits_type(16);
+  i.ops = {dst.op(), Operand::i(imm)};
+  emit(i);
+}
+
+Value KernelBuilder::special(Special s) {
+  auto it = specials_.find(static_cast<int>(s));
+  if (it != specials_.end()) return it->second;
+  Value r = fresh(Type::U32);
+  Instr i;
+  i.op = Op::Mov;
+  i.type = Type::U32;
+  i.ops = {r.op(), Operand::special(ptx_name(s))};
+  emit_to_entry_ = true;
+  emit(i);
+  emit_to_entry_ = false;
+  specials_[static_cast<int>(s)] = r;
+  return r;
+}
+
+// --- Symbols ------------------------------------------------------------------------------------
+
+Int KernelBuilder::symbol(const std::string& name, Value v, int64_t divisibility, int64_t lower_bound) {
+  Int s = Int::symbol(name, divisibility, lower_bound);
+  bind(s, v);
+  return s;
+}
+
+void KernelBuilder::bind(const Int& symbol, Value v) {
+  if (!symbol.is_dynamic() || symbol.expr()->op != tessel::Op::Symbol) {
+    fail("codegen: bind needs a symbol, got " + expr_string(symbol));
+  }
+  if (!is_integer(v.type())) fail("codegen: symbol " + symbol.expr()->name + " bound to a " + ptx_name(v.type()) + " value (integers only)");
+  const std::string& name = symbol.expr()->name;
+  for (const auto& scope : bound_) {
+    if (scope.count(name)) fail("codegen: symbol " + name + " is already bound in this scope");
+  }
+  bound_.back()[name] = v;
+}
+
+Int KernelBuilder::thread_index(int dim) {
+  static const Special s[] = {Special::TidX, Special::TidY, Special::TidZ};
+  static const char* n[] = {"tid.x", "tid.y", "tid.z"};
+  if (dim < 0 || dim > 2) fail("codegen: thread_index dimension " + std::to_string(dim) + " (0, 1 or 2)");
+  for (const auto& scope : bound_) {
+    auto it = scope.find(n[dim]);
+    if (it != scope.end()) return index_symbols_.at(n[dim]);
+  }
+  Int x = symbol(n[dim], special(s[dim]));
+  index_symbols_[n[dim]] = x;
+  return x;
+}
+
+Int KernelBuilder::block_index(int dim) {
+  static const Special s[] = {Special::CtaidX, Special::CtaidY, Special::CtaidZ};
+  static const char* n[] = {"ctaid.x", "ctaid.y", "ctaid.z"};
+  if (dim < 0 || dim > 2) fail("codegen: block_index dimension " + std::to_string(dim) + " (0, 1 or 2)");
+  for (const auto& scope : bound_) {
+    if (scope.count(n[dim])) return index_symbols_.at(n[dim]);
+  }
+  Int x = symbol(n[dim], special(s[dim]));
+  index_symbols_[n[dim]] = x;
+  return x;
+}
+
+// --- Scopes and control flow --------------------------------------------------------------------
+
+void KernelBuilder::push_scope() {
+  cse_.emplace_back();
+  bound_.emplace_back();
+}
+
+void KernelBuilder::pop_scope() {
+  cse_.pop_back();
+  bound_.pop_back();
+}
+
+void KernelBuilder::in_block(Block& b, const std::function<void()>& fn) {
+  blocks_.push_back(&b);
+  push_scope();
+  try {
+    fn();
+  } catch (...) {
+    pop_scope();
+    blocks_.pop_back();
+    throw;
+  }
+  pop_scope();
+  blocks_.pop_back();
+}
+
+void KernelBuilder::if_(Value pred, const std::function<void()>& then_fn, const std::function<void()>& else_fn) {
+  if (pred.type() != Type::Pred) fail(std::string("codegen: if_ needs a pred, got ") + ptx_name(pred.type()));
+  IfStmt f;
+  f.pred = pred.id();
+  in_block(f.then_block, then_fn);
+  if (else_fn) in_block(f.else_block, else_fn);
+  Stmt s;
+  s.kind = Stmt::Kind::If;
+  s.if_.push_back(std::move(f));
+  current().push_back(std::move(s));
+}
+
+void KernelBuilder::while_(const std::function<Value()>& cond, const std::function<void()>& body) {
+  LoopStmt l;
+  Value c;
+  // The condition's scope is the loop's: what it computes is recomputed before each trip.
+  in_block(l.cond_block, [&] { c = cond(); });
+  if (!c.valid() || c.type() != Type::Pred) fail("codegen: while_ condition must return a pred");
+  l.cond = c.id();
+  in_block(l.body, body);
+  Stmt s;
+  s.kind = Stmt::Kind::Loop;
+  s.loop_.push_back(std::move(l));
+  current().push_back(std::move(s));
+}
+
+void KernelBuilder::for_range(Value begin, Value end, int64_t step, const std::function<void(Value)>& body) {
+  if (step <= 0) fail("codegen: for_range step must be positive, got " + std::to_string(step));
+  if (!is_integer(begin.type()) || begin.type() != end.type()) {
+    fail(std::string("codegen: for_range bounds must be integers of one type, got ") + ptx_name(begin.type()) +
+         " and " + ptx_name(end.type()));
+  }
+  Value i = mov(begin);
+  while_([&] { return compare(Cmp::Lt, i, end); },
+         [&] {
+           body(i);
+           Instr add;
+           add.op = Op::Add;
+           add.type = i.type();
+           add.ops = {i.op(), i.op(), Operand::i(step)};
+           emit(add);
+         });
+}
+
+void KernelBuilder::unrolled(int n, const std::function<void(int)>& body) {
+  for (int i = 0; i < n; ++i) body(i);
+}
+
+void KernelBuilder::ret() {
+  Instr i;
+  i.op = Op::Ret;
+  emit(i);
+}
+
+// --- Shared memory ------------------------------------------------------------------------------
+
+Value KernelBuilder::address_of(const std::string& symbol) {
+  bool shared = false;
+  for (const SharedAlloc& a : k_.shared) shared = shared || a.name == symbol;
+  Value r = fresh(shared ? Type::U32 : Type::U64);
+  Instr i;
+  i.op = Op::Mov;
+  i.type = r.type();
+  i.ops = {r.op(), Operand::symbol(symbol)};
+  emit(i);
+  return r;
+}
+
+Value KernelBuilder::shared_array(const std::string& name, int64_t bytes, int align) {
+  if (bytes <= 0) fail("codegen: shared array '" + name + "' needs a positive size, got " + std::to_string(bytes));
+  if (align <= 0 || (align & (align - 1))) fail("codegen: shared array '" + name + "' alignment must be a power of two, got " + std::to_string(align));
+  for (const SharedAlloc& a : k_.shared) {
+    if (a.name == name) fail("codegen: shared array '" + name + "' declared twice");
+  }
+  k_.shared.push_back(SharedAlloc{name, bytes, align, false});
+  emit_to_entry_ = true;
+  Value v = address_of(name);
+  emit_to_entry_ = false;
+  return v;
+}
+
+Value KernelBuilder::dynamic_shared(const std::string& name, int align) {
+  for (const SharedAlloc& a : k_.shared) {
+    if (a.dynamic) fail("codegen: a kernel has one dynamic shared array ('" + a.name + "' exists)");
+  }
+  if (align <= 0 || (align & (align - 1))) fail("codegen: dynamic shared alignment must be a power of two, got " + std::to_string(align));
+  k_.shared.push_back(SharedAlloc{name, 0, align, true});
+  emit_to_entry_ = true;
+  Value v = address_of(name);
+  emit_to_entry_ = false;
+  return v;
+}
+
+}  // namespace tessel::codegen

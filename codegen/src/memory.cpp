@@ -1,0 +1,283 @@
+// memory.cpp: loads, stores, atomics, tensors (pointer + space + layout) and the vectorizing
+// copy. Element types without an ld/st spelling (f16, bf16, their pairs) move as bit types.
+#include <numeric>
+
+#include "tessel/algebra/error.hpp"
+#include "tessel/codegen/builder.hpp"
+
+namespace tessel::codegen {
+
+namespace {
+
+// ld/st accept b/u/s/f32/f64 types only (PTX ISA, ld: ".type"): 16-bit floats move as b16.
+Type memory_type(Type t) {
+  switch (t) {
+    case Type::F16: case Type::BF16: return Type::B16;
+    case Type::F16x2: case Type::BF16x2: case Type::TF32: return Type::B32;
+    case Type::E4M3: case Type::E5M2: return Type::B8;
+    case Type::Pred: case Type::None: fail(std::string("codegen: no load or store of ") + ptx_name(t));
+    default: return t;
+  }
+}
+
+void check_address(Space s, Value addr) {
+  if (s == Space::Shared || s == Space::SharedCluster) {
+    if (addr.type() != Type::U32 && addr.type() != Type::U64 && addr.type() != Type::B32) {
+      fail(std::string("codegen: a shared-memory address is u32 or u64, got ") + ptx_name(addr.type()));
+    }
+  } else if (bits(addr.type()) != 64 || !is_integer(addr.type())) {
+    fail(std::string("codegen: a ") + short_name(s) + " address is a 64-bit integer, got " + ptx_name(addr.type()));
+  }
+}
+
+void check_vec(int vec, Type t) {
+  if (vec != 1 && vec != 2 && vec != 4) fail("codegen: vector width " + std::to_string(vec) + " (1, 2 or 4)");
+  if (vec * bytes(t) > 16) {
+    fail("codegen: a vector of " + std::to_string(vec) + " " + ptx_name(t) + " is " + std::to_string(vec * bytes(t)) +
+         " bytes (at most 16)");
+  }
+}
+
+Operand data_operand(const std::vector<Value>& v) {
+  if (v.size() == 1) return v[0].op();
+  std::vector<Operand> ops;
+  for (const Value& x : v) ops.push_back(x.op());
+  return Operand::vec(std::move(ops));
+}
+
+}  // namespace
+
+std::vector<Value> KernelBuilder::load(Space s, Type t, Value addr, int64_t offset, int vec, LoadOptions o) {
+  check_address(s, addr);
+  check_vec(vec, t);
+  if (o.nc && s != Space::Global) fail("codegen: ld.nc reads the global space only");
+  std::vector<Value> out;
+  for (int i = 0; i < vec; ++i) out.push_back(fresh(t == Type::E4M3 || t == Type::E5M2 ? Type::B16 : t));
+  Instr i;
+  i.op = Op::Ld;
+  i.space = s;
+  i.type = memory_type(t);
+  i.vec = static_cast<uint8_t>(vec);
+  i.cache = o.cache;
+  if (o.nc) i.flags |= kNc;
+  if (o.no_allocate_l1) i.flags |= kNoAllocL1;
+  if (o.prefetch_l2) i.flags |= kL2Prefetch;
+  i.ops = {data_operand(out), Operand::addr(addr.op(), offset)};
+  emit(i);
+  return out;
+}
+
+void KernelBuilder::store(Space s, Type t, Value addr, const std::vector<Value>& values, int64_t offset, Cache cache) {
+  check_address(s, addr);
+  const int vec = static_cast<int>(values.size());
+  check_vec(vec, t);
+  for (const Value& v : values) {
+    if (reg_class(v.type()) != reg_class(t == Type::E4M3 || t == Type::E5M2 ? Type::B16 : t)) {
+      fail(std::string("codegen: store of a ") + ptx_name(v.type()) + " value as " + ptx_name(t));
+    }
+  }
+  Instr i;
+  i.op = Op::St;
+  i.space = s;
+  i.type = memory_type(t);
+  i.vec = static_cast<uint8_t>(vec);
+  i.cache = cache;
+  i.ops = {Operand::addr(addr.op(), offset), data_operand(values)};
+  emit(i);
+}
+
+Value KernelBuilder::atom(Space s, AtomOp op, Type t, Value addr, Value v) {
+  check_address(s, addr);
+  Instr i;
+  i.op = Op::Atom;
+  i.space = s;
+  i.atom = op;
+  i.type = (op == AtomOp::And || op == AtomOp::Or || op == AtomOp::Xor || op == AtomOp::Exch) ? bits_type(bits(t)) : t;
+  Value r = fresh(t);
+  i.ops = {r.op(), Operand::addr(addr.op()), v.op()};
+  emit(i);
+  return r;
+}
+
+void KernelBuilder::red(Space s, AtomOp op, Type t, Value addr, Value v) {
+  check_address(s, addr);
+  if (op == AtomOp::Exch || op == AtomOp::Cas) fail("codegen: red has no exch or cas (use atom)");
+  Instr i;
+  i.op = Op::Red;
+  i.space = s;
+  i.atom = op;
+  i.type = (op == AtomOp::And || op == AtomOp::Or || op == AtomOp::Xor) ? bits_type(bits(t)) : t;
+  i.ops = {Operand::addr(addr.op()), v.op()};
+  emit(i);
+}
+
+// --- Tensors ------------------------------------------------------------------------------------
+
+Tensor::Tensor(Value b, Space s, Type e, Layout l, Type idx, int64_t align)
+    : Tensor(b, s, e, composition(Swizzle(), l), idx, align) {}
+
+Tensor::Tensor(Value b, Space s, Type e, ComposedLayout l, Type idx, int64_t align)
+    : base(b), space(s), elem(e), layout(std::move(l)), index(idx), base_align(align ? align : bytes(e)) {}
+
+Tensor Tensor::operator()(const SliceCoord& c) const {
+  Tensor t = *this;
+  t.layout = slice(c, layout);
+  return t;
+}
+
+Tensor Tensor::compose(const Layout& l) const {
+  Tensor t = *this;
+  t.layout = composition(layout, l);
+  return t;
+}
+
+Tensor Tensor::compose(const Tiler& tiler) const {
+  Tensor t = *this;
+  t.layout = composition(layout, tiler);
+  return t;
+}
+
+Tensor Tensor::zipped_divide(const Tiler& tiler) const {
+  Tensor t = *this;
+  t.layout.layout = tessel::zipped_divide(layout.layout, tiler);
+  return t;
+}
+
+Int Tensor::size() const { return tessel::size(layout); }
+
+namespace {
+
+// Splits x into a dynamic part and a static addend: x = d + c.
+std::pair<Int, int64_t> split_constant(const Int& x) {
+  if (x.is_static()) return {Int(0), x.value()};
+  const Expr& e = *x.expr();
+  if (e.op == tessel::Op::Add && e.b.is_static()) {
+    auto [d, c] = split_constant(e.a);
+    return {d, checked_add(c, e.b.value())};
+  }
+  if (e.op == tessel::Op::Add && e.a.is_static()) {
+    auto [d, c] = split_constant(e.b);
+    return {d, checked_add(c, e.a.value())};
+  }
+  if (e.op == tessel::Op::Mul && (e.a.is_static() || e.b.is_static())) {
+    const int64_t f = e.a.is_static() ? e.a.value() : e.b.value();
+    auto [d, c] = split_constant(e.a.is_static() ? e.b : e.a);
+    if (c != 0) return {d * Int(f), checked_mul(c, f)};
+  }
+  return {x, 0};
+}
+
+}  // namespace
+
+std::pair<Value, int64_t> KernelBuilder::address_parts(const Tensor& t, const Coord& coord) {
+  IntTuple idx = t.layout.layout(coord);
+  if (!idx.is_leaf() || idx.leaf().has_basis()) fail("codegen: address of a tensor whose layout is not an index map");
+  Int elem_offset = t.layout.swizzle(t.layout.offset + idx.leaf());
+  Int byte_offset = elem_offset * Int(bytes(t.elem));
+  auto [dyn, c] = split_constant(byte_offset);
+  Value base = t.base;
+  if (!(dyn.is_static() && dyn.value() == 0)) {
+    Type it = t.index;
+    const bool shared = t.space == Space::Shared || t.space == Space::SharedCluster;
+    if (shared && bits(base.type()) == 32) it = Type::S32;
+    Value off = lower(dyn, it);
+    if (bits(off.type()) != bits(base.type())) off = cvt(off, bits(base.type()) == 64 ? Type::S64 : Type::S32);
+    // One sum per distinct offset expression: copies of several values share it.
+    const std::string key = "addr:" + std::to_string(base.id()) + "+" + expr_string(dyn);
+    Value hit;
+    for (auto it2 = cse_.rbegin(); it2 != cse_.rend() && !hit.valid(); ++it2) {
+      auto f = it2->find(key);
+      if (f != it2->end()) hit = f->second;
+    }
+    if (!hit.valid()) {
+      hit = binary(Op::Add, base, off);
+      cse_.back()[key] = hit;
+    }
+    base = hit;
+  }
+  return {base, c};
+}
+
+Value KernelBuilder::address(const Tensor& t, const Coord& coord) {
+  auto [base, c] = address_parts(t, coord);
+  return c == 0 ? base : binary(Op::Add, base, c);
+}
+
+Value KernelBuilder::address(const Tensor& t) { return address(t, Coord(0)); }
+
+namespace {
+
+int64_t abs_div(const Int& x) {
+  if (x.is_static()) return x.value() < 0 ? -x.value() : x.value();
+  return x.divisibility();
+}
+
+// The elements a vector access may cover in tensor t: a run of the coalesced layout's first mode
+// (stride 1, static extent), aligned in elements by the offset and the other modes' strides, in
+// bytes by the base, and inside the swizzle's unchanged low bits.
+int64_t max_vector(const Tensor& t, int64_t limit) {
+  const int64_t eb = bytes(t.elem);
+  Layout c = coalesce(t.layout.layout);
+  Layout first = c.rank() > 1 ? c[0] : c;
+  const Int& s0 = first.shape().is_leaf() ? first.shape().leaf() : first.shape()[0].leaf();
+  const Int& d0 = first.stride().is_leaf() ? first.stride().leaf() : first.stride()[0].leaf();
+  if (!s0.is_static() || !d0.is_static() || d0.value() != 1) return 1;
+  int64_t g = abs_div(t.layout.offset);
+  for (int m = 1; m < c.rank(); ++m) g = std::gcd(g, abs_div(c[m].stride().leaf()));
+  int64_t v = 1;
+  while (v * 2 <= limit && s0.value() % (v * 2) == 0 && (g == 0 || g % (v * 2) == 0) &&
+         t.base_align % (v * 2 * eb) == 0 && (t.layout.swizzle.is_identity() || v * 2 <= (int64_t{1} << t.layout.swizzle.base))) {
+    v *= 2;
+  }
+  return v;
+}
+
+}  // namespace
+
+void KernelBuilder::copy(const Tensor& src, const Tensor& dst, Value guard) {
+  if (src.elem != dst.elem) fail(std::string("codegen: copy from ") + ptx_name(src.elem) + " to " + ptx_name(dst.elem) + " (convert first)");
+  const Int n = src.size();
+  if (!n.is_static()) fail("codegen: copy of a tensor of dynamic size " + to_string(n) + " (per-thread copies have a static size)");
+  if (!(dst.size() == n)) fail("codegen: copy of " + to_string(n) + " elements into " + to_string(dst.size()));
+  const int64_t eb = bytes(src.elem);
+  const int64_t v = std::min(max_vector(src, 16 / eb), max_vector(dst, 16 / eb));
+  // Move v elements as `count` units: b32 words for sub-word elements, else the elements.
+  Type unit = memory_type(src.elem);
+  int count = static_cast<int>(v);
+  if (v * eb >= 4 && eb < 4) {
+    unit = Type::B32;
+    count = static_cast<int>(v * eb / 4);
+  }
+  for (int64_t g = 0; g < n.value(); g += v) {
+    auto [sa, so] = address_parts(src, Coord(Int(g)));
+    std::vector<Value> vals = load(src.space, unit, sa, so, count, {});
+    if (guard.valid()) current().back().instr.guard = guard.id();
+    auto [da, dof] = address_parts(dst, Coord(Int(g)));
+    store(dst.space, unit, da, vals, dof);
+    if (guard.valid()) current().back().instr.guard = guard.id();
+  }
+}
+
+int64_t KernelBuilder::alignment(const Tensor& t) const {
+  Int off = t.layout.offset;
+  int64_t d = off.is_static() ? (off.value() == 0 ? 0 : std::abs(off.value())) : off.divisibility();
+  // The stride of every mode contributes the same way: the gcd over all of them.
+  std::vector<Int> strides;
+  std::function<void(const IntTuple&, const IntTuple&)> walk = [&](const IntTuple& sh, const IntTuple& st) {
+    if (st.is_leaf()) {
+      if (!(sh.is_leaf() && sh.leaf().is_static() && sh.leaf().value() == 1)) strides.push_back(st.leaf());
+      return;
+    }
+    for (int i = 0; i < st.rank(); ++i) walk(sh[i], st[i]);
+  };
+  walk(t.layout.layout.shape(), t.layout.layout.stride());
+  for (const Int& s : strides) {
+    int64_t sd = s.is_static() ? std::abs(s.value()) : s.divisibility();
+    d = std::gcd(d, sd);
+  }
+  const int64_t eb = bytes(t.elem);
+  const int64_t from_offsets = d == 0 ? INT64_MAX / 4 : d * eb;
+  return std::gcd(t.base_align, from_offsets == INT64_MAX / 4 ? t.base_align : from_offsets);
+}
+
+}  // namespace tessel::codegen
