@@ -8,33 +8,33 @@ namespace tessel {
 
 namespace {
 
-std::string op_name(Op op) {
+std::string op_name(ExprOp op) {
   switch (op) {
-    case Op::Symbol:
+    case ExprOp::Symbol:
       return "symbol";
-    case Op::Add:
+    case ExprOp::Add:
       return "+";
-    case Op::Sub:
+    case ExprOp::Sub:
       return "-";
-    case Op::Mul:
+    case ExprOp::Mul:
       return "*";
-    case Op::Div:
+    case ExprOp::Div:
       return "/";
-    case Op::Mod:
+    case ExprOp::Mod:
       return "%";
-    case Op::CeilDiv:
+    case ExprOp::CeilDiv:
       return "ceil_div";
-    case Op::Min:
+    case ExprOp::Min:
       return "min";
-    case Op::Max:
+    case ExprOp::Max:
       return "max";
-    case Op::And:
+    case ExprOp::And:
       return "&";
-    case Op::Xor:
+    case ExprOp::Xor:
       return "^";
-    case Op::Shr:
+    case ExprOp::Shr:
       return ">>";
-    case Op::Shl:
+    case ExprOp::Shl:
       return "<<";
   }
   return "?";
@@ -43,51 +43,51 @@ std::string op_name(Op op) {
 int64_t gcd64(int64_t a, int64_t b) { return std::gcd(a, b); }
 
 // Folds a binary operation on two static values.
-int64_t fold(Op op, int64_t a, int64_t b) {
+int64_t fold(ExprOp op, int64_t a, int64_t b) {
   auto nonzero = [&] {
     if (b == 0) fail("division by zero: " + std::to_string(a) + " " + op_name(op) + " 0");
   };
   switch (op) {
-    case Op::Add:
+    case ExprOp::Add:
       return checked_add(a, b);
-    case Op::Sub: {
+    case ExprOp::Sub: {
       int64_t r;
       if (__builtin_sub_overflow(a, b, &r)) fail("integer overflow: " + std::to_string(a) + " - " + std::to_string(b));
       return r;
     }
-    case Op::Mul:
+    case ExprOp::Mul:
       return checked_mul(a, b);
-    case Op::Div:
+    case ExprOp::Div:
       nonzero();
       if (a == INT64_MIN && b == -1) fail("integer overflow in division");
       return a / b;
-    case Op::Mod:
+    case ExprOp::Mod:
       nonzero();
       if (b == -1) return 0;
       return a % b;
-    case Op::CeilDiv: {
+    case ExprOp::CeilDiv: {
       nonzero();
       if (a == INT64_MIN && b == -1) fail("integer overflow in ceil_div");
       int64_t q = a / b;
       if ((a % b != 0) && ((a > 0) == (b > 0))) ++q;
       return q;
     }
-    case Op::Min:
+    case ExprOp::Min:
       return a < b ? a : b;
-    case Op::Max:
+    case ExprOp::Max:
       return a > b ? a : b;
-    case Op::And:
+    case ExprOp::And:
       return a & b;
-    case Op::Xor:
+    case ExprOp::Xor:
       return a ^ b;
-    case Op::Shr:
+    case ExprOp::Shr:
       if (b < 0 || b > 63) fail("shift amount out of range: " + std::to_string(b));
       return a >> b;
-    case Op::Shl:
+    case ExprOp::Shl:
       if (b < 0 || b > 62 || (a != 0 && (a > (INT64_MAX >> b) || a < (INT64_MIN >> b))))
         fail("integer overflow: " + std::to_string(a) + " << " + std::to_string(b));
       return a << b;
-    case Op::Symbol:
+    case ExprOp::Symbol:
       break;
   }
   fail("internal error: fold of a symbol");
@@ -95,7 +95,7 @@ int64_t fold(Op op, int64_t a, int64_t b) {
 
 bool is_value(const Int& x, int64_t v) { return x.is_static() && !x.has_basis() && x.value() == v; }
 
-Int node(Op op, const Int& a, const Int& b, int64_t div, std::optional<int64_t> lo) {
+Int node(ExprOp op, const Int& a, const Int& b, int64_t div, std::optional<int64_t> lo) {
   auto e = std::make_shared<Expr>();
   e->op = op;
   e->a = a;
@@ -105,7 +105,7 @@ Int node(Op op, const Int& a, const Int& b, int64_t div, std::optional<int64_t> 
   return Int::from_expr(std::move(e));
 }
 
-bool is_op(const Int& x, Op op) { return x.is_dynamic() && x.expr()->op == op; }
+bool is_op(const Int& x, ExprOp op) { return x.is_dynamic() && x.expr()->op == op; }
 
 // Total order used to put the operands of + and * in a canonical order, so that a+b == b+a.
 bool canonical_less(const Int& a, const Int& b) {
@@ -138,96 +138,96 @@ int64_t div_mul(int64_t a, int64_t b) {
 }
 
 // The simplifier: operands are plain (no basis) integers here.
-Int build(Op op, Int a, Int b) {
+Int build(ExprOp op, Int a, Int b) {
   if (a.is_static() && b.is_static()) return Int(fold(op, a.value(), b.value()));
   switch (op) {
-    case Op::Add: {
+    case ExprOp::Add: {
       if (a.is_static() || (!b.is_static() && canonical_less(b, a))) std::swap(a, b);
       if (is_value(b, 0)) return a;
-      if (b.is_static() && is_op(a, Op::Add) && a.expr()->b.is_static())
-        return build(Op::Add, a.expr()->a, fold(Op::Add, a.expr()->b.value(), b.value()));
+      if (b.is_static() && is_op(a, ExprOp::Add) && a.expr()->b.is_static())
+        return build(ExprOp::Add, a.expr()->a, fold(ExprOp::Add, a.expr()->b.value(), b.value()));
       return node(op, a, b, gcd64(a.divisibility(), b.divisibility()), lo_add(a, b));
     }
-    case Op::Sub: {
+    case ExprOp::Sub: {
       if (is_value(b, 0)) return a;
       if (a == b) return Int(0);
-      if (b.is_static() && b.value() != INT64_MIN) return build(Op::Add, a, Int(-b.value()));
-      if (is_op(a, Op::Add) && a.expr()->a == b) return a.expr()->b;
-      if (is_op(a, Op::Add) && a.expr()->b == b) return a.expr()->a;
+      if (b.is_static() && b.value() != INT64_MIN) return build(ExprOp::Add, a, Int(-b.value()));
+      if (is_op(a, ExprOp::Add) && a.expr()->a == b) return a.expr()->b;
+      if (is_op(a, ExprOp::Add) && a.expr()->b == b) return a.expr()->a;
       return node(op, a, b, gcd64(a.divisibility(), b.divisibility()), std::nullopt);
     }
-    case Op::Mul: {
+    case ExprOp::Mul: {
       if (a.is_static() || (!b.is_static() && canonical_less(b, a))) std::swap(a, b);
       if (is_value(b, 0)) return Int(0);
       if (is_value(b, 1)) return a;
-      if (b.is_static() && is_op(a, Op::Mul) && a.expr()->b.is_static())
-        return build(Op::Mul, a.expr()->a, fold(Op::Mul, a.expr()->b.value(), b.value()));
+      if (b.is_static() && is_op(a, ExprOp::Mul) && a.expr()->b.is_static())
+        return build(ExprOp::Mul, a.expr()->a, fold(ExprOp::Mul, a.expr()->b.value(), b.value()));
       return node(op, a, b, div_mul(a.divisibility(), b.divisibility()), lo_mul(a, b));
     }
-    case Op::Div: {
+    case ExprOp::Div: {
       if (is_value(b, 0)) fail("division by zero: " + expr_string(a) + " / 0");
       if (is_value(b, 1)) return a;
       if (is_value(a, 0)) return Int(0);
       if (a == b) return Int(1);
       if (b.is_static() && b.value() > 0) {
         int64_t d = b.value();
-        if (is_op(a, Op::Mul) && a.expr()->b.is_static() && a.expr()->b.value() % d == 0)
-          return build(Op::Mul, a.expr()->a, Int(a.expr()->b.value() / d));
-        if (is_op(a, Op::Div) && a.expr()->b.is_static() && a.expr()->b.value() > 0)
-          return build(Op::Div, a.expr()->a, Int(checked_mul(a.expr()->b.value(), d)));
+        if (is_op(a, ExprOp::Mul) && a.expr()->b.is_static() && a.expr()->b.value() % d == 0)
+          return build(ExprOp::Mul, a.expr()->a, Int(a.expr()->b.value() / d));
+        if (is_op(a, ExprOp::Div) && a.expr()->b.is_static() && a.expr()->b.value() > 0)
+          return build(ExprOp::Div, a.expr()->a, Int(checked_mul(a.expr()->b.value(), d)));
         int64_t da = a.divisibility();
         std::optional<int64_t> lo;
         if (auto l = a.lower_bound(); l && *l >= 0) lo = *l / d;
         return node(op, a, b, da % d == 0 ? da / d : 1, lo);
       }
-      if (is_op(a, Op::Mul) && a.expr()->a == b) return a.expr()->b;
-      if (is_op(a, Op::Mul) && a.expr()->b == b) return a.expr()->a;
+      if (is_op(a, ExprOp::Mul) && a.expr()->a == b) return a.expr()->b;
+      if (is_op(a, ExprOp::Mul) && a.expr()->b == b) return a.expr()->a;
       return node(op, a, b, 1, std::nullopt);
     }
-    case Op::Mod: {
+    case ExprOp::Mod: {
       if (is_value(b, 0)) fail("division by zero: " + expr_string(a) + " % 0");
       if (provably_divides(b, a)) return Int(0);
       std::optional<int64_t> lo;
       if (auto l = a.lower_bound(); l && *l >= 0) lo = 0;
       return node(op, a, b, b.is_static() ? gcd64(a.divisibility(), b.value()) : 1, lo);
     }
-    case Op::CeilDiv: {
+    case ExprOp::CeilDiv: {
       if (is_value(b, 0)) fail("division by zero: ceil_div(" + expr_string(a) + ",0)");
       if (is_value(b, 1)) return a;
-      if (provably_divides(b, a)) return build(Op::Div, a, b);
+      if (provably_divides(b, a)) return build(ExprOp::Div, a, b);
       std::optional<int64_t> lo;
       if (auto l = a.lower_bound(); l && *l >= 1 && b.is_static() && b.value() > 0)
-        lo = fold(Op::CeilDiv, *l, b.value());
+        lo = fold(ExprOp::CeilDiv, *l, b.value());
       return node(op, a, b, 1, lo);
     }
-    case Op::Min:
-    case Op::Max: {
+    case ExprOp::Min:
+    case ExprOp::Max: {
       if (a == b) return a;
       auto le = known_less_equal(a, b);
       if (!le) {
         if (auto ge = known_less_equal(b, a); ge && *ge) le = false;
       }
-      if (le) return (*le == (op == Op::Min)) ? a : b;
+      if (le) return (*le == (op == ExprOp::Min)) ? a : b;
       if (a.is_static()) std::swap(a, b);
       std::optional<int64_t> lo;
       auto la = a.lower_bound(), lb = b.lower_bound();
-      if (op == Op::Min && la && lb) lo = std::min(*la, *lb);
-      if (op == Op::Max && (la || lb)) lo = std::max(la.value_or(INT64_MIN), lb.value_or(INT64_MIN));
+      if (op == ExprOp::Min && la && lb) lo = std::min(*la, *lb);
+      if (op == ExprOp::Max && (la || lb)) lo = std::max(la.value_or(INT64_MIN), lb.value_or(INT64_MIN));
       return node(op, a, b, gcd64(a.divisibility(), b.divisibility()), lo);
     }
-    case Op::And:
+    case ExprOp::And:
       if (is_value(a, 0) || is_value(b, 0)) return Int(0);
       return node(op, a, b, 1, 0);
-    case Op::Xor:
+    case ExprOp::Xor:
       if (is_value(b, 0)) return a;
       if (is_value(a, 0)) return b;
       return node(op, a, b, 1, std::nullopt);
-    case Op::Shr:
-    case Op::Shl:
+    case ExprOp::Shr:
+    case ExprOp::Shl:
       if (is_value(b, 0)) return a;
       if (is_value(a, 0)) return Int(0);
       return node(op, a, b, 1, std::nullopt);
-    case Op::Symbol:
+    case ExprOp::Symbol:
       break;
   }
   fail("internal error: build of a symbol");
@@ -245,7 +245,7 @@ void require_plain(const Int& x, const char* what) {
          " is a scaled basis element (a coordinate stride), not an integer");
 }
 
-Int plain_op(Op op, const Int& a, const Int& b, const char* what) {
+Int plain_op(ExprOp op, const Int& a, const Int& b, const char* what) {
   require_plain(a, what);
   require_plain(b, what);
   return build(op, a, b);
@@ -276,7 +276,7 @@ Int Int::symbol(std::string name, int64_t divisibility, int64_t lower_bound) {
   if (divisibility < 1) fail("symbol " + name + ": divisibility must be >= 1, got " + std::to_string(divisibility));
   if (name.empty()) name = "?" + std::to_string(counter++);
   auto e = std::make_shared<Expr>();
-  e->op = Op::Symbol;
+  e->op = ExprOp::Symbol;
   e->name = std::move(name);
   e->div = divisibility;
   e->lo = lower_bound;
@@ -322,7 +322,7 @@ Int Int::coefficient() const {
 }
 
 Int operator+(const Int& a, const Int& b) {
-  if (a.basis() == b.basis()) return build(Op::Add, a.coefficient(), b.coefficient()).with_basis(a.basis());
+  if (a.basis() == b.basis()) return build(ExprOp::Add, a.coefficient(), b.coefficient()).with_basis(a.basis());
   if (is_value(a.coefficient(), 0)) return b;
   if (is_value(b.coefficient(), 0)) return a;
   fail("cannot add " + to_string(a) + " and " + to_string(b) +
@@ -330,7 +330,7 @@ Int operator+(const Int& a, const Int& b) {
 }
 
 Int operator-(const Int& a, const Int& b) {
-  if (a.basis() == b.basis()) return build(Op::Sub, a.coefficient(), b.coefficient()).with_basis(a.basis());
+  if (a.basis() == b.basis()) return build(ExprOp::Sub, a.coefficient(), b.coefficient()).with_basis(a.basis());
   if (is_value(b.coefficient(), 0)) return a;
   fail("cannot subtract " + to_string(b) + " from " + to_string(a) + ": different basis elements");
 }
@@ -341,18 +341,18 @@ Int operator*(const Int& a, const Int& b) {
   if (a.has_basis() && b.has_basis())
     fail("cannot multiply " + to_string(a) + " by " + to_string(b) + ": both are basis elements");
   const BasisPath& p = a.has_basis() ? a.basis() : b.basis();
-  return build(Op::Mul, a.coefficient(), b.coefficient()).with_basis(p);
+  return build(ExprOp::Mul, a.coefficient(), b.coefficient()).with_basis(p);
 }
 
-Int operator/(const Int& a, const Int& b) { return plain_op(Op::Div, a, b, "division"); }
-Int operator%(const Int& a, const Int& b) { return plain_op(Op::Mod, a, b, "remainder"); }
-Int ceil_div(const Int& a, const Int& b) { return plain_op(Op::CeilDiv, a, b, "ceil_div"); }
-Int min(const Int& a, const Int& b) { return plain_op(Op::Min, a, b, "min"); }
-Int max(const Int& a, const Int& b) { return plain_op(Op::Max, a, b, "max"); }
-Int bit_and(const Int& a, const Int& b) { return plain_op(Op::And, a, b, "bit_and"); }
-Int bit_xor(const Int& a, const Int& b) { return plain_op(Op::Xor, a, b, "bit_xor"); }
-Int shift_right(const Int& a, const Int& b) { return plain_op(Op::Shr, a, b, "shift_right"); }
-Int shift_left(const Int& a, const Int& b) { return plain_op(Op::Shl, a, b, "shift_left"); }
+Int operator/(const Int& a, const Int& b) { return plain_op(ExprOp::Div, a, b, "division"); }
+Int operator%(const Int& a, const Int& b) { return plain_op(ExprOp::Mod, a, b, "remainder"); }
+Int ceil_div(const Int& a, const Int& b) { return plain_op(ExprOp::CeilDiv, a, b, "ceil_div"); }
+Int min(const Int& a, const Int& b) { return plain_op(ExprOp::Min, a, b, "min"); }
+Int max(const Int& a, const Int& b) { return plain_op(ExprOp::Max, a, b, "max"); }
+Int bit_and(const Int& a, const Int& b) { return plain_op(ExprOp::And, a, b, "bit_and"); }
+Int bit_xor(const Int& a, const Int& b) { return plain_op(ExprOp::Xor, a, b, "bit_xor"); }
+Int shift_right(const Int& a, const Int& b) { return plain_op(ExprOp::Shr, a, b, "shift_right"); }
+Int shift_left(const Int& a, const Int& b) { return plain_op(ExprOp::Shl, a, b, "shift_left"); }
 
 bool operator==(const Int& a, const Int& b) {
   if (a.basis() != b.basis()) return false;
@@ -362,7 +362,7 @@ bool operator==(const Int& a, const Int& b) {
   const Expr& y = *b.expr();
   if (&x == &y) return true;
   if (x.op != y.op) return false;
-  if (x.op == Op::Symbol) return x.name == y.name;
+  if (x.op == ExprOp::Symbol) return x.name == y.name;
   return x.a == y.a && x.b == y.b;
 }
 
@@ -375,7 +375,7 @@ bool provably_divides(const Int& d, const Int& x) {
     return dx % dv == 0;
   }
   if (d == x) return true;
-  if (is_op(x, Op::Mul)) return provably_divides(d, x.expr()->a) || provably_divides(d, x.expr()->b);
+  if (is_op(x, ExprOp::Mul)) return provably_divides(d, x.expr()->a) || provably_divides(d, x.expr()->b);
   return false;
 }
 
@@ -397,7 +397,7 @@ int64_t evaluate(const Int& x, const Env& env) {
   if (x.has_basis()) fail("evaluate: " + to_string(x) + " is a basis element, not an integer");
   if (x.is_static()) return x.value();
   const Expr& e = *x.expr();
-  if (e.op == Op::Symbol) {
+  if (e.op == ExprOp::Symbol) {
     auto it = env.find(e.name);
     if (it == env.end() && e.name.rfind('?', 0) == 0)
       fail("evaluate: an anonymous ? cannot be given a value; name the symbol (e.g. M) to evaluate it");
@@ -415,7 +415,7 @@ int64_t evaluate(const Int& x, const Env& env) {
 void collect_symbols(const Int& x, std::map<std::string, int64_t>& out) {
   if (x.is_static()) return;
   const Expr& e = *x.expr();
-  if (e.op == Op::Symbol) {
+  if (e.op == ExprOp::Symbol) {
     out[e.name] = e.div;
     return;
   }
@@ -442,15 +442,15 @@ std::string expr_string(const Int& x) {
   } else {
     const Expr& e = *x.expr();
     switch (e.op) {
-      case Op::Symbol:
+      case ExprOp::Symbol:
         s = e.name;
         break;
-      case Op::CeilDiv:
-      case Op::Min:
-      case Op::Max:
+      case ExprOp::CeilDiv:
+      case ExprOp::Min:
+      case ExprOp::Max:
         s = op_name(e.op) + "(" + expr_string(e.a) + "," + expr_string(e.b) + ")";
         break;
-      case Op::Add:  // x + -3 reads as x-3
+      case ExprOp::Add:  // x + -3 reads as x-3
         if (e.b.is_static() && e.b.value() < 0 && e.b.value() != INT64_MIN) {
           s = "(" + expr_string(e.a) + "-" + std::to_string(-e.b.value()) + ")";
           break;

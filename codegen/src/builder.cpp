@@ -251,7 +251,7 @@ Int KernelBuilder::symbol(const std::string& name, Value v, int64_t divisibility
 }
 
 void KernelBuilder::bind(const Int& symbol, Value v) {
-  if (!symbol.is_dynamic() || symbol.expr()->op != tessel::Op::Symbol) {
+  if (!symbol.is_dynamic() || symbol.expr()->op != tessel::ExprOp::Symbol) {
     fail("codegen: bind needs a symbol, got " + expr_string(symbol));
   }
   if (!is_integer(v.type())) fail("codegen: symbol " + symbol.expr()->name + " bound to a " + ptx_name(v.type()) + " value (integers only)");

@@ -67,6 +67,13 @@ Operand Operand::label(std::string name) {
   o.name = std::move(name);
   return o;
 }
+Operand Operand::pair(Operand a, Operand b) {
+  Operand o;
+  o.kind = Kind::Pair;
+  o.elems = {std::move(a), std::move(b)};
+  return o;
+}
+
 Operand Operand::sink() {
   Operand o;
   o.kind = Kind::Sink;
@@ -129,17 +136,25 @@ Requirement of_op(const Instr& i) {
     case Op::Atom: case Op::Red:
       if (uses_bf16(i)) return need(78, 90, "bf16 atomics");
       return {};
-    case Op::BarrierClusterArrive: case Op::BarrierClusterWait: return need(78, 90, "barrier.cluster");
+    case Op::BarrierClusterArrive: case Op::BarrierClusterWait:
+      if (i.has(kRelease) || i.has(kAcquire)) return need(80, 90, "barrier.cluster with .release/.acquire");
+      return need(78, 90, "barrier.cluster");
     case Op::FenceProxyAsync: return need(80, 90, "fence.proxy.async");
     case Op::FenceMbarrierInit: return need(80, 90, "fence.mbarrier_init");
     case Op::CpAsync: case Op::CpAsyncCommit: case Op::CpAsyncWait: return need(70, 80, "cp.async");
-    case Op::TmaLoad: case Op::TmaStore: case Op::BulkCommit: case Op::BulkWait:
+    case Op::TmaLoad:
+      // ptxas accepts multicast on sm_90 with an advisory to target sm_90a, the arch it is for.
+      if (i.has(kMulticast)) return need(80, 90, "cp.async.bulk.tensor .multicast::cluster", true);
+      return need(80, 90, "cp.async.bulk.tensor");
+    case Op::TmaStore: case Op::BulkCommit: case Op::BulkWait:
       return need(80, 90, "cp.async.bulk.tensor");
     case Op::MbarInit: case Op::MbarArrive:
       if (i.has(kCluster) || i.space == Space::SharedCluster) return need(80, 90, "mbarrier.arrive.release.cluster");
       return need(78, 80, "mbarrier on shared::cta");
     case Op::MbarArriveExpectTx: return need(80, 90, "mbarrier.arrive.expect_tx");
-    case Op::MbarTryWait: return need(78, 90, "mbarrier.try_wait");
+    case Op::MbarTryWait:
+      if (i.has(kAcquire) || i.has(kCluster)) return need(80, 90, "mbarrier.try_wait.acquire.cluster");
+      return need(78, 90, "mbarrier.try_wait");
     case Op::Mapa: return need(78, 90, "mapa");
     case Op::WgmmaFence: case Op::Wgmma: case Op::WgmmaCommit: case Op::WgmmaWait:
       return need(80, 90, "wgmma", true);

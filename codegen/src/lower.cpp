@@ -54,7 +54,7 @@ Value KernelBuilder::lower_expr(const Int& x, Type t) {
       return b.is_static() ? binary(op, va, b.value()) : binary(op, va, operand(b));
     };
     switch (e.op) {
-      case tessel::Op::Symbol: {
+      case tessel::ExprOp::Symbol: {
         Value v;
         for (auto it = bound_.rbegin(); it != bound_.rend() && !v.valid(); ++it) {
           auto f = it->find(e.name);
@@ -66,17 +66,17 @@ Value KernelBuilder::lower_expr(const Int& x, Type t) {
         r = v.type() == t ? v : cvt(v, t);
         break;
       }
-      case tessel::Op::Add:
+      case tessel::ExprOp::Add:
         if (e.a.is_static()) {  // the simplifier may put the constant first
           r = binary(Op::Add, operand(e.b), e.a.value());
         } else {
           r = bin(Op::Add, e.a, e.b);
         }
         break;
-      case tessel::Op::Sub:
+      case tessel::ExprOp::Sub:
         r = e.a.is_static() ? binary(Op::Sub, constant(e.a.value(), t), operand(e.b)) : bin(Op::Sub, e.a, e.b);
         break;
-      case tessel::Op::Mul: {
+      case tessel::ExprOp::Mul: {
         const Int& s = e.a.is_static() ? e.a : e.b;
         const Int& d = e.a.is_static() ? e.b : e.a;
         if (s.is_static()) {
@@ -90,21 +90,21 @@ Value KernelBuilder::lower_expr(const Int& x, Type t) {
         }
         break;
       }
-      case tessel::Op::Div:
+      case tessel::ExprOp::Div:
         if (e.b.is_static() && non_negative(e.a) && log2_exact(e.b.value())) {
           r = binary(Op::Shr, operand(e.a), *log2_exact(e.b.value()));
         } else {
           r = bin(Op::Div, e.a, e.b);
         }
         break;
-      case tessel::Op::Mod:
+      case tessel::ExprOp::Mod:
         if (e.b.is_static() && non_negative(e.a) && log2_exact(e.b.value())) {
           r = binary(Op::And, operand(e.a), e.b.value() - 1);
         } else {
           r = bin(Op::Rem, e.a, e.b);
         }
         break;
-      case tessel::Op::CeilDiv:
+      case tessel::ExprOp::CeilDiv:
         // ceil_div(a, b) = (a + b - 1) / b for a >= 0, b > 0: the algebra's ceil_div takes extents.
         if (e.b.is_static()) {
           Int num = e.a + Int(e.b.value() - 1);
@@ -115,13 +115,13 @@ Value KernelBuilder::lower_expr(const Int& x, Type t) {
           r = binary(Op::Div, num, b);
         }
         break;
-      case tessel::Op::Min: r = bin(Op::Min, e.a, e.b); break;
-      case tessel::Op::Max: r = bin(Op::Max, e.a, e.b); break;
-      case tessel::Op::And: r = bin(Op::And, e.a, e.b); break;
-      case tessel::Op::Xor: r = bin(Op::Xor, e.a, e.b); break;
-      case tessel::Op::Shr:
-      case tessel::Op::Shl: {
-        Op op = e.op == tessel::Op::Shr ? Op::Shr : Op::Shl;
+      case tessel::ExprOp::Min: r = bin(Op::Min, e.a, e.b); break;
+      case tessel::ExprOp::Max: r = bin(Op::Max, e.a, e.b); break;
+      case tessel::ExprOp::And: r = bin(Op::And, e.a, e.b); break;
+      case tessel::ExprOp::Xor: r = bin(Op::Xor, e.a, e.b); break;
+      case tessel::ExprOp::Shr:
+      case tessel::ExprOp::Shl: {
+        Op op = e.op == tessel::ExprOp::Shr ? Op::Shr : Op::Shl;
         if (e.b.is_static()) {
           r = binary(op, operand(e.a), e.b.value());
         } else {

@@ -151,15 +151,15 @@ namespace {
 std::pair<Int, int64_t> split_constant(const Int& x) {
   if (x.is_static()) return {Int(0), x.value()};
   const Expr& e = *x.expr();
-  if (e.op == tessel::Op::Add && e.b.is_static()) {
+  if (e.op == tessel::ExprOp::Add && e.b.is_static()) {
     auto [d, c] = split_constant(e.a);
     return {d, checked_add(c, e.b.value())};
   }
-  if (e.op == tessel::Op::Add && e.a.is_static()) {
+  if (e.op == tessel::ExprOp::Add && e.a.is_static()) {
     auto [d, c] = split_constant(e.b);
     return {d, checked_add(c, e.a.value())};
   }
-  if (e.op == tessel::Op::Mul && (e.a.is_static() || e.b.is_static())) {
+  if (e.op == tessel::ExprOp::Mul && (e.a.is_static() || e.b.is_static())) {
     const int64_t f = e.a.is_static() ? e.a.value() : e.b.value();
     auto [d, c] = split_constant(e.a.is_static() ? e.b : e.a);
     if (c != 0) return {d * Int(f), checked_mul(c, f)};
@@ -254,6 +254,80 @@ void KernelBuilder::copy(const Tensor& src, const Tensor& dst, Value guard) {
     if (guard.valid()) current().back().instr.guard = guard.id();
     auto [da, dof] = address_parts(dst, Coord(Int(g)));
     store(dst.space, unit, da, vals, dof);
+    if (guard.valid()) current().back().instr.guard = guard.id();
+  }
+}
+
+namespace {
+// Units of a vector of v elements: b32 words for sub-word elements (when v covers a word), else
+// the elements themselves.
+std::pair<Type, int> vector_units(Type elem, int64_t v) {
+  const int64_t eb = bytes(elem);
+  if (v * eb >= 4 && eb < 4) return {Type::B32, static_cast<int>(v * eb / 4)};
+  return {memory_type(elem), static_cast<int>(v)};
+}
+}  // namespace
+
+std::vector<Value> KernelBuilder::load_tensor(const Tensor& src, Value guard) {
+  const Int n = src.size();
+  if (!n.is_static()) fail("codegen: load_tensor of a tensor of dynamic size " + to_string(n));
+  const int64_t eb = bytes(src.elem);
+  const int64_t v = max_vector(src, 16 / eb);
+  auto [unit, count] = vector_units(src.elem, v);
+  std::vector<Value> out;
+  for (int64_t g = 0; g < n.value(); g += v) {
+    auto [a, off] = address_parts(src, Coord(Int(g)));
+    std::vector<Value> words = load(src.space, unit, a, off, count, {});
+    if (guard.valid()) current().back().instr.guard = guard.id();
+    if (unit != Type::B32 || eb >= 4) {
+      for (Value w : words) out.push_back(unit == src.elem ? w : Value(this, w.id(), src.elem));
+      continue;
+    }
+    for (Value w : words) {  // split each word into its 4/eb elements: mov.b32 {lo, hi}, w
+      std::vector<Operand> parts;
+      for (int64_t j = 0; j < 4 / eb; ++j) {
+        Value e = fresh(src.elem);
+        out.push_back(e);
+        parts.push_back(e.op());
+      }
+      Instr m;
+      m.op = Op::Mov;
+      m.type = Type::B32;
+      m.ops = {Operand::vec(parts), w.op()};
+      emit(m);
+    }
+  }
+  return out;
+}
+
+void KernelBuilder::store_tensor(const Tensor& dst, const std::vector<Value>& values, Value guard) {
+  const Int n = dst.size();
+  if (!n.is_static()) fail("codegen: store_tensor of a tensor of dynamic size " + to_string(n));
+  if (static_cast<int64_t>(values.size()) != n.value()) {
+    fail("codegen: store_tensor of " + std::to_string(values.size()) + " values into " + to_string(n) + " elements");
+  }
+  const int64_t eb = bytes(dst.elem);
+  const int64_t v = max_vector(dst, 16 / eb);
+  auto [unit, count] = vector_units(dst.elem, v);
+  for (int64_t g = 0; g < n.value(); g += v) {
+    std::vector<Value> words;
+    if (unit == Type::B32 && eb < 4) {
+      for (int w = 0; w < count; ++w) {  // join 4/eb elements into a word: mov.b32 w, {lo, hi}
+        std::vector<Operand> parts;
+        for (int64_t j = 0; j < 4 / eb; ++j) parts.push_back(values[g + w * (4 / eb) + j].op());
+        Value word = fresh(Type::B32);
+        Instr m;
+        m.op = Op::Mov;
+        m.type = Type::B32;
+        m.ops = {word.op(), Operand::vec(parts)};
+        emit(m);
+        words.push_back(word);
+      }
+    } else {
+      for (int j = 0; j < count; ++j) words.push_back(values[g + j]);
+    }
+    auto [a, off] = address_parts(dst, Coord(Int(g)));
+    store(dst.space, unit, a, words, off);
     if (guard.valid()) current().back().instr.guard = guard.id();
   }
 }

@@ -42,6 +42,7 @@ struct Printer {
       case Operand::Kind::Symbol:
       case Operand::Kind::Label: return o.name;
       case Operand::Kind::Sink: return "_";
+      case Operand::Kind::Pair: return operand(o.elems.at(0)) + "|" + operand(o.elems.at(1));
       case Operand::Kind::Vec: {
         std::string s = "{";
         for (size_t j = 0; j < o.elems.size(); ++j) s += (j ? ", " : "") + operand(o.elems[j]);

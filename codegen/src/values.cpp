@@ -88,6 +88,7 @@ Value KernelBuilder::binary(Op op, Value a, Value b, uint32_t flags) {
 }
 
 Value KernelBuilder::binary(Op op, Value a, int64_t imm, uint32_t flags) {
+  const Type it = instr_type(op, a.type());
   if (is_float(a.type())) {
     if (a.type() != Type::F32 && a.type() != Type::F64) fail(std::string("codegen: immediate operand for ") + ptx_name(a.type()));
     Value c = a.type() == Type::F32 ? constant_f32(static_cast<float>(imm)) : constant_f64(static_cast<double>(imm));
@@ -95,7 +96,7 @@ Value KernelBuilder::binary(Op op, Value a, int64_t imm, uint32_t flags) {
   }
   Instr i;
   i.op = op;
-  i.type = instr_type(op, a.type());
+  i.type = it;
   i.flags = flags | default_flags(op, a.type());
   Value r = fresh(a.type());
   i.ops = {r.op(), a.op(), Operand::i(imm)};

@@ -1,9 +1,11 @@
-// main.cpp: the `tessel` command-line tool: dispatches to its subcommands (`tessel layout`).
+// main.cpp: the `tessel` command-line tool: dispatches to its subcommands (`tessel layout`,
+// `tessel dump`).
 // Exit status: 0 success, 1 an input failed (the subcommand says which), 2 misuse of the tool.
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "dump_command.hpp"
 #include "layout_command.hpp"
 #include "printable.hpp"
 
@@ -18,6 +20,7 @@ void print_usage(std::ostream& out) {
          "\n"
          "commands:\n"
          "  layout    evaluate CuTe layout-algebra expressions and draw layouts\n"
+         "  dump      print the PTX of a kernel configuration (--list lists them)\n"
          "  help      show this help, or `tessel help <command>` for a command's help\n"
          "\n"
          "options:\n"
@@ -55,10 +58,15 @@ int main(int argc, char** argv) {
       tessel::cli::print_layout_help(std::cout);
       return 0;
     }
+    if (rest[0] == "dump") {
+      tessel::cli::print_dump_help(std::cout);
+      return 0;
+    }
     std::cerr << "error: unknown command '" << tessel::cli::printable(rest[0]) << "'\n";
     return 2;
   }
   if (command == "layout") return tessel::cli::layout_command(rest);
+  if (command == "dump") return tessel::cli::dump_command(rest);
 
   if (command.rfind("-", 0) == 0)
     std::cerr << "error: unknown option '" << tessel::cli::printable(command) << "'\n";

@@ -59,11 +59,11 @@ class Int {
   BasisPath basis_;
 };
 
-enum class Op : uint8_t { Symbol, Add, Sub, Mul, Div, Mod, CeilDiv, Min, Max, And, Xor, Shr, Shl };
+enum class ExprOp : uint8_t { Symbol, Add, Sub, Mul, Div, Mod, CeilDiv, Min, Max, And, Xor, Shr, Shl };
 
 // A node of the expression graph of dynamic values. Nodes are immutable and shared.
 struct Expr {
-  Op op = Op::Symbol;
+  ExprOp op = ExprOp::Symbol;
   std::string name;           // Symbol only
   Int a, b;                   // operands (one of them may be static)
   int64_t div = 1;            // known positive divisor of the value

@@ -181,6 +181,11 @@ class KernelBuilder {
   // Copies every element of `src` to `dst` (same size; both per-thread views), using the widest
   // vector (up to 16 bytes) that both layouts and alignments allow, under an optional guard.
   void copy(const Tensor& src, const Tensor& dst, Value guard = {});
+  // Loads every element of a per-thread tensor (static size) into registers, and stores
+  // registers into one, with the same vectorization as copy. Elements narrower than 32 bits
+  // travel in b32 words and are split and joined with mov.b32.
+  std::vector<Value> load_tensor(const Tensor& src, Value guard = {});
+  void store_tensor(const Tensor& dst, const std::vector<Value>& values, Value guard = {});
 
   // --- Shared memory. ---
   Value shared_array(const std::string& name, int64_t bytes, int align = 16);  // u32 address

@@ -73,13 +73,13 @@ enum Flag : uint32_t {
 
 // An instruction operand.
 struct Operand {
-  enum class Kind : uint8_t { None, Reg, Imm, FImm, Special, Symbol, Addr, Vec, Label, Sink };
+  enum class Kind : uint8_t { None, Reg, Imm, FImm, Special, Symbol, Addr, Vec, Label, Sink, Pair };
   Kind kind = Kind::None;
   int reg = -1;                // Reg: register id
   int64_t imm = 0;             // Imm: the value; Addr: the byte offset; FImm: the bit pattern
   Type type = Type::None;      // FImm: f32 or f64
   std::string name;            // Special (`%tid.x`), Symbol (parameter or shared array), Label
-  std::vector<Operand> elems;  // Vec: the elements; Addr: one element, the base (Reg or Symbol)
+  std::vector<Operand> elems;  // Vec: the elements; Addr: the base (and tensor coordinates); Pair: a, b
 
   static Operand r(int id);
   static Operand i(int64_t v);
@@ -91,6 +91,7 @@ struct Operand {
   static Operand vec(std::vector<Operand> elems);
   static Operand label(std::string name);
   static Operand sink();  // `_`
+  static Operand pair(Operand a, Operand b);  // `a|b`: two destinations (elect.sync, setp)
 };
 
 struct Instr {

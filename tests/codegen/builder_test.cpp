@@ -1,0 +1,114 @@
+// builder_test.cpp: the IR the builder makes and the text the printer writes: registers and their
+// declarations, control flow, guards, determinism, targets and errors.
+#include <doctest/doctest.h>
+
+#include "codegen/ptxas.hpp"
+#include "tessel/codegen.hpp"
+
+using namespace tessel;
+using namespace tessel::codegen;
+
+namespace {
+Module one(Kernel k) {
+  Module m;
+  m.kernels.push_back(std::move(k));
+  return m;
+}
+
+// A kernel with a dynamic loop, an if/else and predicated memory: out[i] = sum_{j<n} in[j] (i<n).
+Kernel loop_kernel() {
+  KernelBuilder b("tessel_test_loop");
+  Value in = b.global_pointer_param("in");
+  Value out = b.global_pointer_param("out");
+  Value n = b.param("n", Type::S32);
+  Value tid = b.cvt(b.special(Special::TidX), Type::S32);
+  Value acc = b.constant_f32(0.0f);
+  b.for_range(b.constant(0, Type::S32), n, 1, [&](Value j) {
+    Value addr = in + b.cvt(j * 4, Type::S64);
+    Value x = b.load(Space::Global, Type::F32, addr)[0];
+    b.assign(acc, acc + x);
+  });
+  b.if_(
+      tid < n, [&] { b.store(Space::Global, Type::F32, out + b.cvt(tid * 4, Type::S64), {acc}); },
+      [&] { b.store(Space::Global, Type::F32, out, {acc}, 0, Cache::Cs); });
+  return b.finish();
+}
+}  // namespace
+
+TEST_CASE("codegen: control flow flattens to labels and branches, and ptxas accepts it") {
+  Module m = one(loop_kernel());
+  const std::string ptx = print_ptx(m);
+  CHECK(ptx.find(".version 7.0\n.target sm_80\n.address_size 64\n") != std::string::npos);
+  CHECK(ptx.find("$L_1:\n") != std::string::npos);
+  CHECK(ptx.find("\t@!%p1 bra \t$L_2;\n") != std::string::npos);
+  CHECK(ptx.find("\tbra.uni \t$L_1;\n") != std::string::npos);
+  CHECK(ptx.find("\tst.global.cs.f32 \t[%rd4], %f1;\n") != std::string::npos);  // out, after cvta
+  CHECK(ptx.find("\t.reg .pred \t%p<3>;\n") != std::string::npos);
+  test::check_assembles(m);
+}
+
+TEST_CASE("codegen: identical kernels print byte-identical PTX") {
+  CHECK(print_ptx(one(loop_kernel())) == print_ptx(one(loop_kernel())));
+}
+
+TEST_CASE("codegen: .reg lines are derived from the registers made, per class") {
+  KernelBuilder b("regs");
+  for (int i = 0; i < 3; ++i) b.reg(Type::S32);
+  b.reg(Type::U32);
+  b.reg(Type::F16);
+  b.reg(Type::BF16x2);
+  b.reg(Type::F64);
+  const std::string ptx = print_ptx(one(b.finish()));
+  CHECK(ptx.find("\t.reg .b32 \t%r<6>;\n") != std::string::npos);  // 3 s32, 1 u32, 1 bf16x2
+  CHECK(ptx.find("\t.reg .b16 \t%rs<2>;\n") != std::string::npos);
+  CHECK(ptx.find("\t.reg .f64 \t%fd<2>;\n") != std::string::npos);
+  CHECK(ptx.find(".reg .f32") == std::string::npos);
+}
+
+TEST_CASE("codegen: the target is the highest requirement, and names the feature") {
+  KernelBuilder b("cvt_bf16");
+  Value h = b.reg(Type::BF16);
+  b.cvt(h, Type::F32);
+  Module m = one(b.finish());
+  Requirement r = requirement(m);
+  CHECK(target_name(r) == "sm_90");
+  CHECK(std::string(r.what) == "cvt from bf16");
+  test::check_assembles(m);
+}
+
+TEST_CASE("codegen: builder errors name the value and the rule") {
+  CHECK_THROWS_WITH_AS(KernelBuilder("bad-name"), doctest::Contains("has the character '-'"), Error);
+  KernelBuilder b("errs");
+  Value p = b.param("p", Type::U64);
+  CHECK_THROWS_WITH_AS(b.param("p", Type::U64), doctest::Contains("parameter 'p' declared twice"), Error);
+  CHECK_THROWS_WITH_AS(b.load(Space::Global, Type::F32, p, 0, 3), doctest::Contains("vector width 3"), Error);
+  CHECK_THROWS_WITH_AS(b.load(Space::Global, Type::F64, p, 0, 4), doctest::Contains("is 32 bytes (at most 16)"), Error);
+  Value s = b.reg(Type::S32);
+  CHECK_THROWS_WITH_AS(b.load(Space::Global, Type::F32, s), doctest::Contains("global address is a 64-bit integer, got s32"), Error);
+  CHECK_THROWS_WITH_AS(b.if_(s, [] {}), doctest::Contains("if_ needs a pred, got s32"), Error);
+  CHECK_THROWS_WITH_AS(b.shared_array("x", 100, 3), doctest::Contains("alignment must be a power of two, got 3"), Error);
+  Value f = b.reg(Type::F32);
+  CHECK_THROWS_WITH_AS(f << 2, doctest::Contains("bitwise operations take integer types"), Error);
+  CHECK_THROWS_WITH_AS(b.unary(Op::Neg, p), doctest::Contains("neg/abs of a u64"), Error);
+  b.finish();
+  CHECK_THROWS_WITH_AS(b.finish(), doctest::Contains("finish called twice"), Error);
+}
+
+TEST_CASE("codegen: a vectorized copy needs the algebra to prove contiguity and alignment") {
+  auto build = [](int64_t align, const Layout& l) {
+    KernelBuilder b("copy");
+    Value src = b.global_pointer_param("src"), dst = b.global_pointer_param("dst");
+    b.copy(Tensor(src, Space::Global, Type::F32, l, Type::S64, align), Tensor(dst, Space::Global, Type::F32, l, Type::S64, align));
+    return print_ptx(one(b.finish()));
+  };
+  const Layout contiguous = make_layout(IntTuple{8}, IntTuple{1});
+  CHECK(build(16, contiguous).find("ld.global.v4.f32") != std::string::npos);
+  CHECK(build(8, contiguous).find("ld.global.v2.f32") != std::string::npos);   // 8-byte aligned base
+  CHECK(build(4, contiguous).find("ld.global.v") == std::string::npos);        // element-aligned only
+  const Layout strided = make_layout(IntTuple{8}, IntTuple{2});
+  CHECK(build(16, strided).find("ld.global.v") == std::string::npos);
+  const Layout pairs = make_layout(IntTuple{2, 4}, IntTuple{1, 6});  // pairs 6 elements apart
+  const std::string p = build(16, pairs);
+  CHECK(p.find("ld.global.v2.f32") != std::string::npos);
+  CHECK(p.find("ld.global.v4") == std::string::npos);
+}

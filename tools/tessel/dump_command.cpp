@@ -1,0 +1,144 @@
+// dump_command.cpp: `tessel dump`: lists the kernel configurations, prints a configuration's PTX,
+// and assembles it with ptxas on request.
+#include "dump_command.hpp"
+
+#include <fstream>
+#include <iostream>
+
+#include "printable.hpp"
+#include "ptxas.hpp"
+#include "tessel/algebra/error.hpp"
+#include "tessel/codegen/ptx.hpp"
+#include "tessel/kernels/registry.hpp"
+
+namespace tessel::cli {
+
+void print_dump_help(std::ostream& out) {
+  out << "usage: tessel dump --list\n"
+         "       tessel dump NAME [--OPTION VALUE ...] [-o FILE] [--verify] [--stats] [--comments]\n"
+         "\n"
+         "Prints the PTX that tessel generates for a kernel configuration.\n"
+         "\n"
+         "  --list       list the configurations, one per line, as the arguments that print them\n"
+         "  -o FILE      write the PTX to FILE instead of standard output\n"
+         "  --verify     assemble the PTX with ptxas for its target and report the result (stderr)\n"
+         "  --stats      also print ptxas's resource report: registers, shared memory, spills (stderr)\n"
+         "  --comments   annotate index arithmetic with the layout operation that produced it\n"
+         "\n"
+         "ptxas is $TESSEL_PTXAS, /usr/local/cuda/bin/ptxas, or ptxas on PATH.\n"
+         "\n"
+         "kernels and their options (the first value is the default):\n";
+  for (const kernels::KernelFamily& f : kernels::kernel_families()) {
+    out << "  " << f.name << ": " << f.description << "\n";
+    for (const kernels::OptionSpec& o : f.options) {
+      out << "      --" << o.name << " ";
+      for (size_t i = 0; i < o.values.size(); ++i) out << (i ? "|" : "") << o.values[i];
+      out << "   " << o.help << "\n";
+    }
+  }
+}
+
+int dump_command(const std::vector<std::string>& args) {
+  bool list = false, verify = false, stats = false, comments = false;
+  std::string name, output;
+  kernels::Options given;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-h" || a == "--help") {
+      print_dump_help(std::cout);
+      return 0;
+    } else if (a == "--list") {
+      list = true;
+    } else if (a == "--verify") {
+      verify = true;
+    } else if (a == "--stats") {
+      stats = true;
+    } else if (a == "--comments") {
+      comments = true;
+    } else if (a == "-o") {
+      if (i + 1 >= args.size()) {
+        std::cerr << "error: -o needs a file name\n";
+        return 2;
+      }
+      output = args[++i];
+    } else if (a.rfind("--", 0) == 0) {
+      if (i + 1 >= args.size()) {
+        std::cerr << "error: option " << printable(a) << " needs a value\n";
+        return 2;
+      }
+      const std::string key = a.substr(2);
+      if (given.count(key)) {
+        std::cerr << "error: option " << printable(a) << " given twice\n";
+        return 2;
+      }
+      given[key] = args[++i];
+    } else if (name.empty()) {
+      name = a;
+    } else {
+      std::cerr << "error: unexpected argument '" << printable(a) << "' (one kernel name per call)\n";
+      return 2;
+    }
+  }
+  if (list) {
+    if (!name.empty() || !given.empty()) {
+      std::cerr << "error: --list takes no kernel name or options\n";
+      return 2;
+    }
+    for (const kernels::KernelFamily& f : kernels::kernel_families()) {
+      for (const kernels::Options& o : kernels::listed_configurations(f)) std::cout << kernels::dump_arguments(f, o) << "\n";
+    }
+    return 0;
+  }
+  if (name.empty()) {
+    std::cerr << "error: tessel dump needs a kernel name or --list\nRun `tessel dump --help` for the kernels.\n";
+    return 2;
+  }
+  const kernels::KernelFamily* family = nullptr;
+  kernels::Options options;
+  try {
+    family = &kernels::find_family(name);
+    options = kernels::resolve_options(*family, given);
+  } catch (const Error& e) {
+    std::cerr << "error: " << printable(e.what()) << "\n";
+    return 2;
+  }
+  std::string ptx, target;
+  try {
+    const codegen::Module m = family->generate(options);
+    codegen::PrintOptions po;
+    po.comments = comments;
+    po.generator = "tessel dump " + kernels::dump_arguments(*family, options);
+    ptx = codegen::print_ptx(m, po);
+    target = codegen::target_name(codegen::requirement(m));
+  } catch (const Error& e) {
+    std::cerr << "error: " << printable(e.what()) << "\n";
+    return 1;
+  }
+  if (output.empty()) {
+    std::cout << ptx;
+  } else {
+    std::ofstream f(output, std::ios::binary);
+    f << ptx;
+    if (!f) {
+      std::cerr << "error: cannot write " << printable(output) << "\n";
+      return 1;
+    }
+  }
+  if (verify || stats) {
+    const std::string ptxas = find_ptxas();
+    if (ptxas.empty()) {
+      std::cerr << "error: ptxas not found (set TESSEL_PTXAS, or install the CUDA toolkit at /usr/local/cuda)\n";
+      return 1;
+    }
+    PtxasRun r = run_ptxas(ptxas, ptx, target);
+    if (!r.ok) {
+      std::cerr << "ptxas -arch=" << target << ": failed\n" << r.output;
+      return 1;
+    }
+    if (verify) std::cerr << "ptxas -arch=" << target << ": ok\n";
+    if (stats) std::cerr << r.output;
+  }
+  return 0;
+}
+
+}  // namespace tessel::cli
