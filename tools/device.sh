@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# device.sh: the one script run on the device machine (a GPU, its driver, CMake; no doctest, no
+# network). Builds tessel, runs the whole test suite (GPU tests included) and the benchmarks,
+# and writes logs under $OUT (or ./device-out). Called as:
+#   cp -r .device/include/doctest /usr/include/ && mkdir -p /usr/lib/cmake && \
+#   cp -r .device/cmake/doctest /usr/lib/cmake/ && bash tools/device.sh
+# (.device/ carries Debian's doctest headers and CMake files; see docs/building.md.)
+set -uo pipefail
+OUT="${OUT:-$PWD/device-out}"
+mkdir -p "$OUT"
+cd "$(dirname "$0")/.."
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1
+  echo "cuda: $(nvcc --version 2>/dev/null | tail -1)"
+  echo "ptxas: $(ptxas --version 2>/dev/null | tail -1)"
+  echo "cmake: $(cmake --version | head -1)"
+  echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+} > "$OUT/device.txt" 2>&1
+cat "$OUT/device.txt"
+
+export TESSEL_PTXAS="${TESSEL_PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}"
+cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log" 2>&1 &&
+  cmake --build build/device -j"$(nproc)" >> "$OUT/build.log" 2>&1
+status=$?
+if [ $status -ne 0 ]; then
+  tail -50 "$OUT/build.log"
+  echo "build failed"
+  exit $status
+fi
+echo "build: ok"
+
+# Every test, GPU ones included; -V keeps each test's output (skips print their reason).
+(cd build/device && ctest -j8 --output-on-failure --timeout 600) > "$OUT/ctest.log" 2>&1
+test_status=$?
+grep -E "tests passed|tests failed|Skipped|Failed|\*\*\*" "$OUT/ctest.log" | tail -40
+# The GPU tests alone, verbosely, for the record.
+build/device/tests/tessel_tests -tc="*gpu*" -s -d > "$OUT/gpu_tests.log" 2>&1
+grep -E "test cases|assertions|SKIP" "$OUT/gpu_tests.log" | tail -5
+
+# Benchmarks (not tests): code generation latency.
+if [ -x build/device/bin/tessel_codegen_bench ]; then
+  build/device/bin/tessel_codegen_bench > "$OUT/codegen_bench.txt" 2>&1
+  cat "$OUT/codegen_bench.txt"
+fi
+exit $test_status
