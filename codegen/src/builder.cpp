@@ -14,30 +14,54 @@ KernelBuilder& Value::builder() const {
 
 const char* ptx_name(Special s) {
   switch (s) {
-    case Special::TidX: return "%tid.x";
-    case Special::TidY: return "%tid.y";
-    case Special::TidZ: return "%tid.z";
-    case Special::NtidX: return "%ntid.x";
-    case Special::NtidY: return "%ntid.y";
-    case Special::NtidZ: return "%ntid.z";
-    case Special::CtaidX: return "%ctaid.x";
-    case Special::CtaidY: return "%ctaid.y";
-    case Special::CtaidZ: return "%ctaid.z";
-    case Special::NctaidX: return "%nctaid.x";
-    case Special::NctaidY: return "%nctaid.y";
-    case Special::NctaidZ: return "%nctaid.z";
-    case Special::LaneId: return "%laneid";
-    case Special::WarpId: return "%warpid";
-    case Special::ClusterCtaRank: return "%cluster_ctarank";
-    case Special::ClusterCtaidX: return "%cluster_ctaid.x";
-    case Special::ClusterCtaidY: return "%cluster_ctaid.y";
-    case Special::ClusterCtaidZ: return "%cluster_ctaid.z";
-    case Special::ClusterIdX: return "%clusterid.x";
-    case Special::ClusterIdY: return "%clusterid.y";
-    case Special::ClusterIdZ: return "%clusterid.z";
-    case Special::NclusterIdX: return "%nclusterid.x";
-    case Special::SmId: return "%smid";
-    case Special::DynamicSmemSize: return "%dynamic_smem_size";
+    case Special::TidX:
+      return "%tid.x";
+    case Special::TidY:
+      return "%tid.y";
+    case Special::TidZ:
+      return "%tid.z";
+    case Special::NtidX:
+      return "%ntid.x";
+    case Special::NtidY:
+      return "%ntid.y";
+    case Special::NtidZ:
+      return "%ntid.z";
+    case Special::CtaidX:
+      return "%ctaid.x";
+    case Special::CtaidY:
+      return "%ctaid.y";
+    case Special::CtaidZ:
+      return "%ctaid.z";
+    case Special::NctaidX:
+      return "%nctaid.x";
+    case Special::NctaidY:
+      return "%nctaid.y";
+    case Special::NctaidZ:
+      return "%nctaid.z";
+    case Special::LaneId:
+      return "%laneid";
+    case Special::WarpId:
+      return "%warpid";
+    case Special::ClusterCtaRank:
+      return "%cluster_ctarank";
+    case Special::ClusterCtaidX:
+      return "%cluster_ctaid.x";
+    case Special::ClusterCtaidY:
+      return "%cluster_ctaid.y";
+    case Special::ClusterCtaidZ:
+      return "%cluster_ctaid.z";
+    case Special::ClusterIdX:
+      return "%clusterid.x";
+    case Special::ClusterIdY:
+      return "%clusterid.y";
+    case Special::ClusterIdZ:
+      return "%clusterid.z";
+    case Special::NclusterIdX:
+      return "%nclusterid.x";
+    case Special::SmId:
+      return "%smid";
+    case Special::DynamicSmemSize:
+      return "%dynamic_smem_size";
   }
   return "";
 }
@@ -112,7 +136,8 @@ void KernelBuilder::declare(Param p) {
 }
 
 Value KernelBuilder::param(const std::string& name, Type t) {
-  if (t == Type::Pred || t == Type::None) fail(std::string("codegen: parameter '") + name + "' cannot have type " + ptx_name(t));
+  if (t == Type::Pred || t == Type::None)
+    fail(std::string("codegen: parameter '") + name + "' cannot have type " + ptx_name(t));
   declare(Param{Param::Kind::Scalar, name, t});
   Value v = fresh(t);
   Instr i;
@@ -221,7 +246,8 @@ void KernelBuilder::assign(Value dst, int64_t imm) {
   i.op = Op::Mov;
   i.type = dst.type();
   if (dst.type() == Type::Pred) fail("codegen: assign an integer to a pred register (use a comparison)");
-  if (is_float(dst.type())) fail(std::string("codegen: assign an integer immediate to a ") + ptx_name(dst.type()) + " register");
+  if (is_float(dst.type()))
+    fail(std::string("codegen: assign an integer immediate to a ") + ptx_name(dst.type()) + " register");
   if (reg_class(dst.type()) == RegClass::B16) i.type = bits_type(16);
   i.ops = {dst.op(), Operand::i(imm)};
   emit(i);
@@ -254,7 +280,8 @@ void KernelBuilder::bind(const Int& symbol, Value v) {
   if (!symbol.is_dynamic() || symbol.expr()->op != tessel::ExprOp::Symbol) {
     fail("codegen: bind needs a symbol, got " + expr_string(symbol));
   }
-  if (!is_integer(v.type())) fail("codegen: symbol " + symbol.expr()->name + " bound to a " + ptx_name(v.type()) + " value (integers only)");
+  if (!is_integer(v.type()))
+    fail("codegen: symbol " + symbol.expr()->name + " bound to a " + ptx_name(v.type()) + " value (integers only)");
   const std::string& name = symbol.expr()->name;
   for (const auto& scope : bound_) {
     if (scope.count(name)) fail("codegen: symbol " + name + " is already bound in this scope");
@@ -383,7 +410,8 @@ Value KernelBuilder::address_of(const std::string& symbol) {
 
 Value KernelBuilder::shared_array(const std::string& name, int64_t bytes, int align) {
   if (bytes <= 0) fail("codegen: shared array '" + name + "' needs a positive size, got " + std::to_string(bytes));
-  if (align <= 0 || (align & (align - 1))) fail("codegen: shared array '" + name + "' alignment must be a power of two, got " + std::to_string(align));
+  if (align <= 0 || (align & (align - 1)))
+    fail("codegen: shared array '" + name + "' alignment must be a power of two, got " + std::to_string(align));
   for (const SharedAlloc& a : k_.shared) {
     if (a.name == name) fail("codegen: shared array '" + name + "' declared twice");
   }
@@ -398,7 +426,8 @@ Value KernelBuilder::dynamic_shared(const std::string& name, int align) {
   for (const SharedAlloc& a : k_.shared) {
     if (a.dynamic) fail("codegen: a kernel has one dynamic shared array ('" + a.name + "' exists)");
   }
-  if (align <= 0 || (align & (align - 1))) fail("codegen: dynamic shared alignment must be a power of two, got " + std::to_string(align));
+  if (align <= 0 || (align & (align - 1)))
+    fail("codegen: dynamic shared alignment must be a power of two, got " + std::to_string(align));
   k_.shared.push_back(SharedAlloc{name, 0, align, true});
   emit_to_entry_ = true;
   Value v = address_of(name);

@@ -32,7 +32,8 @@ void check_index_type(Type t) {
 
 Value KernelBuilder::lower(const Int& x, Type t) {
   check_index_type(t);
-  if (x.has_basis()) fail("codegen: lower of a basis element " + to_string(x) + " (evaluate the coordinate's modes separately)");
+  if (x.has_basis())
+    fail("codegen: lower of a basis element " + to_string(x) + " (evaluate the coordinate's modes separately)");
   return lower_expr(x, t);
 }
 
@@ -115,10 +116,18 @@ Value KernelBuilder::lower_expr(const Int& x, Type t) {
           r = binary(Op::Div, num, b);
         }
         break;
-      case tessel::ExprOp::Min: r = bin(Op::Min, e.a, e.b); break;
-      case tessel::ExprOp::Max: r = bin(Op::Max, e.a, e.b); break;
-      case tessel::ExprOp::And: r = bin(Op::And, e.a, e.b); break;
-      case tessel::ExprOp::Xor: r = bin(Op::Xor, e.a, e.b); break;
+      case tessel::ExprOp::Min:
+        r = bin(Op::Min, e.a, e.b);
+        break;
+      case tessel::ExprOp::Max:
+        r = bin(Op::Max, e.a, e.b);
+        break;
+      case tessel::ExprOp::And:
+        r = bin(Op::And, e.a, e.b);
+        break;
+      case tessel::ExprOp::Xor:
+        r = bin(Op::Xor, e.a, e.b);
+        break;
       case tessel::ExprOp::Shr:
       case tessel::ExprOp::Shl: {
         Op op = e.op == tessel::ExprOp::Shr ? Op::Shr : Op::Shl;

@@ -12,11 +12,21 @@ namespace {
 // ld/st accept b/u/s/f32/f64 types only (PTX ISA, ld: ".type"): 16-bit floats move as b16.
 Type memory_type(Type t) {
   switch (t) {
-    case Type::F16: case Type::BF16: return Type::B16;
-    case Type::F16x2: case Type::BF16x2: case Type::TF32: return Type::B32;
-    case Type::E4M3: case Type::E5M2: return Type::B8;
-    case Type::Pred: case Type::None: fail(std::string("codegen: no load or store of ") + ptx_name(t));
-    default: return t;
+    case Type::F16:
+    case Type::BF16:
+      return Type::B16;
+    case Type::F16x2:
+    case Type::BF16x2:
+    case Type::TF32:
+      return Type::B32;
+    case Type::E4M3:
+    case Type::E5M2:
+      return Type::B8;
+    case Type::Pred:
+    case Type::None:
+      fail(std::string("codegen: no load or store of ") + ptx_name(t));
+    default:
+      return t;
   }
 }
 
@@ -226,7 +236,8 @@ int64_t max_vector(const Tensor& t, int64_t limit) {
   for (int m = 1; m < c.rank(); ++m) g = std::gcd(g, abs_div(c[m].stride().leaf()));
   int64_t v = 1;
   while (v * 2 <= limit && s0.value() % (v * 2) == 0 && (g == 0 || g % (v * 2) == 0) &&
-         t.base_align % (v * 2 * eb) == 0 && (t.layout.swizzle.is_identity() || v * 2 <= (int64_t{1} << t.layout.swizzle.base))) {
+         t.base_align % (v * 2 * eb) == 0 &&
+         (t.layout.swizzle.is_identity() || v * 2 <= (int64_t{1} << t.layout.swizzle.base))) {
     v *= 2;
   }
   return v;
@@ -235,9 +246,11 @@ int64_t max_vector(const Tensor& t, int64_t limit) {
 }  // namespace
 
 void KernelBuilder::copy(const Tensor& src, const Tensor& dst, Value guard) {
-  if (src.elem != dst.elem) fail(std::string("codegen: copy from ") + ptx_name(src.elem) + " to " + ptx_name(dst.elem) + " (convert first)");
+  if (src.elem != dst.elem)
+    fail(std::string("codegen: copy from ") + ptx_name(src.elem) + " to " + ptx_name(dst.elem) + " (convert first)");
   const Int n = src.size();
-  if (!n.is_static()) fail("codegen: copy of a tensor of dynamic size " + to_string(n) + " (per-thread copies have a static size)");
+  if (!n.is_static())
+    fail("codegen: copy of a tensor of dynamic size " + to_string(n) + " (per-thread copies have a static size)");
   if (!(dst.size() == n)) fail("codegen: copy of " + to_string(n) + " elements into " + to_string(dst.size()));
   const int64_t eb = bytes(src.elem);
   const int64_t v = std::min(max_vector(src, 16 / eb), max_vector(dst, 16 / eb));

@@ -26,9 +26,12 @@ struct Printer {
 
   std::string operand(const Operand& o) const {
     switch (o.kind) {
-      case Operand::Kind::None: return "";
-      case Operand::Kind::Reg: return reg(o.reg);
-      case Operand::Kind::Imm: return std::to_string(o.imm);
+      case Operand::Kind::None:
+        return "";
+      case Operand::Kind::Reg:
+        return reg(o.reg);
+      case Operand::Kind::Imm:
+        return std::to_string(o.imm);
       case Operand::Kind::FImm: {
         char buf[24];
         if (o.type == Type::F32) {
@@ -40,9 +43,12 @@ struct Printer {
       }
       case Operand::Kind::Special:
       case Operand::Kind::Symbol:
-      case Operand::Kind::Label: return o.name;
-      case Operand::Kind::Sink: return "_";
-      case Operand::Kind::Pair: return operand(o.elems.at(0)) + "|" + operand(o.elems.at(1));
+      case Operand::Kind::Label:
+        return o.name;
+      case Operand::Kind::Sink:
+        return "_";
+      case Operand::Kind::Pair:
+        return operand(o.elems.at(0)) + "|" + operand(o.elems.at(1));
       case Operand::Kind::Vec: {
         std::string s = "{";
         for (size_t j = 0; j < o.elems.size(); ++j) s += (j ? ", " : "") + operand(o.elems[j]);
@@ -88,9 +94,15 @@ void print_kernel(const Kernel& k, std::ostringstream& os, const PrintOptions& o
     const Param& p = k.params[j];
     os << (j ? ",\n" : "\n") << "\t.param ";
     switch (p.kind) {
-      case Param::Kind::Scalar: os << "." << ptx_name(p.type) << " " << p.name; break;
-      case Param::Kind::Pointer: os << ".u64 " << p.name; break;
-      case Param::Kind::TensorMap: os << ".align 64 .b8 " << p.name << "[128]"; break;
+      case Param::Kind::Scalar:
+        os << "." << ptx_name(p.type) << " " << p.name;
+        break;
+      case Param::Kind::Pointer:
+        os << ".u64 " << p.name;
+        break;
+      case Param::Kind::TensorMap:
+        os << ".align 64 .b8 " << p.name << "[128]";
+        break;
     }
   }
   os << (k.params.empty() ? ")\n" : "\n)\n");
@@ -131,7 +143,8 @@ std::string print_ptx(const Module& m, const PrintOptions& o) {
   std::set<std::string> shared;
   for (const Kernel& k : m.kernels) {
     for (const SharedAlloc& a : k.shared) {
-      if (!shared.insert(a.name).second) fail("codegen: shared array " + a.name + " declared by two kernels of one module");
+      if (!shared.insert(a.name).second)
+        fail("codegen: shared array " + a.name + " declared by two kernels of one module");
       if (a.dynamic) {
         os << "\n.extern .shared .align " << a.align << " .b8 " << a.name << "[];";
       } else {

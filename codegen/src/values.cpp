@@ -10,19 +10,32 @@ namespace {
 
 const char* op_word(Op op) {
   switch (op) {
-    case Op::Add: return "add";
-    case Op::Sub: return "sub";
-    case Op::Mul: return "mul";
-    case Op::Div: return "div";
-    case Op::Rem: return "rem";
-    case Op::Min: return "min";
-    case Op::Max: return "max";
-    case Op::And: return "and";
-    case Op::Or: return "or";
-    case Op::Xor: return "xor";
-    case Op::Shl: return "shl";
-    case Op::Shr: return "shr";
-    default: return "op";
+    case Op::Add:
+      return "add";
+    case Op::Sub:
+      return "sub";
+    case Op::Mul:
+      return "mul";
+    case Op::Div:
+      return "div";
+    case Op::Rem:
+      return "rem";
+    case Op::Min:
+      return "min";
+    case Op::Max:
+      return "max";
+    case Op::And:
+      return "and";
+    case Op::Or:
+      return "or";
+    case Op::Xor:
+      return "xor";
+    case Op::Shl:
+      return "shl";
+    case Op::Shr:
+      return "shr";
+    default:
+      return "op";
   }
 }
 
@@ -36,20 +49,22 @@ Type instr_type(Op op, Type t) {
     fail("codegen: " + why + " (predicates take and/or/xor/not only)");
   }
   if (is_logic(op) || op == Op::Shl) {
-    if (is_float(t) && t != Type::F16x2 && t != Type::BF16x2) fail("codegen: " + why + " (bitwise operations take integer types)");
+    if (is_float(t) && t != Type::F16x2 && t != Type::BF16x2)
+      fail("codegen: " + why + " (bitwise operations take integer types)");
     return bits_type(bits(t) < 16 ? 16 : bits(t));
   }
   if (op == Op::Shr && !is_integer(t)) fail("codegen: " + why + " (shifts take integer types)");
   if (op == Op::Rem && !is_integer(t)) fail("codegen: " + why + " (rem takes integer types)");
-  if (t == Type::B16 || t == Type::B32 || t == Type::B64) fail("codegen: " + why + " (arithmetic needs a u/s/f type, not a bit type)");
+  if (t == Type::B16 || t == Type::B32 || t == Type::B64)
+    fail("codegen: " + why + " (arithmetic needs a u/s/f type, not a bit type)");
   if (bits(t) == 8) fail("codegen: " + why + " (PTX has no 8-bit arithmetic; widen first)");
-  if (t == Type::TF32 || t == Type::E4M3 || t == Type::E5M2) fail("codegen: " + why + " (a storage format; convert first)");
+  if (t == Type::TF32 || t == Type::E4M3 || t == Type::E5M2)
+    fail("codegen: " + why + " (a storage format; convert first)");
   return t;
 }
 
 void same_class(const char* what, Value a, Value b) {
-  bool ok = a.type() == b.type() ||
-            (is_integer(a.type()) && is_integer(b.type()) && bits(a.type()) == bits(b.type()));
+  bool ok = a.type() == b.type() || (is_integer(a.type()) && is_integer(b.type()) && bits(a.type()) == bits(b.type()));
   if (!ok) {
     fail(std::string("codegen: ") + what + " of a " + ptx_name(a.type()) + " and a " + ptx_name(b.type()) +
          " (operands must have one type; convert with cvt)");
@@ -90,7 +105,8 @@ Value KernelBuilder::binary(Op op, Value a, Value b, uint32_t flags) {
 Value KernelBuilder::binary(Op op, Value a, int64_t imm, uint32_t flags) {
   const Type it = instr_type(op, a.type());
   if (is_float(a.type())) {
-    if (a.type() != Type::F32 && a.type() != Type::F64) fail(std::string("codegen: immediate operand for ") + ptx_name(a.type()));
+    if (a.type() != Type::F32 && a.type() != Type::F64)
+      fail(std::string("codegen: immediate operand for ") + ptx_name(a.type()));
     Value c = a.type() == Type::F32 ? constant_f32(static_cast<float>(imm)) : constant_f64(static_cast<double>(imm));
     return binary(op, a, c, flags);
   }
@@ -110,7 +126,8 @@ Value KernelBuilder::unary(Op op, Value a) {
   if (op == Op::Not) {
     i.type = a.type() == Type::Pred ? Type::Pred : bits_type(bits(a.type()) < 16 ? 16 : bits(a.type()));
   } else if (op == Op::Neg || op == Op::Abs) {
-    if (!is_signed(a.type()) && !is_float(a.type())) fail(std::string("codegen: neg/abs of a ") + ptx_name(a.type()) + " (signed or float types)");
+    if (!is_signed(a.type()) && !is_float(a.type()))
+      fail(std::string("codegen: neg/abs of a ") + ptx_name(a.type()) + " (signed or float types)");
     i.type = a.type();
   } else {
     fail("codegen: unary takes not, neg or abs");
@@ -142,7 +159,8 @@ Value KernelBuilder::mad(Value a, Value b, Value c) {
 
 Value KernelBuilder::mul_wide(Value a, Value b) {
   same_class("mul.wide", a, b);
-  if (bits(a.type()) != 32 || !is_integer(a.type())) fail(std::string("codegen: mul.wide takes 32-bit integers, got ") + ptx_name(a.type()));
+  if (bits(a.type()) != 32 || !is_integer(a.type()))
+    fail(std::string("codegen: mul.wide takes 32-bit integers, got ") + ptx_name(a.type()));
   Instr i;
   i.op = Op::Mul;
   i.flags = kWide;
@@ -154,7 +172,8 @@ Value KernelBuilder::mul_wide(Value a, Value b) {
 }
 
 Value KernelBuilder::mul_wide(Value a, int64_t b) {
-  if (bits(a.type()) != 32 || !is_integer(a.type())) fail(std::string("codegen: mul.wide takes 32-bit integers, got ") + ptx_name(a.type()));
+  if (bits(a.type()) != 32 || !is_integer(a.type()))
+    fail(std::string("codegen: mul.wide takes 32-bit integers, got ") + ptx_name(a.type()));
   Instr i;
   i.op = Op::Mul;
   i.flags = kWide;
@@ -173,11 +192,16 @@ namespace {
 Cmp spell(Cmp c, Type t) {
   if (!is_integer(t) || is_signed(t)) return c;
   switch (c) {
-    case Cmp::Lt: return Cmp::Lo;
-    case Cmp::Le: return Cmp::Ls;
-    case Cmp::Gt: return Cmp::Hi;
-    case Cmp::Ge: return Cmp::Hs;
-    default: return c;
+    case Cmp::Lt:
+      return Cmp::Lo;
+    case Cmp::Le:
+      return Cmp::Ls;
+    case Cmp::Gt:
+      return Cmp::Hi;
+    case Cmp::Ge:
+      return Cmp::Hs;
+    default:
+      return c;
   }
 }
 Type compare_type(Type t) {
@@ -201,7 +225,8 @@ Value KernelBuilder::compare(Cmp c, Value a, Value b) {
 }
 
 Value KernelBuilder::compare(Cmp c, Value a, int64_t b) {
-  if (is_float(a.type())) return compare(c, a, a.type() == Type::F64 ? constant_f64(double(b)) : constant_f32(float(b)));
+  if (is_float(a.type()))
+    return compare(c, a, a.type() == Type::F64 ? constant_f64(double(b)) : constant_f32(float(b)));
   Instr i;
   i.op = Op::Setp;
   i.type = compare_type(a.type());
@@ -233,9 +258,12 @@ Value KernelBuilder::cvt(Value v, Type to, Round rnd) {
   if (rnd == Round::None) {
     // C semantics: integers to floats round to nearest, floats to integers truncate, and
     // narrowing between floats rounds to nearest (PTX requires a rounding mode in these cases).
-    if (is_integer(from) && is_float(to)) rnd = Round::Rn;
-    else if (is_float(from) && is_integer(to)) rnd = Round::Rzi;
-    else if (is_float(from) && is_float(to) && bits(to) < bits(from)) rnd = Round::Rn;
+    if (is_integer(from) && is_float(to))
+      rnd = Round::Rn;
+    else if (is_float(from) && is_integer(to))
+      rnd = Round::Rzi;
+    else if (is_float(from) && is_float(to) && bits(to) < bits(from))
+      rnd = Round::Rn;
   }
   Instr i;
   i.op = Op::Cvt;

@@ -8,20 +8,28 @@ namespace tessel::codegen {
 
 const char* to_string(SmemSwizzle s) {
   switch (s) {
-    case SmemSwizzle::None: return "none";
-    case SmemSwizzle::B32: return "32B";
-    case SmemSwizzle::B64: return "64B";
-    case SmemSwizzle::B128: return "128B";
+    case SmemSwizzle::None:
+      return "none";
+    case SmemSwizzle::B32:
+      return "32B";
+    case SmemSwizzle::B64:
+      return "64B";
+    case SmemSwizzle::B128:
+      return "128B";
   }
   return "";
 }
 
 int swizzle_bytes(SmemSwizzle s) {
   switch (s) {
-    case SmemSwizzle::None: return 16;
-    case SmemSwizzle::B32: return 32;
-    case SmemSwizzle::B64: return 64;
-    case SmemSwizzle::B128: return 128;
+    case SmemSwizzle::None:
+      return 16;
+    case SmemSwizzle::B32:
+      return 32;
+    case SmemSwizzle::B64:
+      return 64;
+    case SmemSwizzle::B128:
+      return 128;
   }
   return 16;
 }
@@ -30,9 +38,12 @@ namespace {
 
 int log2_bytes(Type elem) {
   switch (bytes(elem)) {
-    case 1: return 0;
-    case 2: return 1;
-    case 4: return 2;
+    case 1:
+      return 0;
+    case 2:
+      return 1;
+    case 4:
+      return 2;
   }
   fail(std::string("wgmma: operands are 1, 2 or 4 bytes wide, not ") + ptx_name(elem));
 }
@@ -40,10 +51,14 @@ int log2_bytes(Type elem) {
 // PTX ISA, "Matrix Descriptor Format", bits 62-63.
 uint64_t mode_bits(SmemSwizzle s) {
   switch (s) {
-    case SmemSwizzle::None: return 0;
-    case SmemSwizzle::B128: return 1;
-    case SmemSwizzle::B64: return 2;
-    case SmemSwizzle::B32: return 3;
+    case SmemSwizzle::None:
+      return 0;
+    case SmemSwizzle::B128:
+      return 1;
+    case SmemSwizzle::B64:
+      return 2;
+    case SmemSwizzle::B32:
+      return 3;
   }
   return 0;
 }
@@ -58,18 +73,22 @@ SmemSwizzle smem_swizzle(const Swizzle& s, Type elem) {
     if (s.bits == 2) return SmemSwizzle::B64;
     if (s.bits == 3) return SmemSwizzle::B128;
   }
-  fail("wgmma: " + to_string(s) + " on " + ptx_name(elem) + " elements is no descriptor swizzle mode (in bytes it must be " +
-       "Sw<1,4,3>, Sw<2,4,3> or Sw<3,4,3>; for " + ptx_name(elem) + " that is Sw<B," + std::to_string(4 - log2_bytes(elem)) +
-       ",3>)");
+  fail("wgmma: " + to_string(s) + " on " + ptx_name(elem) +
+       " elements is no descriptor swizzle mode (in bytes it must be " + "Sw<1,4,3>, Sw<2,4,3> or Sw<3,4,3>; for " +
+       ptx_name(elem) + " that is Sw<B," + std::to_string(4 - log2_bytes(elem)) + ",3>)");
 }
 
 Swizzle element_swizzle(SmemSwizzle mode, Type elem) {
   const int m = 4 - log2_bytes(elem);
   switch (mode) {
-    case SmemSwizzle::None: return Swizzle();
-    case SmemSwizzle::B32: return Swizzle(1, m, 3);
-    case SmemSwizzle::B64: return Swizzle(2, m, 3);
-    case SmemSwizzle::B128: return Swizzle(3, m, 3);
+    case SmemSwizzle::None:
+      return Swizzle();
+    case SmemSwizzle::B32:
+      return Swizzle(1, m, 3);
+    case SmemSwizzle::B64:
+      return Swizzle(2, m, 3);
+    case SmemSwizzle::B128:
+      return Swizzle(3, m, 3);
   }
   return Swizzle();
 }
@@ -85,7 +104,8 @@ ComposedLayout canonical_operand_layout(SmemSwizzle mode, Major major, Type elem
   if (major == Major::K) {
     need(mn % 8 == 0, "needs MN to be a multiple of 8 (core matrices have 8 rows)");
     need(k % t == 0, "needs K to be a multiple of " + std::to_string(t) + " (16 bytes)");
-    need(mode == SmemSwizzle::None || k / t <= w, "is wider in K than the " + std::string(to_string(mode)) + " swizzle row");
+    need(mode == SmemSwizzle::None || k / t <= w,
+         "is wider in K than the " + std::string(to_string(mode)) + " swizzle row");
     l = make_layout(IntTuple{IntTuple{8, mn / 8}, IntTuple{t, k / t}},
                     IntTuple{IntTuple{w * t, sbo}, IntTuple{1, mode == SmemSwizzle::None ? lbo : t}});
   } else {
@@ -151,10 +171,10 @@ MatrixDescriptor make_matrix_descriptor(const ComposedLayout& tile, Type elem, M
     for (int m = 0; m < mn; ++m) {
       const int64_t want = canon.layout(IntTuple{m, kk}).leaf().value();
       if (f(m, kk) != want) {
-        fail(what + ": not a canonical " + std::string(major == Major::K ? "K" : "MN") + "-major " + to_string(d.swizzle) +
-             " layout (PTX ISA, shared memory matrix layout): at (" + std::to_string(m) + "," + std::to_string(kk) +
-             ") it gives offset " + std::to_string(f(m, kk)) + ", the canonical layout " + to_string(canon) + " gives " +
-             std::to_string(want));
+        fail(what + ": not a canonical " + std::string(major == Major::K ? "K" : "MN") + "-major " +
+             to_string(d.swizzle) + " layout (PTX ISA, shared memory matrix layout): at (" + std::to_string(m) + "," +
+             std::to_string(kk) + ") it gives offset " + std::to_string(f(m, kk)) + ", the canonical layout " +
+             to_string(canon) + " gives " + std::to_string(want));
       }
     }
   }
@@ -162,7 +182,8 @@ MatrixDescriptor make_matrix_descriptor(const ComposedLayout& tile, Type elem, M
   d.sbo = sbo * eb;
   for (int64_t v : {d.lbo, d.sbo}) {
     if (v % 16 != 0 || v < 0 || (v >> 4) >= (1 << 14)) {
-      fail(what + ": a byte offset of " + std::to_string(v) + " does not fit the descriptor (a multiple of 16 below 2^18)");
+      fail(what + ": a byte offset of " + std::to_string(v) +
+           " does not fit the descriptor (a multiple of 16 below 2^18)");
     }
   }
   // The swizzle acts on absolute address bits, so the tile must start on a row of the swizzle
@@ -171,7 +192,8 @@ MatrixDescriptor make_matrix_descriptor(const ComposedLayout& tile, Type elem, M
   const int64_t period = 8 * swizzle_bytes(d.swizzle);
   if (d.swizzle != SmemSwizzle::None) {
     const Int phase = d.start % Int(period);
-    const bool ok = phase.is_static() ? phase.value() < swizzle_bytes(d.swizzle) : provably_divides(Int(period), d.start);
+    const bool ok =
+        phase.is_static() ? phase.value() < swizzle_bytes(d.swizzle) : provably_divides(Int(period), d.start);
     if (!ok) {
       fail(what + ": the tile starts at byte " + expr_string(d.start) + ", not within the first row of a " +
            std::to_string(period) + "-byte swizzle period");
@@ -183,7 +205,8 @@ MatrixDescriptor make_matrix_descriptor(const ComposedLayout& tile, Type elem, M
 }
 
 Value matrix_descriptor(KernelBuilder& b, Value smem, const MatrixDescriptor& d) {
-  if (smem.type() != Type::U32) fail(std::string("wgmma: a descriptor's shared address is u32, got ") + ptx_name(smem.type()));
+  if (smem.type() != Type::U32)
+    fail(std::string("wgmma: a descriptor's shared address is u32, got ") + ptx_name(smem.type()));
   const uint64_t hi = (static_cast<uint64_t>(d.lbo >> 4) << 16) | (static_cast<uint64_t>(d.sbo >> 4) << 32) |
                       (mode_bits(d.swizzle) << 62);
   Value addr = smem;
@@ -201,7 +224,8 @@ int WgmmaAtom::k() const { return 32 / bytes(a); }
 int WgmmaAtom::accumulators() const { return d == Type::F32 ? n / 2 : n / 4; }
 
 void WgmmaAtom::check() const {
-  const std::string what = std::string("wgmma m64n") + std::to_string(n) + " " + ptx_name(d) + "." + ptx_name(a) + "." + ptx_name(b);
+  const std::string what =
+      std::string("wgmma m64n") + std::to_string(n) + " " + ptx_name(d) + "." + ptx_name(a) + "." + ptx_name(b);
   if (n < 8 || n > 256 || n % 8 != 0) fail(what + ": N must be a multiple of 8 in [8, 256]");
   const bool fp8a = a == Type::E4M3 || a == Type::E5M2, fp8b = b == Type::E4M3 || b == Type::E5M2;
   if (fp8a != fp8b || (!fp8a && a != b)) fail(what + ": A and B must have one type (fp8 may mix e4m3 and e5m2)");
@@ -237,8 +261,8 @@ Instr simple(Op op) {
 
 Operand acc_operand(const WgmmaAtom& atom, const std::vector<Value>& acc) {
   if (static_cast<int>(acc.size()) != atom.accumulators()) {
-    fail("wgmma m64n" + std::to_string(atom.n) + ": " + std::to_string(atom.accumulators()) + " accumulator registers, got " +
-         std::to_string(acc.size()));
+    fail("wgmma m64n" + std::to_string(atom.n) + ": " + std::to_string(atom.accumulators()) +
+         " accumulator registers, got " + std::to_string(acc.size()));
   }
   std::vector<Operand> ops;
   for (const Value& v : acc) ops.push_back(v.op());
@@ -247,7 +271,8 @@ Operand acc_operand(const WgmmaAtom& atom, const std::vector<Value>& acc) {
 
 void check_major(const WgmmaAtom& atom, Major major, const char* which) {
   if (major == Major::MN && atom.a != Type::F16 && atom.a != Type::BF16) {
-    fail(std::string("wgmma: operand ") + which + " of " + ptx_name(atom.a) + " must be K-major (only f16/bf16 transpose)");
+    fail(std::string("wgmma: operand ") + which + " of " + ptx_name(atom.a) +
+         " must be K-major (only f16/bf16 transpose)");
   }
 }
 }  // namespace

@@ -15,7 +15,8 @@ using namespace codegen;
 
 std::string TmaTileConfig::name() const {
   return std::string("tessel_demo_tma_tile_sm90_") + ptx_name(dtype) + "_" + std::to_string(rows) + "x" +
-         std::to_string(cols) + "_sw" + (swizzle == SmemSwizzle::None ? "none" : std::to_string(swizzle_bytes(swizzle)));
+         std::to_string(cols) + "_sw" +
+         (swizzle == SmemSwizzle::None ? "none" : std::to_string(swizzle_bytes(swizzle)));
 }
 
 ComposedLayout TmaTileConfig::smem_layout() const {
@@ -25,7 +26,8 @@ ComposedLayout TmaTileConfig::smem_layout() const {
 }
 
 Module tma_tile(const TmaTileConfig& c) {
-  if (c.dtype != Type::BF16 && c.dtype != Type::F32) fail(std::string("tma_tile: dtype ") + ptx_name(c.dtype) + " (bf16 or f32)");
+  if (c.dtype != Type::BF16 && c.dtype != Type::F32)
+    fail(std::string("tma_tile: dtype ") + ptx_name(c.dtype) + " (bf16 or f32)");
   const int eb = bytes(c.dtype);
   if (c.swizzle != SmemSwizzle::None && c.cols * eb != swizzle_bytes(c.swizzle)) {
     fail("tma_tile: a " + std::string(to_string(c.swizzle)) + " swizzled box has rows of " +
@@ -84,13 +86,18 @@ KernelFamily tma_tile_family() {
   f.description = "one cp.async.bulk.tensor 2-D box into shared memory on an mbarrier, written back (sm_90)";
   f.options = {{"dtype", {"bf16", "f32"}, "element type"},
                {"rows", {"64", "128", "32"}, "box rows"},
-               {"swizzle", {"128B", "64B", "32B", "none"}, "shared-memory swizzle; a row is one swizzle width (128 B unswizzled)"}};
+               {"swizzle",
+                {"128B", "64B", "32B", "none"},
+                "shared-memory swizzle; a row is one swizzle width (128 B unswizzled)"}};
   f.generate = [](const Options& o) {
     TmaTileConfig c;
     c.dtype = parse_type(o.at("dtype"));
     c.rows = std::stoi(o.at("rows"));
     const std::string& s = o.at("swizzle");
-    c.swizzle = s == "128B" ? SmemSwizzle::B128 : s == "64B" ? SmemSwizzle::B64 : s == "32B" ? SmemSwizzle::B32 : SmemSwizzle::None;
+    c.swizzle = s == "128B"  ? SmemSwizzle::B128
+                : s == "64B" ? SmemSwizzle::B64
+                : s == "32B" ? SmemSwizzle::B32
+                             : SmemSwizzle::None;
     c.cols = (c.swizzle == SmemSwizzle::None ? 128 : swizzle_bytes(c.swizzle)) / bytes(c.dtype);
     return tma_tile(c);
   };

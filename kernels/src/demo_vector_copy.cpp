@@ -39,7 +39,9 @@ Module vector_copy(const VectorCopyConfig& c) {
   // (T threads, V values) -> tile offset: thread t owns elements [t*v, t*v + v).
   const Layout tv = make_layout(IntTuple{c.threads, v}, IntTuple{v, 1});
   b.note("zipped_divide by the block tile, slice the block, compose with the TV layout, slice the thread");
-  auto mine = [&](const Tensor& t) { return t.zipped_divide(tile)(SliceCoord{_, bid}).compose(tv)(SliceCoord{tid, _}); };
+  auto mine = [&](const Tensor& t) {
+    return t.zipped_divide(tile)(SliceCoord{_, bid}).compose(tv)(SliceCoord{tid, _});
+  };
   const Tensor s = mine(gs), d = mine(gd);
   b.note("predicate: the thread's first element is inside n (n is a multiple of the vector)");
   Value first = b.lower(bid * Int(c.elements_per_block()) + tid * Int(v), Type::S64);

@@ -35,7 +35,8 @@ ComposedLayout WgmmaTileConfig::smem_layout(int rows) const {
 }
 
 Module wgmma_tile(const WgmmaTileConfig& c) {
-  if (c.dtype != Type::BF16 && c.dtype != Type::F16) fail(std::string("wgmma_tile: dtype ") + ptx_name(c.dtype) + " (bf16 or f16)");
+  if (c.dtype != Type::BF16 && c.dtype != Type::F16)
+    fail(std::string("wgmma_tile: dtype ") + ptx_name(c.dtype) + " (bf16 or f16)");
   const WgmmaAtom atom{c.n, Type::F32, c.dtype, c.dtype};
   atom.check();
   const int k = c.k(), kinst = atom.k(), t = 16 / bytes(c.dtype);
@@ -103,7 +104,8 @@ Module wgmma_tile(const WgmmaTileConfig& c) {
 KernelFamily wgmma_tile_family() {
   KernelFamily f;
   f.name = "wgmma_tile";
-  f.description = "D(64xN, f32) = A(64xK) * B(NxK)^T: one warpgroup, wgmma.mma_async on swizzled shared memory (sm_90a)";
+  f.description =
+      "D(64xN, f32) = A(64xK) * B(NxK)^T: one warpgroup, wgmma.mma_async on swizzled shared memory (sm_90a)";
   f.options = {{"dtype", {"bf16", "f16"}, "input type (f32 accumulators)"},
                {"n", {"64", "128", "256"}, "N of the wgmma (and of D)"},
                {"swizzle", {"128B", "64B", "32B", "none"}, "shared-memory swizzle; K = one swizzle row"}};
@@ -112,7 +114,10 @@ KernelFamily wgmma_tile_family() {
     c.dtype = parse_type(o.at("dtype"));
     c.n = std::stoi(o.at("n"));
     const std::string& s = o.at("swizzle");
-    c.swizzle = s == "128B" ? SmemSwizzle::B128 : s == "64B" ? SmemSwizzle::B64 : s == "32B" ? SmemSwizzle::B32 : SmemSwizzle::None;
+    c.swizzle = s == "128B"  ? SmemSwizzle::B128
+                : s == "64B" ? SmemSwizzle::B64
+                : s == "32B" ? SmemSwizzle::B32
+                             : SmemSwizzle::None;
     return wgmma_tile(c);
   };
   return f;

@@ -42,7 +42,8 @@ Options resolve_options(const KernelFamily& f, const Options& given) {
     }
     bool ok = false;
     for (const std::string& v : spec->values) ok = ok || v == value;
-    if (!ok) fail("invalid value '" + value + "' for " + f.name + " --" + name + " (valid: " + join(spec->values) + ")");
+    if (!ok)
+      fail("invalid value '" + value + "' for " + f.name + " --" + name + " (valid: " + join(spec->values) + ")");
     out[name] = value;
   }
   for (const OptionSpec& s : f.options) {

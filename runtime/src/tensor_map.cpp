@@ -45,6 +45,7 @@ namespace {
 
 constexpr std::int64_t kMaxDim = std::int64_t{1} << 32;
 constexpr std::int64_t kMaxStrideBytes = std::int64_t{1} << 40;
+constexpr std::int64_t kMaxBoxBytes = std::int64_t{228} * 1024;
 
 [[noreturn]] void reject(const std::string& rule) { fail("tensor map: " + rule); }
 
@@ -260,9 +261,18 @@ void validate_tensor_map(const TensorMapSpec& s) {
     if (s.box[i] < 1 || s.box[i] > 256)
       reject("box[" + std::to_string(i) + "] = " + std::to_string(s.box[i]) + " must be in [1, 256]");
   const std::int64_t inner_bytes = s.box[0] * esize;
-  if (!interleaved && inner_bytes % 16 != 0)
+  // The driver refuses inner boxes of 2 or 8 bytes with 16B interleave too (seen on an H200,
+  // driver 580): the rule holds with interleave as well as without.
+  if (inner_bytes % 16 != 0)
     reject("box[0] = " + std::to_string(s.box[0]) + " " + type + " elements = " + std::to_string(inner_bytes) +
-           " bytes must be a multiple of 16 bytes (without interleave)");
+           " bytes must be a multiple of 16 bytes");
+  // A box lands in one block's shared memory: the driver refuses boxes above 228 KiB (Hopper's
+  // shared memory per SM; 228 KiB encoded and 232 KiB was refused on an H200, driver 580).
+  std::int64_t box_bytes = esize;
+  for (std::int64_t i = 0; i < rank; ++i) box_bytes *= s.box[i];
+  if (box_bytes > kMaxBoxBytes)
+    reject("box " + list(s.box) + " of " + type + " is " + std::to_string(box_bytes) + " bytes, more than " +
+           std::to_string(kMaxBoxBytes) + " (228 KiB, the shared memory of an SM)");
   if (!interleaved && s.swizzle != TensorMapSwizzle::None && inner_bytes > swizzle_bytes(s.swizzle))
     reject("box[0] = " + std::to_string(s.box[0]) + " " + type + " elements = " + std::to_string(inner_bytes) +
            " bytes must be at most the swizzle span of " + std::to_string(swizzle_bytes(s.swizzle)) +

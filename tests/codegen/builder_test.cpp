@@ -84,9 +84,11 @@ TEST_CASE("codegen: builder errors name the value and the rule") {
   CHECK_THROWS_WITH_AS(b.load(Space::Global, Type::F32, p, 0, 3), doctest::Contains("vector width 3"), Error);
   CHECK_THROWS_WITH_AS(b.load(Space::Global, Type::F64, p, 0, 4), doctest::Contains("is 32 bytes (at most 16)"), Error);
   Value s = b.reg(Type::S32);
-  CHECK_THROWS_WITH_AS(b.load(Space::Global, Type::F32, s), doctest::Contains("global address is a 64-bit integer, got s32"), Error);
+  CHECK_THROWS_WITH_AS(b.load(Space::Global, Type::F32, s),
+                       doctest::Contains("global address is a 64-bit integer, got s32"), Error);
   CHECK_THROWS_WITH_AS(b.if_(s, [] {}), doctest::Contains("if_ needs a pred, got s32"), Error);
-  CHECK_THROWS_WITH_AS(b.shared_array("x", 100, 3), doctest::Contains("alignment must be a power of two, got 3"), Error);
+  CHECK_THROWS_WITH_AS(b.shared_array("x", 100, 3), doctest::Contains("alignment must be a power of two, got 3"),
+                       Error);
   Value f = b.reg(Type::F32);
   CHECK_THROWS_WITH_AS(f << 2, doctest::Contains("bitwise operations take integer types"), Error);
   CHECK_THROWS_WITH_AS(b.unary(Op::Neg, p), doctest::Contains("neg/abs of a u64"), Error);
@@ -98,13 +100,14 @@ TEST_CASE("codegen: a vectorized copy needs the algebra to prove contiguity and 
   auto build = [](int64_t align, const Layout& l) {
     KernelBuilder b("copy");
     Value src = b.global_pointer_param("src"), dst = b.global_pointer_param("dst");
-    b.copy(Tensor(src, Space::Global, Type::F32, l, Type::S64, align), Tensor(dst, Space::Global, Type::F32, l, Type::S64, align));
+    b.copy(Tensor(src, Space::Global, Type::F32, l, Type::S64, align),
+           Tensor(dst, Space::Global, Type::F32, l, Type::S64, align));
     return print_ptx(one(b.finish()));
   };
   const Layout contiguous = make_layout(IntTuple{8}, IntTuple{1});
   CHECK(build(16, contiguous).find("ld.global.v4.f32") != std::string::npos);
-  CHECK(build(8, contiguous).find("ld.global.v2.f32") != std::string::npos);   // 8-byte aligned base
-  CHECK(build(4, contiguous).find("ld.global.v") == std::string::npos);        // element-aligned only
+  CHECK(build(8, contiguous).find("ld.global.v2.f32") != std::string::npos);  // 8-byte aligned base
+  CHECK(build(4, contiguous).find("ld.global.v") == std::string::npos);       // element-aligned only
   const Layout strided = make_layout(IntTuple{8}, IntTuple{2});
   CHECK(build(16, strided).find("ld.global.v") == std::string::npos);
   const Layout pairs = make_layout(IntTuple{2, 4}, IntTuple{1, 6});  // pairs 6 elements apart

@@ -35,28 +35,61 @@ struct Interp {
     for (const Instr& i : legalize(k)) {
       REQUIRE(i.guard < 0);
       const Type t = k.regs.empty() || i.ops.empty() || i.ops[0].kind != Operand::Kind::Reg ? Type::S64
-                                                                                              : k.regs[i.ops[0].reg].type;
+                                                                                            : k.regs[i.ops[0].reg].type;
       auto a = [&] { return val(i.ops[1]); };
       auto b = [&] { return val(i.ops[2]); };
       int64_t r = 0;
       switch (i.op) {
-        case Op::Ret: return;
-        case Op::Ld: r = params.at(i.ops[1].elems[0].name); break;
-        case Op::Mov: r = val(i.ops[1]); break;
-        case Op::Cvt: r = val(i.ops[1]); break;
-        case Op::Add: r = a() + b(); break;
-        case Op::Sub: r = a() - b(); break;
-        case Op::Mul: r = a() * b(); break;
-        case Op::Div: r = a() / b(); break;
-        case Op::Rem: r = a() % b(); break;
-        case Op::Min: r = std::min(a(), b()); break;
-        case Op::Max: r = std::max(a(), b()); break;
-        case Op::And: r = a() & b(); break;
-        case Op::Or: r = a() | b(); break;
-        case Op::Xor: r = a() ^ b(); break;
-        case Op::Shl: r = a() << b(); break;
-        case Op::Shr: r = a() >> b(); break;
-        default: FAIL("unexpected instruction " << mnemonic(i)); return;
+        case Op::Ret:
+          return;
+        case Op::Ld:
+          r = params.at(i.ops[1].elems[0].name);
+          break;
+        case Op::Mov:
+          r = val(i.ops[1]);
+          break;
+        case Op::Cvt:
+          r = val(i.ops[1]);
+          break;
+        case Op::Add:
+          r = a() + b();
+          break;
+        case Op::Sub:
+          r = a() - b();
+          break;
+        case Op::Mul:
+          r = a() * b();
+          break;
+        case Op::Div:
+          r = a() / b();
+          break;
+        case Op::Rem:
+          r = a() % b();
+          break;
+        case Op::Min:
+          r = std::min(a(), b());
+          break;
+        case Op::Max:
+          r = std::max(a(), b());
+          break;
+        case Op::And:
+          r = a() & b();
+          break;
+        case Op::Or:
+          r = a() | b();
+          break;
+        case Op::Xor:
+          r = a() ^ b();
+          break;
+        case Op::Shl:
+          r = a() << b();
+          break;
+        case Op::Shr:
+          r = a() >> b();
+          break;
+        default:
+          FAIL("unexpected instruction " << mnemonic(i));
+          return;
       }
       regs[i.ops[0].reg] = wrap(r, t);
     }
@@ -85,10 +118,17 @@ TEST_CASE("codegen: lowered crd2idx, divides and swizzles equal the algebra's ev
     Int idx = tid + bid * Int(7) + K;  // an index into the layout, any value
     Int x = dl(IntTuple(idx % size(dl))).leaf();
     switch (test::uniform(rng, 0, 3)) {
-      case 0: x = x + ceil_div(M, Int(16)) * Int(3); break;
-      case 1: x = Swizzle(2, 2, 3)(x); break;
-      case 2: x = (x / Int(4)) % Int(8) + min(M, K); break;
-      default: break;
+      case 0:
+        x = x + ceil_div(M, Int(16)) * Int(3);
+        break;
+      case 1:
+        x = Swizzle(2, 2, 3)(x);
+        break;
+      case 2:
+        x = (x / Int(4)) % Int(8) + min(M, K);
+        break;
+      default:
+        break;
     }
     const Type t = trial % 2 ? Type::S64 : Type::S32;
     Value out = b.lower(x, t);

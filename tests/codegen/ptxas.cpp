@@ -22,12 +22,13 @@ std::string ptxas_path() {
 PtxasResult run_ptxas(const std::string& ptx, const std::string& target) {
   namespace fs = std::filesystem;
   std::random_device rd;
-  const fs::path dir = fs::temp_directory_path() / ("tessel_ptxas_" + std::to_string(getpid()) + "_" + std::to_string(rd()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("tessel_ptxas_" + std::to_string(getpid()) + "_" + std::to_string(rd()));
   fs::create_directories(dir);
   const fs::path in = dir / "k.ptx", out = dir / "k.cubin", log = dir / "log.txt";
   std::ofstream(in) << ptx;
-  const std::string cmd = ptxas_path() + " -v -arch=" + target + " " + in.string() + " -o " + out.string() + " > " +
-                          log.string() + " 2>&1";
+  const std::string cmd =
+      ptxas_path() + " -v -arch=" + target + " " + in.string() + " -o " + out.string() + " > " + log.string() + " 2>&1";
   PtxasResult r;
   r.ok = std::system(cmd.c_str()) == 0;
   std::ifstream f(log);

@@ -85,7 +85,8 @@ int dump_command(const std::vector<std::string>& args) {
       return 2;
     }
     for (const kernels::KernelFamily& f : kernels::kernel_families()) {
-      for (const kernels::Options& o : kernels::listed_configurations(f)) std::cout << kernels::dump_arguments(f, o) << "\n";
+      for (const kernels::Options& o : kernels::listed_configurations(f))
+        std::cout << kernels::dump_arguments(f, o) << "\n";
     }
     return 0;
   }

@@ -20,12 +20,13 @@ std::string find_ptxas() {
 PtxasRun run_ptxas(const std::string& ptxas, const std::string& ptx, const std::string& target) {
   namespace fs = std::filesystem;
   std::random_device rd;
-  const fs::path dir = fs::temp_directory_path() / ("tessel_dump_" + std::to_string(getpid()) + "_" + std::to_string(rd()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("tessel_dump_" + std::to_string(getpid()) + "_" + std::to_string(rd()));
   fs::create_directories(dir);
   const fs::path in = dir / "kernel.ptx", out = dir / "kernel.cubin", log = dir / "ptxas.log";
   std::ofstream(in) << ptx;
-  const std::string cmd = "'" + ptxas + "' -v -arch=" + target + " '" + in.string() + "' -o '" + out.string() + "' > '" +
-                          log.string() + "' 2>&1";
+  const std::string cmd = "'" + ptxas + "' -v -arch=" + target + " '" + in.string() + "' -o '" + out.string() +
+                          "' > '" + log.string() + "' 2>&1";
   PtxasRun r;
   r.ok = std::system(cmd.c_str()) == 0;
   std::ifstream f(log);

@@ -71,9 +71,30 @@ Value operator-(Value a);  // neg
 
 // The special registers (PTX ISA, "Special Registers").
 enum class Special : uint8_t {
-  TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, CtaidY, CtaidZ, NctaidX, NctaidY, NctaidZ,
-  LaneId, WarpId, ClusterCtaRank, ClusterCtaidX, ClusterCtaidY, ClusterCtaidZ,
-  ClusterIdX, ClusterIdY, ClusterIdZ, NclusterIdX, SmId, DynamicSmemSize,
+  TidX,
+  TidY,
+  TidZ,
+  NtidX,
+  NtidY,
+  NtidZ,
+  CtaidX,
+  CtaidY,
+  CtaidZ,
+  NctaidX,
+  NctaidY,
+  NctaidZ,
+  LaneId,
+  WarpId,
+  ClusterCtaRank,
+  ClusterCtaidX,
+  ClusterCtaidY,
+  ClusterCtaidZ,
+  ClusterIdX,
+  ClusterIdY,
+  ClusterIdZ,
+  NclusterIdX,
+  SmId,
+  DynamicSmemSize,
 };
 const char* ptx_name(Special s);  // "%tid.x"
 
@@ -90,8 +111,7 @@ struct Tensor {
 
   Tensor() = default;
   Tensor(Value base, Space space, Type elem, Layout layout, Type index = Type::S64, int64_t base_align = 0);
-  Tensor(Value base, Space space, Type elem, ComposedLayout layout, Type index = Type::S64,
-         int64_t base_align = 0);
+  Tensor(Value base, Space space, Type elem, ComposedLayout layout, Type index = Type::S64, int64_t base_align = 0);
 
   // Slicing: `_` modes stay, the others move into the offset.
   Tensor operator()(const SliceCoord& c) const;
@@ -105,9 +125,9 @@ struct Tensor {
 
 struct LoadOptions {
   Cache cache = Cache::None;
-  bool nc = false;            // ld.global.nc
+  bool nc = false;  // ld.global.nc
   bool no_allocate_l1 = false;
-  bool prefetch_l2 = false;   // .L2::128B
+  bool prefetch_l2 = false;  // .L2::128B
 };
 
 class KernelBuilder {
@@ -123,15 +143,15 @@ class KernelBuilder {
   // --- Parameters: declared in order, loaded in the kernel's entry block. ---
   Value param(const std::string& name, Type t);
   Value global_pointer_param(const std::string& name);  // u64, converted with cvta.to.global
-  Value tensor_map_param(const std::string& name);       // the generic address of a 128-byte TMA descriptor
+  Value tensor_map_param(const std::string& name);      // the generic address of a 128-byte TMA descriptor
 
   // --- Registers and constants. ---
   Value reg(Type t);
   Value constant(int64_t v, Type t);
   Value constant_f32(float v);
   Value constant_f64(double v);
-  Value mov(Value v);  // a copy in a fresh register
-  void assign(Value dst, Value src);                  // mov into an existing register
+  Value mov(Value v);                 // a copy in a fresh register
+  void assign(Value dst, Value src);  // mov into an existing register
   void assign(Value dst, int64_t imm);
   Value special(Special s);  // u32, read once in the entry block
 
@@ -154,8 +174,8 @@ class KernelBuilder {
   Value binary(Op op, Value a, Value b, uint32_t flags = 0);
   Value binary(Op op, Value a, int64_t imm, uint32_t flags = 0);
   Value unary(Op op, Value a);
-  Value mad(Value a, Value b, Value c);     // a*b+c (mad.lo for integers, fma.rn for floats)
-  Value mul_wide(Value a, Value b);          // 32x32 -> 64
+  Value mad(Value a, Value b, Value c);  // a*b+c (mad.lo for integers, fma.rn for floats)
+  Value mul_wide(Value a, Value b);      // 32x32 -> 64
   Value mul_wide(Value a, int64_t b);
   Value min(Value a, Value b);
   Value max(Value a, Value b);
@@ -189,7 +209,7 @@ class KernelBuilder {
 
   // --- Shared memory. ---
   Value shared_array(const std::string& name, int64_t bytes, int align = 16);  // u32 address
-  Value dynamic_shared(const std::string& name, int align = 1024);              // u32 address
+  Value dynamic_shared(const std::string& name, int align = 1024);             // u32 address
 
   // --- Control flow. ---
   void if_(Value pred, const std::function<void()>& then_fn, const std::function<void()>& else_fn = {});
@@ -214,9 +234,9 @@ class KernelBuilder {
   void pop_scope();
 
   Kernel k_;
-  Block entry_;                 // parameter loads and special-register reads, printed first
+  Block entry_;  // parameter loads and special-register reads, printed first
   bool emit_to_entry_ = false;
-  std::vector<Block*> blocks_;  // the block being filled, innermost last
+  std::vector<Block*> blocks_;                       // the block being filled, innermost last
   std::vector<std::map<std::string, Value>> cse_;    // lowered expressions by key, per scope
   std::vector<std::map<std::string, Value>> bound_;  // symbol name -> value, per scope
   std::map<std::string, Int> index_symbols_;         // tid.x, ctaid.x, ...

@@ -19,26 +19,71 @@ namespace tessel::codegen {
 // One PTX instruction root (its mnemonic's first part); the modifiers live in Instr's fields.
 enum class Op : uint8_t {
   // integer and floating-point arithmetic
-  Add, Sub, Mul, Mad, Fma, Div, Rem, Min, Max, Neg, Abs,
+  Add,
+  Sub,
+  Mul,
+  Mad,
+  Fma,
+  Div,
+  Rem,
+  Min,
+  Max,
+  Neg,
+  Abs,
   // logic and shifts
-  And, Or, Xor, Not, Shl, Shr,
+  And,
+  Or,
+  Xor,
+  Not,
+  Shl,
+  Shr,
   // moves, conversions, comparisons
-  Mov, Cvt, Cvta, Setp, Selp,
+  Mov,
+  Cvt,
+  Cvta,
+  Setp,
+  Selp,
   // memory
-  Ld, St, Atom, Red,
+  Ld,
+  St,
+  Atom,
+  Red,
   // synchronisation and fences
-  BarSync, BarrierClusterArrive, BarrierClusterWait, FenceProxyAsync, FenceMbarrierInit,
+  BarSync,
+  BarrierClusterArrive,
+  BarrierClusterWait,
+  FenceProxyAsync,
+  FenceMbarrierInit,
   // sm_80 asynchronous copies
-  CpAsync, CpAsyncCommit, CpAsyncWait,
+  CpAsync,
+  CpAsyncCommit,
+  CpAsyncWait,
   // sm_90 tensor-memory accelerator (bulk tensor copies) and mbarriers
-  TmaLoad, TmaStore, BulkCommit, BulkWait,
-  MbarInit, MbarArrive, MbarArriveExpectTx, MbarTryWait, Mapa,
+  TmaLoad,
+  TmaStore,
+  BulkCommit,
+  BulkWait,
+  MbarInit,
+  MbarArrive,
+  MbarArriveExpectTx,
+  MbarTryWait,
+  Mapa,
   // warpgroup MMA
-  WgmmaFence, Wgmma, WgmmaCommit, WgmmaWait, Setmaxnreg,
+  WgmmaFence,
+  Wgmma,
+  WgmmaCommit,
+  WgmmaWait,
+  Setmaxnreg,
   // warp-level matrix and lane operations
-  Ldmatrix, Stmatrix, MmaSync, ElectSync, Shfl,
+  Ldmatrix,
+  Stmatrix,
+  MmaSync,
+  ElectSync,
+  Shfl,
   // control flow (Label and Bra appear only after legalize)
-  Label, Bra, Ret,
+  Label,
+  Bra,
+  Ret,
 };
 
 enum class Cmp : uint8_t { None, Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs };
@@ -49,26 +94,26 @@ enum class ShflMode : uint8_t { None, Up, Down, Bfly, Idx };
 
 // Modifier flags of Instr::flags.
 enum Flag : uint32_t {
-  kLo = 1u << 0,          // mul/mad .lo
-  kHi = 1u << 1,          // mul/mad .hi
-  kWide = 1u << 2,        // mul/mad .wide
-  kApprox = 1u << 3,      // div.approx
-  kFtz = 1u << 4,         // .ftz
-  kSat = 1u << 5,         // .sat
-  kNc = 1u << 6,          // ld.global.nc (read-only path)
-  kToGeneric = 1u << 7,   // cvta from a space to generic (else to the space)
-  kTrans = 1u << 8,       // ldmatrix/stmatrix .trans
-  kMulticast = 1u << 9,   // cp.async.bulk.tensor .multicast::cluster
-  kUni = 1u << 10,        // bra.uni
-  kNoAllocL1 = 1u << 11,  // ld/st .L1::no_allocate
-  kL2Prefetch = 1u << 12, // ld .L2::128B
-  kRead = 1u << 13,       // cp.async.bulk.wait_group.read
-  kInc = 1u << 14,        // setmaxnreg .inc (else .dec)
-  kRelease = 1u << 15,    // .release semantics
-  kCluster = 1u << 16,    // .cluster scope
-  kAcquire = 1u << 17,    // .acquire semantics
-  kRegA = 1u << 18,       // wgmma with A in registers
-  kAligned = 1u << 19,    // barrier .aligned forms
+  kLo = 1u << 0,           // mul/mad .lo
+  kHi = 1u << 1,           // mul/mad .hi
+  kWide = 1u << 2,         // mul/mad .wide
+  kApprox = 1u << 3,       // div.approx
+  kFtz = 1u << 4,          // .ftz
+  kSat = 1u << 5,          // .sat
+  kNc = 1u << 6,           // ld.global.nc (read-only path)
+  kToGeneric = 1u << 7,    // cvta from a space to generic (else to the space)
+  kTrans = 1u << 8,        // ldmatrix/stmatrix .trans
+  kMulticast = 1u << 9,    // cp.async.bulk.tensor .multicast::cluster
+  kUni = 1u << 10,         // bra.uni
+  kNoAllocL1 = 1u << 11,   // ld/st .L1::no_allocate
+  kL2Prefetch = 1u << 12,  // ld .L2::128B
+  kRead = 1u << 13,        // cp.async.bulk.wait_group.read
+  kInc = 1u << 14,         // setmaxnreg .inc (else .dec)
+  kRelease = 1u << 15,     // .release semantics
+  kCluster = 1u << 16,     // .cluster scope
+  kAcquire = 1u << 17,     // .acquire semantics
+  kRegA = 1u << 18,        // wgmma with A in registers
+  kAligned = 1u << 19,     // barrier .aligned forms
 };
 
 // An instruction operand.
@@ -90,7 +135,7 @@ struct Operand {
   static Operand addr(Operand base, int64_t offset = 0);
   static Operand vec(std::vector<Operand> elems);
   static Operand label(std::string name);
-  static Operand sink();  // `_`
+  static Operand sink();                      // `_`
   static Operand pair(Operand a, Operand b);  // `a|b`: two destinations (elect.sync, setp)
 };
 
@@ -101,28 +146,28 @@ struct Instr {
   Type type3 = Type::None;  // wgmma/mma: B's type
   Type type4 = Type::None;  // mma.sync: C's type
   Space space = Space::None;
-  uint8_t vec = 1;          // ld/st vector width: 1, 2 or 4
+  uint8_t vec = 1;  // ld/st vector width: 1, 2 or 4
   Cmp cmp = Cmp::None;
   Round rnd = Round::None;
   Cache cache = Cache::None;
   AtomOp atom = AtomOp::None;
   ShflMode shfl = ShflMode::None;
   uint32_t flags = 0;
-  int32_t n = 0;  // wgmma N, tensor rank of TMA, ldmatrix matrix count, setmaxnreg count, group count
+  int32_t n = 0;             // wgmma N, tensor rank of TMA, ldmatrix matrix count, setmaxnreg count, group count
   std::vector<Operand> ops;  // destinations first, as PTX writes them
   int guard = -1;            // predicate register guarding the instruction, or -1
   bool guard_negated = false;
-  std::string comment;       // printed as `// comment` above the instruction when non-empty
+  std::string comment;  // printed as `// comment` above the instruction when non-empty
 
   bool has(uint32_t flag) const { return (flags & flag) != 0; }
 };
 
 // The minimum PTX ISA version (major*10 + minor) and target an instruction needs.
 struct Requirement {
-  int ptx = 70;             // .version 7.0
-  int sm = 80;              // sm_80
+  int ptx = 70;                // .version 7.0
+  int sm = 80;                 // sm_80
   bool arch_specific = false;  // the `a` targets: sm_90a
-  const char* what = "";   // the feature that raised the requirement, for error messages
+  const char* what = "";       // the feature that raised the requirement, for error messages
 };
 
 // Structured control flow. A Block is a list of statements; legalize flattens it.
@@ -176,11 +221,11 @@ struct Kernel {
   std::vector<RegInfo> regs;  // by register id
   std::vector<SharedAlloc> shared;
   Block body;
-  std::optional<std::array<int, 3>> reqntid;        // .reqntid: the exact block shape
-  std::optional<std::array<int, 3>> maxntid;        // .maxntid
-  std::optional<std::array<int, 3>> cluster_dims;   // .reqnctapercluster
-  int minnctapersm = 0;                             // .minnctapersm when > 0
-  Requirement min_target;  // a floor the author asks for (e.g. sm_90a for a kernel family)
+  std::optional<std::array<int, 3>> reqntid;       // .reqntid: the exact block shape
+  std::optional<std::array<int, 3>> maxntid;       // .maxntid
+  std::optional<std::array<int, 3>> cluster_dims;  // .reqnctapercluster
+  int minnctapersm = 0;                            // .minnctapersm when > 0
+  Requirement min_target;                          // a floor the author asks for (e.g. sm_90a for a kernel family)
 };
 
 struct Module {

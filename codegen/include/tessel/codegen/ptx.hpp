@@ -8,7 +8,7 @@
 namespace tessel::codegen {
 
 struct PrintOptions {
-  bool comments = false;   // print the notes naming the layout operation behind index arithmetic
+  bool comments = false;             // print the notes naming the layout operation behind index arithmetic
   std::string generator = "tessel";  // the first header comment line
 };
 

@@ -25,9 +25,9 @@ Swizzle element_swizzle(SmemSwizzle mode, Type elem);
 // A wgmma shared-memory matrix descriptor, in bytes (the encoding divides by 16).
 struct MatrixDescriptor {
   SmemSwizzle swizzle = SmemSwizzle::None;
-  int64_t lbo = 0;        // leading-dimension byte offset
-  int64_t sbo = 0;        // stride-dimension byte offset
-  Int start = 0;          // byte offset of the tile in its buffer, before the swizzle
+  int64_t lbo = 0;  // leading-dimension byte offset
+  int64_t sbo = 0;  // stride-dimension byte offset
+  Int start = 0;    // byte offset of the tile in its buffer, before the swizzle
   // The 64-bit descriptor for a tile at byte address `start + smem_address` (static parts).
   uint64_t encode(uint32_t smem_address) const;
 };
@@ -76,7 +76,7 @@ void wgmma_wait_group(KernelBuilder& b, int pending);
 void wgmma(KernelBuilder& b, const WgmmaAtom& atom, const std::vector<Value>& acc, Value desc_a, Value desc_b,
            Value scale_d, Major major_a = Major::K, Major major_b = Major::K);
 // The same with A from registers (4 b32 per thread: the A fragment of the PTX ISA).
-void wgmma_reg_a(KernelBuilder& b, const WgmmaAtom& atom, const std::vector<Value>& acc,
-                 const std::vector<Value>& a, Value desc_b, Value scale_d, Major major_b = Major::K);
+void wgmma_reg_a(KernelBuilder& b, const WgmmaAtom& atom, const std::vector<Value>& acc, const std::vector<Value>& a,
+                 Value desc_b, Value scale_d, Major major_b = Major::K);
 
 }  // namespace tessel::codegen
