@@ -1,9 +1,26 @@
-// Uses only the installed public header and the tessel::algebra target.
+// Uses only installed public headers and the exported targets: the algebra, the code generator
+// (a kernel printed to PTX), the kernels' registry and the runtime (which must load without a GPU).
 #include <iostream>
 #include <tessel/algebra.hpp>
+#include <tessel/codegen.hpp>
+#include <tessel/kernels/registry.hpp>
+#include <tessel/runtime.hpp>
 
 int main() {
   tessel::Layout L = tessel::parse_layout("(4,8):(8,1)");
   std::cout << tessel::to_string(tessel::coalesce(L)) << "\n";
-  return tessel::to_string(L) == "(4,8):(8,1)" ? 0 : 1;
+  if (tessel::to_string(L) != "(4,8):(8,1)") return 1;
+
+  tessel::codegen::KernelBuilder b("consumer_kernel");
+  tessel::codegen::Value n = b.param("n", tessel::codegen::Type::S32);
+  b.lower(b.thread_index(0) * tessel::Int(4) + b.symbol("n", n), tessel::codegen::Type::S32);
+  tessel::codegen::Module m;
+  m.kernels.push_back(b.finish());
+  const std::string ptx = tessel::codegen::print_ptx(m);
+  if (ptx.find(".entry consumer_kernel") == std::string::npos) return 2;
+
+  const auto& families = tessel::kernels::kernel_families();
+  std::cout << families.size() << " kernel families; driver: "
+            << (tessel::rt::driver_status().available ? "available" : "absent") << "\n";
+  return families.empty() ? 3 : 0;
 }
