@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -107,7 +108,8 @@ TEST_CASE("cli: dump --list prints one line per configuration and a listed line 
   std::vector<size_t> firsts;  // the first line of each family
   for (const auto& f : tessel::kernels::kernel_families()) {
     firsts.push_back(expected.size());
-    for (const auto& o : tessel::kernels::listed_configurations(f)) expected.push_back(tessel::kernels::dump_arguments(f, o));
+    for (const auto& o : tessel::kernels::listed_configurations(f))
+      expected.push_back(tessel::kernels::dump_arguments(f, o));
   }
   CHECK(list.lines == expected);
   REQUIRE(list.lines.size() == expected.size());
@@ -178,8 +180,7 @@ TEST_CASE("cli: dump with a missing ptxas exits 1 and says that ptxas failed") {
   // find_ptxas trusts $TESSEL_PTXAS; a path that does not exist fails when it runs.
   const Run r = run_cli({"dump", "vector_copy", "--verify"}, {"TESSEL_PTXAS=/nonexistent/ptxas"});
   check_exit(r, 1);
-  CHECK(r.err.rfind("ptxas -arch=sm_80: failed\n", 0) == 0);
-  CHECK(contains(r.err, "/nonexistent/ptxas"));
+  CHECK(r.err == "error: ptxas /nonexistent/ptxas does not exist (from TESSEL_PTXAS)\n");
   CHECK(contains(r.out, ".entry tessel_demo_vector_copy_f32_t128("));  // the PTX is printed first
 }
 
@@ -218,7 +219,7 @@ TEST_CASE("cli: dump errors exit 2 and name the valid choices") {
   CHECK(contains(two_names.err, "unexpected argument 'tma_tile'"));
   const Run no_file = run_cli({"dump", "vector_copy", "-o"});
   check_exit(no_file, 2);
-  CHECK(no_file.err == "error: -o needs a file name\n");
+  CHECK(no_file.err == "error: option -o needs a value\n");
   const Run list_and_name = run_cli({"dump", "--list", "vector_copy"});
   check_exit(list_and_name, 2);
   CHECK(list_and_name.err == "error: --list takes no kernel name or options\n");
@@ -254,7 +255,9 @@ TEST_CASE("cli: dump prints the golden PTX of tests/data/golden byte for byte") 
     const std::string file = words[0];
     files.push_back(file);
     words[0] = "dump";
-    INFO("tests/data/golden/" << file << " is `tessel " << line.substr(line.find(words[1])) << "`");
+    std::string command = "tessel";
+    for (const std::string& w : words) command += " " + w;
+    INFO("tests/data/golden/" << file << " is `" << command << "`");
     const Run r = run_cli(words);
     check_exit(r, 0);
     const std::string golden = read_file(dir / file);
@@ -264,7 +267,14 @@ TEST_CASE("cli: dump prints the golden PTX of tests/data/golden byte for byte") 
       std::istringstream a(golden), b(r.out);
       std::string la, lb;
       int n = 1;
-      while (std::getline(a, la) && std::getline(b, lb) && la == lb) ++n;
+      bool more_a = false, more_b = false;
+      for (;; ++n) {
+        more_a = bool(std::getline(a, la));
+        more_b = bool(std::getline(b, lb));
+        if (!more_a || !more_b || la != lb) break;
+      }
+      if (!more_a) la = "(end of file)";
+      if (!more_b) lb = "(end of output)";
       FAIL_CHECK("tessel dump differs from tests/data/golden/"
                  << file << " at line " << n << ":\n  golden: " << la << "\n  now:    " << lb
                  << "\nIf the codegen change is intended, run tools/update_golden.sh and review the diff.");
@@ -279,8 +289,8 @@ TEST_CASE("cli: dump prints the golden PTX of tests/data/golden byte for byte") 
       CHECK(ptxas.ok);
     }
   }
-  // One golden file per family at least, and no stray .ptx file that CONFIGS does not list.
-  CHECK(files.size() >= tessel::kernels::kernel_families().size());
+  // No stray .ptx file that CONFIGS does not list (update_golden.sh removes them).
+  CHECK(!files.empty());
   for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
     if (e.path().extension() != ".ptx") continue;
     INFO(e.path().filename().string() << " is not listed in tests/data/golden/CONFIGS");

@@ -187,21 +187,18 @@ std::pair<Value, int64_t> KernelBuilder::address_parts(const Tensor& t, const Co
   auto [dyn, c] = split_constant(byte_offset);
   Value base = t.base;
   if (!(dyn.is_static() && dyn.value() == 0)) {
-    Type it = t.index;
-    const bool shared = t.space == Space::Shared || t.space == Space::SharedCluster;
-    if (shared && bits(base.type()) == 32) it = Type::S32;
-    Value off = lower(dyn, it);
-    if (bits(off.type()) != bits(base.type())) off = cvt(off, bits(base.type()) == 64 ? Type::S64 : Type::S32);
-    // One sum per distinct offset expression: copies of several values share it.
-    const std::string key = "addr:" + std::to_string(base.id()) + "+" + expr_string(dyn);
-    Value hit;
-    for (auto it2 = cse_.rbegin(); it2 != cse_.rend() && !hit.valid(); ++it2) {
-      auto f = it2->find(key);
-      if (f != it2->end()) hit = f->second;
-    }
+    // One sum per distinct offset expression and base: copies of several values share it. The
+    // tag keeps these apart from plain lowered values (negative, from the base register).
+    const int tag = -1 - base.id();
+    Value hit = cse_find(dyn, tag);
     if (!hit.valid()) {
+      Type it = t.index;
+      const bool shared = t.space == Space::Shared || t.space == Space::SharedCluster;
+      if (shared && bits(base.type()) == 32) it = Type::S32;
+      Value off = lower(dyn, it);
+      if (bits(off.type()) != bits(base.type())) off = cvt(off, bits(base.type()) == 64 ? Type::S64 : Type::S32);
       hit = binary(Op::Add, base, off);
-      cse_.back()[key] = hit;
+      cse_insert(dyn, tag, hit);
     }
     base = hit;
   }
@@ -342,6 +339,19 @@ void KernelBuilder::store_tensor(const Tensor& dst, const std::vector<Value>& va
     auto [a, off] = address_parts(dst, Coord(Int(g)));
     store(dst.space, unit, a, words, off);
     if (guard.valid()) current().back().instr.guard = guard.id();
+  }
+}
+
+void KernelBuilder::store_tensor(const Tensor& dst, const std::vector<Value>& values, const std::vector<Value>& guards) {
+  const Int n = dst.size();
+  if (!n.is_static() || static_cast<int64_t>(values.size()) != n.value() || guards.size() != values.size()) {
+    fail("codegen: store_tensor of " + std::to_string(values.size()) + " values with " + std::to_string(guards.size()) +
+         " guards into " + to_string(n) + " elements (one value and one guard per element)");
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    auto [a, off] = address_parts(dst, Coord(Int(static_cast<int64_t>(i))));
+    store(dst.space, memory_type(dst.elem), a, {values[i]}, off);
+    if (guards[i].valid()) current().back().instr.guard = guards[i].id();
   }
 }
 

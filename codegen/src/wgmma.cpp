@@ -146,13 +146,25 @@ MatrixDescriptor make_matrix_descriptor(const ComposedLayout& tile, Type elem, M
   MatrixDescriptor d;
   d.swizzle = smem_swizzle(tile.swizzle, elem);
   const int64_t t = 16 / eb, w = swizzle_bytes(d.swizzle) / 16;
-  // f(m, kk): element offset relative to the tile's first element; must be static.
-  const IntTuple origin = l(IntTuple{0, 0});
-  auto f = [&](int m, int kk) -> int64_t {
-    Int v = l(IntTuple{m, kk}).leaf() - origin.leaf();
-    if (!v.is_static()) fail(what + ": the tile's strides must be static, got " + to_string(l));
-    return v.value();
+  // A layout is the sum of its modes' functions, f(m, kk) = f0(m) + f1(kk) with f(0,0) = 0, so
+  // the tile equals the canonical layout everywhere iff each mode does: O(MN + K) checks.
+  auto mode_values = [&](const Layout& mode, int n) {
+    const std::vector<Int> shape = flatten_leaves(mode.shape()), stride = flatten_leaves(mode.stride());
+    std::vector<int64_t> out(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      int64_t rest = i, v = 0;
+      for (size_t j = 0; j < shape.size(); ++j) {  // colexicographic: the first leaf is fastest
+        if (!shape[j].is_static() || !stride[j].is_static()) fail(what + ": the tile's layout must be static, got " + to_string(l));
+        v += (rest % shape[j].value()) * stride[j].value();
+        rest /= shape[j].value();
+      }
+      out[static_cast<size_t>(i)] = v;
+    }
+    return out;
   };
+  const std::vector<int64_t> f0 = mode_values(l[0], mn), f1 = mode_values(l[1], k);
+  auto f = [&](int m, int kk) { return f0[static_cast<size_t>(m)] + f1[static_cast<size_t>(kk)]; };
+  const IntTuple origin = l(IntTuple{0, 0});
   // Read LBO and SBO off the tile (PTX ISA, "Strides": LBO and SBO per major and swizzle mode);
   // a repeat the tile does not have keeps the canonical packed value.
   int64_t lbo = 0, sbo = 0;
@@ -167,16 +179,18 @@ MatrixDescriptor make_matrix_descriptor(const ComposedLayout& tile, Type elem, M
     sbo = k > 8 ? f(0, 8) : 8 * w * t;
   }
   const ComposedLayout canon = canonical_operand_layout(d.swizzle, major, elem, mn, k, lbo, sbo);
+  const std::vector<int64_t> c0 = mode_values(canon.layout[0], mn), c1 = mode_values(canon.layout[1], k);
+  auto differs = [&](int m, int kk) {
+    fail(what + ": not a canonical " + std::string(major == Major::K ? "K" : "MN") + "-major " + to_string(d.swizzle) +
+         " layout (PTX ISA, shared memory matrix layout): at (" + std::to_string(m) + "," + std::to_string(kk) +
+         ") it gives offset " + std::to_string(f(m, kk)) + ", the canonical layout " + to_string(canon) + " gives " +
+         std::to_string(c0[static_cast<size_t>(m)] + c1[static_cast<size_t>(kk)]));
+  };
+  for (int m = 0; m < mn; ++m) {
+    if (f0[static_cast<size_t>(m)] != c0[static_cast<size_t>(m)]) differs(m, 0);
+  }
   for (int kk = 0; kk < k; ++kk) {
-    for (int m = 0; m < mn; ++m) {
-      const int64_t want = canon.layout(IntTuple{m, kk}).leaf().value();
-      if (f(m, kk) != want) {
-        fail(what + ": not a canonical " + std::string(major == Major::K ? "K" : "MN") + "-major " +
-             to_string(d.swizzle) + " layout (PTX ISA, shared memory matrix layout): at (" + std::to_string(m) + "," +
-             std::to_string(kk) + ") it gives offset " + std::to_string(f(m, kk)) + ", the canonical layout " +
-             to_string(canon) + " gives " + std::to_string(want));
-      }
-    }
+    if (f1[static_cast<size_t>(kk)] != c1[static_cast<size_t>(kk)]) differs(0, kk);
   }
   d.lbo = (major == Major::K && d.swizzle != SmemSwizzle::None) ? 16 : lbo * eb;  // unused field: 1 (x16 bytes)
   d.sbo = sbo * eb;

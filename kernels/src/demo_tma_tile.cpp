@@ -38,7 +38,6 @@ Module tma_tile(const TmaTileConfig& c) {
          " (each side in [1, 256], rows of a multiple of 16 bytes)");
   }
   const int64_t box_bytes = int64_t{c.rows} * c.cols * eb;
-  if ((c.rows * c.cols) % c.threads != 0) fail("tma_tile: the box must divide among the threads");
   KernelBuilder b(c.name());
   b.kernel().reqntid = std::array<int, 3>{c.threads, 1, 1};
   Value tmap = b.tensor_map_param("tmap");
@@ -62,17 +61,28 @@ Module tma_tile(const TmaTileConfig& c) {
   });
   mbarrier_wait(b, bar, 0);
 
-  // Thread tid writes elements tid + threads*j of the box, enumerated row-major so that
-  // neighbouring threads write neighbouring addresses.
-  b.note("box element e = tid + threads*j at (e / cols, e % cols): shared through the box layout, global through ld");
-  const Tensor sbox(tile, Space::Shared, c.dtype, c.smem_layout(), Type::S32, 1024);
-  const Tensor gout(out, Space::Global, c.dtype, make_layout(IntTuple{M, N}, IntTuple{LD, 1}), Type::S64, eb);
-  for (int j = 0; j < c.rows * c.cols / c.threads; ++j) {
+  // The box in 16-byte chunks, ((1,v),(rows,cols/v)): thread tid takes chunks tid + threads*j,
+  // numbered row by row so that neighbouring threads write neighbouring addresses; one 16-byte
+  // shared load per chunk, then element stores, each guarded against the tensor's edges.
+  b.note("box chunk e = tid + threads*j at row e / (cols/v), column v*(e % (cols/v)); zipped_divide by (1,v)");
+  const int v = 16 / eb, per_row = c.cols / v;
+  const Tiler chunk = Tiler::from_shape(IntTuple{1, v});
+  const Tensor sbox = Tensor(tile, Space::Shared, c.dtype, c.smem_layout(), Type::S32, 1024).zipped_divide(chunk);
+  const Tensor gout =
+      Tensor(out, Space::Global, c.dtype, make_layout(IntTuple{M, N}, IntTuple{LD, 1}), Type::S64, eb).zipped_divide(chunk);
+  const int chunks = c.rows * per_row;
+  for (int j = 0; j * c.threads < chunks; ++j) {
     const Int e = tid + Int(c.threads * j);
-    const Int r = e / Int(c.cols), col = e % Int(c.cols);
-    Value inside = (b.lower(by * Int(c.rows) + r, Type::S32) < pm) & (b.lower(bx * Int(c.cols) + col, Type::S32) < pn);
-    std::vector<Value> v = b.load_tensor(sbox(SliceCoord{r, col}));
-    b.store_tensor(gout(SliceCoord{by * Int(c.rows) + r, bx * Int(c.cols) + col}), v, inside);
+    const Int r = e / Int(per_row), q = e % Int(per_row);
+    // A box of fewer chunks than threads leaves the last threads without one.
+    Value mine = (j + 1) * c.threads > chunks ? b.lower(e, Type::S32) < chunks : Value();
+    std::vector<Value> vals = b.load_tensor(sbox(SliceCoord{_, SliceCoord{r, q}}), mine);
+    Value row_inside = b.lower(by * Int(c.rows) + r, Type::S32) < pm;
+    if (mine.valid()) row_inside = row_inside & mine;
+    Value col0 = b.lower(bx * Int(c.cols) + q * Int(v), Type::S32);
+    std::vector<Value> guards;
+    for (int i = 0; i < v; ++i) guards.push_back(row_inside & (col0 + i < pn));
+    b.store_tensor(gout(SliceCoord{_, SliceCoord{by * Int(c.rows) + r, bx * Int(per_row) + q}}), vals, guards);
   }
   b.end_note();
   Module m;

@@ -1,6 +1,8 @@
 // demos_test.cpp: the demonstration kernels and their registry: every listed configuration
 // assembles with ptxas without spills, shows its hardware path, prints deterministically, and
 // misuse of the registry and the generators names the valid choices.
+#include "tessel/kernels/demos.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 #include "codegen/ptxas.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/ptx.hpp"
-#include "tessel/kernels/demos.hpp"
 #include "tessel/kernels/registry.hpp"
 
 using namespace tessel;
@@ -152,7 +153,8 @@ TEST_CASE("kernels: the demonstration kernels show their hardware paths and targ
     // K is one swizzle row (32 bytes unswizzled) of 2-byte inputs: K / 16 instructions of m64nNk16.
     const std::string& sw = o.at("swizzle");
     const size_t k_blocks = (sw == "none" ? 32 : std::stoi(sw)) / 32;
-    const std::string mma = "wgmma.mma_async.sync.aligned.m64n" + o.at("n") + "k16.f32." + o.at("dtype") + "." + o.at("dtype");
+    const std::string mma =
+        "wgmma.mma_async.sync.aligned.m64n" + o.at("n") + "k16.f32." + o.at("dtype") + "." + o.at("dtype");
     CHECK(count(ptx, "wgmma.mma_async") == k_blocks);
     CHECK(count(ptx, mma) == k_blocks);
   }
@@ -214,7 +216,8 @@ TEST_CASE("kernels: the registry lists, completes and names options") {
   CHECK(kernels::resolve_options(vc, {}) == kernels::Options{{"dtype", "f32"}, {"threads", "128"}});
   CHECK(kernels::resolve_options(vc, {{"threads", "256"}}) == kernels::Options{{"dtype", "f32"}, {"threads", "256"}});
   // Options print in the family's order, not the map's.
-  CHECK(kernels::dump_arguments(vc, {{"threads", "256"}, {"dtype", "bf16"}}) == "vector_copy --dtype bf16 --threads 256");
+  CHECK(kernels::dump_arguments(vc, {{"threads", "256"}, {"dtype", "bf16"}}) ==
+        "vector_copy --dtype bf16 --threads 256");
 
   // Without an explicit list, every combination of values, each once.
   for (const kernels::KernelFamily& f : kernels::kernel_families()) {
@@ -260,7 +263,8 @@ TEST_CASE("kernels: the generators refuse configurations they cannot emit") {
 
   kernels::TmaTileConfig tma;
   tma.cols = 32;  // bf16: 64 bytes, not one 128-byte swizzle row
-  CHECK_THROWS_WITH_AS(kernels::tma_tile(tma), "tma_tile: a 128B swizzled box has rows of 128 bytes, got 32 bf16", Error);
+  CHECK_THROWS_WITH_AS(kernels::tma_tile(tma), "tma_tile: a 128B swizzled box has rows of 128 bytes, got 32 bf16",
+                       Error);
 
   kernels::WgmmaTileConfig wg;
   wg.dtype = codegen::Type::F32;

@@ -2,9 +2,11 @@
 // and assembles it with ptxas on request.
 #include "dump_command.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
+#include "kernel_args.hpp"
 #include "printable.hpp"
 #include "ptxas.hpp"
 #include "tessel/algebra/error.hpp"
@@ -39,46 +41,16 @@ void print_dump_help(std::ostream& out) {
 }
 
 int dump_command(const std::vector<std::string>& args) {
-  bool list = false, verify = false, stats = false, comments = false;
-  std::string name, output;
-  kernels::Options given;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "-h" || a == "--help") {
-      print_dump_help(std::cout);
-      return 0;
-    } else if (a == "--list") {
-      list = true;
-    } else if (a == "--verify") {
-      verify = true;
-    } else if (a == "--stats") {
-      stats = true;
-    } else if (a == "--comments") {
-      comments = true;
-    } else if (a == "-o") {
-      if (i + 1 >= args.size()) {
-        std::cerr << "error: -o needs a file name\n";
-        return 2;
-      }
-      output = args[++i];
-    } else if (a.rfind("--", 0) == 0) {
-      if (i + 1 >= args.size()) {
-        std::cerr << "error: option " << printable(a) << " needs a value\n";
-        return 2;
-      }
-      const std::string key = a.substr(2);
-      if (given.count(key)) {
-        std::cerr << "error: option " << printable(a) << " given twice\n";
-        return 2;
-      }
-      given[key] = args[++i];
-    } else if (name.empty()) {
-      name = a;
-    } else {
-      std::cerr << "error: unexpected argument '" << printable(a) << "' (one kernel name per call)\n";
-      return 2;
-    }
+  KernelArgs ka;
+  if (!parse_kernel_args(args, {"-h", "--help", "--list", "--verify", "--stats", "--comments"}, {"-o"}, ka)) return 2;
+  if (ka.flags.count("-h") || ka.flags.count("--help")) {
+    print_dump_help(std::cout);
+    return 0;
   }
+  const bool list = ka.flags.count("--list"), verify = ka.flags.count("--verify"), stats = ka.flags.count("--stats"),
+             comments = ka.flags.count("--comments");
+  const std::string name = ka.name, output = ka.values.count("-o") ? ka.values.at("-o") : "";
+  const kernels::Options& given = ka.options;
   if (list) {
     if (!name.empty() || !given.empty()) {
       std::cerr << "error: --list takes no kernel name or options\n";
@@ -129,6 +101,10 @@ int dump_command(const std::vector<std::string>& args) {
     const std::string ptxas = find_ptxas();
     if (ptxas.empty()) {
       std::cerr << "error: ptxas not found (set TESSEL_PTXAS, or install the CUDA toolkit at /usr/local/cuda)\n";
+      return 1;
+    }
+    if (ptxas.find('/') != std::string::npos && !std::filesystem::exists(ptxas)) {
+      std::cerr << "error: ptxas " << printable(ptxas) << " does not exist (from TESSEL_PTXAS)\n";
       return 1;
     }
     PtxasRun r = run_ptxas(ptxas, ptx, target);

@@ -11,7 +11,7 @@
 namespace tessel::cli {
 
 std::string find_ptxas() {
-  if (const char* e = std::getenv("TESSEL_PTXAS"); e && *e) return e;
+  if (const char* e = std::getenv("TESSEL_PTXAS"); e && *e) return e;  // checked by the caller
   if (std::filesystem::exists("/usr/local/cuda/bin/ptxas")) return "/usr/local/cuda/bin/ptxas";
   if (std::system("command -v ptxas > /dev/null 2>&1") == 0) return "ptxas";
   return "";

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "tessel/algebra.hpp"
@@ -206,6 +207,8 @@ class KernelBuilder {
   // travel in b32 words and are split and joined with mov.b32.
   std::vector<Value> load_tensor(const Tensor& src, Value guard = {});
   void store_tensor(const Tensor& dst, const std::vector<Value>& values, Value guard = {});
+  // One guard per element (a ragged edge inside a vector): element stores, sharing one address.
+  void store_tensor(const Tensor& dst, const std::vector<Value>& values, const std::vector<Value>& guards);
 
   // --- Shared memory. ---
   Value shared_array(const std::string& name, int64_t bytes, int align = 16);  // u32 address
@@ -237,7 +240,18 @@ class KernelBuilder {
   Block entry_;  // parameter loads and special-register reads, printed first
   bool emit_to_entry_ = false;
   std::vector<Block*> blocks_;                       // the block being filled, innermost last
-  std::vector<std::map<std::string, Value>> cse_;    // lowered expressions by key, per scope
+  // Common subexpressions, per scope: (structural hash, tag) -> the expression and its value. The
+  // tag is the lowered type, or the base register of an address sum; equality is checked on hit.
+  struct CseEntry {
+    Int x;
+    int tag;
+    Value v;
+  };
+  std::vector<std::unordered_multimap<uint64_t, CseEntry>> cse_;
+  std::unordered_map<const Expr*, std::pair<ExprPtr, uint64_t>> hashes_;  // memo; keeps nodes alive
+  uint64_t hash_of(const Int& x);
+  Value cse_find(const Int& x, int tag);
+  void cse_insert(const Int& x, int tag, Value v);
   std::vector<std::map<std::string, Value>> bound_;  // symbol name -> value, per scope
   std::map<std::string, Int> index_symbols_;         // tid.x, ctaid.x, ...
   std::map<int, Value> specials_;
