@@ -1,4 +1,4 @@
-// cli_dump_test.cpp: `tessel dump` (TESSEL_CLI_PATH) run as a user runs it: --list, -o, --verify,
+// cli_dump_test.cpp: `tessel dump` and `tessel run` (TESSEL_CLI_PATH) run as a user runs them: --list, -o, --verify,
 // --stats, errors with their exit status, and the golden PTX in tests/data/golden.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "codegen/ptxas.hpp"
+#include "runtime/gpu.hpp"
 #include "tessel/kernels/registry.hpp"
 
 namespace fs = std::filesystem;
@@ -295,5 +296,40 @@ TEST_CASE("cli: dump prints the golden PTX of tests/data/golden byte for byte") 
     if (e.path().extension() != ".ptx") continue;
     INFO(e.path().filename().string() << " is not listed in tests/data/golden/CONFIGS");
     CHECK(std::find(files.begin(), files.end(), e.path().filename().string()) != files.end());
+  }
+}
+
+// --- tessel run ------------------------------------------------------------------------------
+
+TEST_CASE("cli: run says why it cannot run, and refuses bad arguments") {
+  const Run no_driver = run_cli({"run", "vector_copy"}, {"TESSEL_LIBCUDA=/nonexistent/libcuda.so.1"});
+  check_exit(no_driver, 1);
+  CHECK(no_driver.err.rfind("error: cannot run vector_copy --dtype f32 --threads 128: no CUDA driver found: ", 0) == 0);
+  const Run unknown = run_cli({"run", "nope"});
+  check_exit(unknown, 2);
+  CHECK(unknown.err == "error: unknown kernel 'nope' (valid: vector_copy, tma_tile, wgmma_tile)\n");
+  const Run seed = run_cli({"run", "vector_copy", "--seed", "x"});
+  check_exit(seed, 2);
+  CHECK(seed.err == "error: --seed takes a non-negative integer, got 'x'\n");
+  const Run all = run_cli({"run", "vector_copy", "--all", "--dtype", "f32"});
+  check_exit(all, 2);
+  CHECK(all.err == "error: --all takes no kernel options\n");
+  check_exit(run_cli({"run"}), 2);
+  check_exit(run_cli({"run", "--help"}), 0);
+}
+
+TEST_CASE("cli: run checks every listed configuration on the GPU") {
+  if (std::string why = tessel::test::gpu_unavailable(); !why.empty()) {
+    tessel::test::skip(why);
+    return;
+  }
+  tessel::test::gpu_context();
+  const int cc = tessel::rt::device_properties(0).compute_capability();
+  for (const char* name : {"vector_copy", "tma_tile", "wgmma_tile"}) {
+    if (std::string(name) != "vector_copy" && cc != 90) continue;  // TMA and wgmma need sm_90(a)
+    const Run r = run_cli({"run", name, "--all"});
+    INFO(r.out << r.err);
+    check_exit(r, 0);
+    CHECK(r.out.find("FAIL") == std::string::npos);
   }
 }

@@ -342,7 +342,8 @@ void KernelBuilder::store_tensor(const Tensor& dst, const std::vector<Value>& va
   }
 }
 
-void KernelBuilder::store_tensor(const Tensor& dst, const std::vector<Value>& values, const std::vector<Value>& guards) {
+void KernelBuilder::store_tensor(const Tensor& dst, const std::vector<Value>& values,
+                                 const std::vector<Value>& guards) {
   const Int n = dst.size();
   if (!n.is_static() || static_cast<int64_t>(values.size()) != n.value() || guards.size() != values.size()) {
     fail("codegen: store_tensor of " + std::to_string(values.size()) + " values with " + std::to_string(guards.size()) +

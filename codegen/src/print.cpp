@@ -1,9 +1,9 @@
 // print.cpp: the PTX module printer: header directives from the module's requirements, shared
 // arrays, kernel signatures with their performance directives, derived `.reg` lines and the
 // legalized instruction list. Register names are class prefix + counter (see RegInfo).
+#include <concepts>
 #include <cstdio>
 #include <set>
-#include <concepts>
 
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/legalize.hpp"

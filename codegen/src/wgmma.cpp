@@ -154,7 +154,8 @@ MatrixDescriptor make_matrix_descriptor(const ComposedLayout& tile, Type elem, M
     for (int i = 0; i < n; ++i) {
       int64_t rest = i, v = 0;
       for (size_t j = 0; j < shape.size(); ++j) {  // colexicographic: the first leaf is fastest
-        if (!shape[j].is_static() || !stride[j].is_static()) fail(what + ": the tile's layout must be static, got " + to_string(l));
+        if (!shape[j].is_static() || !stride[j].is_static())
+          fail(what + ": the tile's layout must be static, got " + to_string(l));
         v += (rest % shape[j].value()) * stride[j].value();
         rest /= shape[j].value();
       }

@@ -20,7 +20,10 @@ namespace {
 constexpr uint8_t kPoison = 0xFF;
 
 SmemSwizzle parse_swizzle(const std::string& s) {
-  return s == "128B" ? SmemSwizzle::B128 : s == "64B" ? SmemSwizzle::B64 : s == "32B" ? SmemSwizzle::B32 : SmemSwizzle::None;
+  return s == "128B"  ? SmemSwizzle::B128
+         : s == "64B" ? SmemSwizzle::B64
+         : s == "32B" ? SmemSwizzle::B32
+                      : SmemSwizzle::None;
 }
 
 rt::Function load(const Module& m) {
@@ -111,7 +114,7 @@ DemoRun run_tma_tile(const Options& o, std::mt19937_64& rng) {
   const int64_t M = std::uniform_int_distribution<int64_t>(c.rows + 1, 3 * c.rows)(rng);
   const int64_t N = std::uniform_int_distribution<int64_t>(c.cols + 1, 3 * c.cols)(rng);
   const int64_t ld_in = (N * eb + 15) / 16 * 16 / eb + 16 / eb;  // padded rows, 16-byte strides
-  const int64_t ld_out = N + 3;                                   // padding the kernel must not touch
+  const int64_t ld_out = N + 3;                                  // padding the kernel must not touch
   std::vector<uint8_t> in(static_cast<size_t>(M * ld_in * eb));
   for (auto& x : in) x = static_cast<uint8_t>(rng());
   rt::DeviceBuffer din = rt::DeviceBuffer::from(in), dout(static_cast<size_t>(M * ld_out * eb));
@@ -147,8 +150,9 @@ DemoRun run_tma_tile(const Options& o, std::mt19937_64& rng) {
     }
   }
   r.ok = wrong == 0 && padding == 0;
-  r.result = (wrong == 0 ? "all " + std::to_string(M * N) + " elements match" : std::to_string(wrong) + " elements differ") +
-             (padding == 0 ? ", row padding intact" : ", ROW PADDING WRITTEN");
+  r.result =
+      (wrong == 0 ? "all " + std::to_string(M * N) + " elements match" : std::to_string(wrong) + " elements differ") +
+      (padding == 0 ? ", row padding intact" : ", ROW PADDING WRITTEN");
   return r;
 }
 
@@ -189,7 +193,8 @@ DemoRun run_wgmma_tile(const Options& o, std::mt19937_64& rng) {
   }
   const bool guarded = guard_intact(raw, out_bytes);
   r.ok = wrong == 0 && guarded;
-  r.result = (wrong == 0 ? "all " + std::to_string(64 * c.n) + " products exact" : std::to_string(wrong) + " products differ") +
+  r.result = (wrong == 0 ? "all " + std::to_string(64 * c.n) + " products exact"
+                         : std::to_string(wrong) + " products differ") +
              (guarded ? ", guard zone intact" : ", GUARD ZONE WRITTEN");
   return r;
 }

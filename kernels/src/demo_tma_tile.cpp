@@ -68,8 +68,8 @@ Module tma_tile(const TmaTileConfig& c) {
   const int v = 16 / eb, per_row = c.cols / v;
   const Tiler chunk = Tiler::from_shape(IntTuple{1, v});
   const Tensor sbox = Tensor(tile, Space::Shared, c.dtype, c.smem_layout(), Type::S32, 1024).zipped_divide(chunk);
-  const Tensor gout =
-      Tensor(out, Space::Global, c.dtype, make_layout(IntTuple{M, N}, IntTuple{LD, 1}), Type::S64, eb).zipped_divide(chunk);
+  const Tensor gout = Tensor(out, Space::Global, c.dtype, make_layout(IntTuple{M, N}, IntTuple{LD, 1}), Type::S64, eb)
+                          .zipped_divide(chunk);
   const int chunks = c.rows * per_row;
   for (int j = 0; j * c.threads < chunks; ++j) {
     const Int e = tid + Int(c.threads * j);

@@ -11,9 +11,9 @@
 namespace tessel::cli {
 
 struct KernelArgs {
-  std::string name;                  // empty when none was given
-  kernels::Options options;          // the kernel's options, as given
-  std::set<std::string> flags;       // the command's flags that were given (e.g. "--verify")
+  std::string name;                           // empty when none was given
+  kernels::Options options;                   // the kernel's options, as given
+  std::set<std::string> flags;                // the command's flags that were given (e.g. "--verify")
   std::map<std::string, std::string> values;  // the command's valued options (e.g. "-o" -> FILE)
 };
 

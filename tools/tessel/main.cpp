@@ -1,5 +1,5 @@
 // main.cpp: the `tessel` command-line tool: dispatches to its subcommands (`tessel layout`,
-// `tessel dump`).
+// `tessel dump`, `tessel run`).
 // Exit status: 0 success, 1 an input failed (the subcommand says which), 2 misuse of the tool.
 #include <iostream>
 #include <string>
@@ -8,6 +8,7 @@
 #include "dump_command.hpp"
 #include "layout_command.hpp"
 #include "printable.hpp"
+#include "run_command.hpp"
 
 #ifndef TESSEL_VERSION
 #define TESSEL_VERSION "unknown"
@@ -21,6 +22,7 @@ void print_usage(std::ostream& out) {
          "commands:\n"
          "  layout    evaluate CuTe layout-algebra expressions and draw layouts\n"
          "  dump      print the PTX of a kernel configuration (--list lists them)\n"
+         "  run       run a kernel configuration on the GPU and check it against the host\n"
          "  help      show this help, or `tessel help <command>` for a command's help\n"
          "\n"
          "options:\n"
@@ -62,11 +64,16 @@ int main(int argc, char** argv) {
       tessel::cli::print_dump_help(std::cout);
       return 0;
     }
+    if (rest[0] == "run") {
+      tessel::cli::print_run_help(std::cout);
+      return 0;
+    }
     std::cerr << "error: unknown command '" << tessel::cli::printable(rest[0]) << "'\n";
     return 2;
   }
   if (command == "layout") return tessel::cli::layout_command(rest);
   if (command == "dump") return tessel::cli::dump_command(rest);
+  if (command == "run") return tessel::cli::run_command(rest);
 
   if (command.rfind("-", 0) == 0)
     std::cerr << "error: unknown option '" << tessel::cli::printable(command) << "'\n";
