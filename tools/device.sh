@@ -38,9 +38,16 @@ grep -E "tests passed|tests failed|Skipped|Failed|\*\*\*" "$OUT/ctest.log" | tai
 build/device/tests/tessel_tests -tc="*gpu*" -s -d > "$OUT/gpu_tests.log" 2>&1
 grep -E "test cases|assertions|SKIP" "$OUT/gpu_tests.log" | tail -5
 
-# Benchmarks (not tests): code generation latency.
-if [ -x build/device/bin/tessel_codegen_bench ]; then
-  build/device/bin/tessel_codegen_bench > "$OUT/codegen_bench.txt" 2>&1
-  cat "$OUT/codegen_bench.txt"
-fi
+# `tessel run --all` of every kernel family, for the record.
+for k in $(build/device/bin/tessel dump --list | cut -d' ' -f1 | sort -u); do
+  build/device/bin/tessel run "$k" --all
+done > "$OUT/run_all.txt" 2>&1
+grep -c "^ok" "$OUT/run_all.txt" | sed 's/^/tessel run --all: ok lines: /'
+grep -E "FAIL|error" "$OUT/run_all.txt" | head
+
+# Benchmarks (not tests): code generation latency, and the driver's PTX -> SASS time.
+build/device/bin/tessel_codegen_bench > "$OUT/codegen_bench.txt" 2>&1
+tail -3 "$OUT/codegen_bench.txt"
+build/device/bin/tessel_load_bench > "$OUT/load_bench.txt" 2>&1
+head -5 "$OUT/load_bench.txt"
 exit $test_status

@@ -1,0 +1,49 @@
+// load_bench.cpp: the driver's PTX -> SASS time at first load (cuModuleLoadDataEx), per kernel
+// configuration, next to the time tessel takes to generate the PTX. Needs a GPU; run on the
+// device machine: build/<preset>/bin/tessel_load_bench. Each load is a fresh text (a comment
+// with a counter is appended) so that no driver cache can answer it; median of 5.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include "tessel/algebra/error.hpp"
+#include "tessel/codegen/ptx.hpp"
+#include "tessel/kernels/registry.hpp"
+#include "tessel/runtime.hpp"
+
+using namespace tessel;
+
+int main() {
+  try {
+    rt::Context ctx(0);
+    const rt::DeviceProperties p = rt::device_properties(0);
+    std::printf("device: %s (sm_%d), driver %d\n", p.name.c_str(), p.compute_capability(), rt::driver_version());
+    std::printf("%-50s %12s %14s\n", "configuration", "generate us", "driver load ms");
+    int counter = 0;
+    for (const kernels::KernelFamily& f : kernels::kernel_families()) {
+      for (const kernels::Options& o : kernels::listed_configurations(f)) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::string ptx = codegen::print_ptx(f.generate(o));
+        const auto t1 = std::chrono::steady_clock::now();
+        const int cc = p.compute_capability();
+        if (ptx.find(".target sm_90") != std::string::npos && cc != 90) continue;
+        std::vector<double> ms;
+        for (int r = 0; r < 5; ++r) {
+          const std::string fresh = ptx + "// load " + std::to_string(counter++) + "\n";
+          const auto a = std::chrono::steady_clock::now();
+          rt::Module m = rt::Module::load_ptx(fresh);
+          const auto b = std::chrono::steady_clock::now();
+          ms.push_back(std::chrono::duration<double, std::milli>(b - a).count());
+        }
+        std::sort(ms.begin(), ms.end());
+        std::printf("%-50s %12.1f %14.2f\n", kernels::dump_arguments(f, o).c_str(),
+                    std::chrono::duration<double, std::micro>(t1 - t0).count(), ms[2]);
+      }
+    }
+  } catch (const Error& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
