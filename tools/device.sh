@@ -15,7 +15,8 @@ cd "$(dirname "$0")/.."
   echo "cuda: $(nvcc --version 2>/dev/null | tail -1)"
   echo "ptxas: $(ptxas --version 2>/dev/null | tail -1)"
   echo "cmake: $(cmake --version | head -1)"
-  echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  # The copy of the tree sent to the device may carry a stale .git: pass TESSEL_COMMIT=$(git rev-parse --short HEAD).
+  echo "commit: ${TESSEL_COMMIT:-unknown}"
 } > "$OUT/device.txt" 2>&1
 cat "$OUT/device.txt"
 
