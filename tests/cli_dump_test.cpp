@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_support.hpp"
 #include "codegen/ptxas.hpp"
 #include "runtime/gpu.hpp"
 #include "tessel/kernels/registry.hpp"
@@ -20,67 +21,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The run-a-command helpers of cli_test.cpp, with environment assignments for the child.
-struct Run {
-  bool exited = false;  // false: killed by a signal (a crash)
-  int status = -1;      // the exit status when exited
-  std::string out, err;
-  std::vector<std::string> lines;  // out, split at '\n'
-};
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// A scratch folder of this test process, removed at exit.
-const fs::path& scratch() {
-  static const struct Dir {
-    fs::path path;
-    Dir() {
-      path = fs::temp_directory_path() / ("tessel_cli_dump_test_" + std::to_string(::getpid()));
-      fs::create_directories(path);
-    }
-    ~Dir() {
-      std::error_code ec;
-      fs::remove_all(path, ec);
-    }
-  } dir;
-  return dir.path;
-}
+using Run = tessel::test::CliRun;
+using tessel::test::check_exit;
+using tessel::test::read_file;
+using tessel::test::scratch;
 
 // Runs `tessel ARGS...` with `env` ("NAME=VALUE") added to its environment.
 Run run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
-  const fs::path out = scratch() / "stdout", err = scratch() / "stderr";
-  std::string command = "exec env";
-  for (const auto& e : env) command += " " + shell_quote(e);
-  command += " " + shell_quote(TESSEL_CLI_PATH);
-  for (const auto& a : args) command += " " + shell_quote(a);
-  command += " </dev/null >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string());
-  // `exec` (of env, which execs tessel) lets std::system see a signal directly.
-  const int w = std::system(command.c_str());
-  Run r;
-  r.exited = WIFEXITED(w);
-  r.status = r.exited ? WEXITSTATUS(w) : -1;
-  r.out = read_file(out);
-  r.err = read_file(err);
-  std::istringstream s(r.out);
-  for (std::string line; std::getline(s, line);) r.lines.push_back(line);
-  return r;
-}
-
-void check_exit(const Run& r, int status) {
-  INFO("stdout: " << r.out.substr(0, 2000) << "\nstderr: " << r.err.substr(0, 2000));
-  REQUIRE(r.exited);
-  CHECK(r.status == status);
+  return tessel::test::run_cli(args, "", env);
 }
 
 std::vector<std::string> split(const std::string& line) {

@@ -12,81 +12,21 @@
 #include <string>
 #include <vector>
 
+#include "cli_support.hpp"
 #include "tessel/algebra.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  bool exited = false;  // false: killed by a signal (a crash)
-  int status = -1;      // the exit status when exited
-  std::string out, err;
-  std::vector<std::string> lines;  // out, split at '\n' (a last line without '\n' counts too)
-};
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_file(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << text;
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// A scratch folder of this test process, removed at exit.
-const fs::path& scratch() {
-  static const struct Dir {
-    fs::path path;
-    Dir() {
-      path = fs::temp_directory_path() / ("tessel_cli_test_" + std::to_string(::getpid()));
-      fs::create_directories(path);
-    }
-    ~Dir() {
-      std::error_code ec;
-      fs::remove_all(path, ec);
-    }
-  } dir;
-  return dir.path;
-}
-
-// Runs `tessel ARGS...` with `input` on standard input.
-Run run_cli(const std::vector<std::string>& args, const std::string& input = "") {
-  const fs::path in = scratch() / "stdin", out = scratch() / "stdout", err = scratch() / "stderr";
-  write_file(in, input);
-  std::string command = shell_quote(TESSEL_CLI_PATH);
-  for (const auto& a : args) command += " " + shell_quote(a);
-  command += " <" + shell_quote(in.string()) + " >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string());
-  // The shell reports a child killed by signal N as exit status 128+N; `exec` makes the child the
-  // shell itself so that std::system sees the signal directly.
-  int w = std::system(("exec " + command).c_str());
-  Run r;
-  r.exited = WIFEXITED(w);
-  r.status = r.exited ? WEXITSTATUS(w) : -1;
-  r.out = read_file(out);
-  r.err = read_file(err);
-  std::istringstream s(r.out);
-  for (std::string line; std::getline(s, line);) r.lines.push_back(line);
-  return r;
-}
+using Run = tessel::test::CliRun;
+using tessel::test::check_exit;
+using tessel::test::read_file;
+using tessel::test::run_cli;
+using tessel::test::scratch;
+using tessel::test::write_file;
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-
-// A run that ended normally with `status` (1 for a failed line: never a signal or an abort).
-void check_exit(const Run& r, int status) {
-  INFO("stdout: " << r.out.substr(0, 2000) << "\nstderr: " << r.err.substr(0, 2000));
-  REQUIRE(r.exited);
-  CHECK(r.status == status);
-}
 
 }  // namespace
 
