@@ -228,7 +228,7 @@ Value matrix_descriptor(KernelBuilder& b, Value smem, const MatrixDescriptor& d)
   if (!(d.start.is_static() && d.start.value() == 0)) addr = smem + b.lower(d.start, Type::U32);
   Value field = (addr & 0x3FFFF) >> 4;
   Value wide = b.cvt(field, Type::U64);
-  Value c = b.constant(static_cast<int64_t>(hi), Type::U64);
+  Value c = b.lower(Int(static_cast<int64_t>(hi)), Type::U64);  // one register per distinct constant
   return b.binary(Op::Or, wide, c);
 }
 
