@@ -115,3 +115,25 @@ TEST_CASE("codegen: a vectorized copy needs the algebra to prove contiguity and 
   CHECK(p.find("ld.global.v2.f32") != std::string::npos);
   CHECK(p.find("ld.global.v4") == std::string::npos);
 }
+
+TEST_CASE("codegen: atom and red print the PTX ISA's forms and assemble") {
+  KernelBuilder b("tessel_test_atomics");
+  Value p = b.global_pointer_param("p");
+  Value s = b.shared_array("tessel_test_atomics_smem", 64, 16);
+  Value f = b.constant_f32(1.5f);
+  Value u = b.constant(3, Type::U32);
+  Value old = b.atom(Space::Global, AtomOp::Add, Type::F32, p, f);
+  b.red(Space::Global, AtomOp::Add, Type::U32, p, u);
+  b.atom(Space::Shared, AtomOp::Exch, Type::U32, s, u);
+  b.red(Space::Global, AtomOp::Max, Type::S32, p, b.constant(-2, Type::S32));
+  b.store(Space::Global, Type::F32, p, {old}, 4);
+  Module m = one(b.finish());
+  const std::string ptx = print_ptx(m);
+  CHECK(ptx.find("\tatom.global.add.f32 \t%f2, [%rd2], %f1;\n") != std::string::npos);
+  CHECK(ptx.find("\tred.global.add.u32 \t[%rd2], %r2;\n") != std::string::npos);
+  CHECK(ptx.find("\tatom.shared.exch.b32 \t%r3, [%r1], %r2;\n") != std::string::npos);
+  CHECK(ptx.find("\tred.global.max.s32 \t[%rd2], %r4;\n") != std::string::npos);
+  CHECK_THROWS_WITH_AS(b.red(Space::Global, AtomOp::Cas, Type::U32, p, u), doctest::Contains("red has no exch or cas"),
+                       Error);
+  test::check_assembles(m);
+}

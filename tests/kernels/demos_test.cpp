@@ -270,3 +270,18 @@ TEST_CASE("kernels: the generators refuse configurations they cannot emit") {
   wg.dtype = codegen::Type::F32;
   CHECK_THROWS_WITH_AS(kernels::wgmma_tile(wg), "wgmma_tile: dtype f32 (bf16 or f16)", Error);
 }
+
+// The bar: each demonstration assembles for sm_90a too (ptxas compiles PTX of a lower
+// target for a higher one), so all four hardware paths are checked for the Hopper target.
+TEST_CASE("kernels: every demonstration's default configuration assembles for sm_90a") {
+  if (tessel::test::ptxas_path().empty()) {
+    std::printf("TESSEL_SKIP: ptxas not found\n");
+    return;
+  }
+  for (const tessel::kernels::KernelFamily& f : tessel::kernels::kernel_families()) {
+    const std::string ptx = tessel::codegen::print_ptx(f.generate(tessel::kernels::resolve_options(f, {})));
+    const tessel::test::PtxasResult r = tessel::test::run_ptxas(ptx, "sm_90a");
+    INFO(f.name << ":\n" << r.log);
+    CHECK(r.ok);
+  }
+}
