@@ -9,6 +9,7 @@
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/ptx.hpp"
 #include "tessel/kernels/demos.hpp"
+#include "tessel/kernels/tma.hpp"
 #include "tessel/runtime.hpp"
 
 namespace tessel::kernels {
@@ -119,15 +120,9 @@ DemoRun run_tma_tile(const Options& o, std::mt19937_64& rng) {
   for (auto& x : in) x = static_cast<uint8_t>(rng());
   rt::DeviceBuffer din = rt::DeviceBuffer::from(in), dout(static_cast<size_t>(M * ld_out * eb));
   dout.fill(kPoison);
-  rt::TensorMapSpec spec;
-  spec.type = c.dtype == Type::BF16 ? rt::TensorMapDataType::BF16 : rt::TensorMapDataType::F32;
-  spec.dims = {N, M};
-  spec.strides = {1, ld_in};
-  spec.box = {c.cols, c.rows};
-  spec.swizzle = c.swizzle == SmemSwizzle::B128  ? rt::TensorMapSwizzle::B128
-                 : c.swizzle == SmemSwizzle::B64 ? rt::TensorMapSwizzle::B64
-                 : c.swizzle == SmemSwizzle::B32 ? rt::TensorMapSwizzle::B32
-                                                 : rt::TensorMapSwizzle::None;
+  // The input as the algebra sees it, (N, M) : (1, ld_in) with the contiguous mode first.
+  const rt::TensorMapSpec spec =
+      make_tensor_map_spec(make_layout(IntTuple{N, M}, IntTuple{1, ld_in}), c.dtype, {c.cols, c.rows}, c.swizzle);
   const rt::TensorMap tmap = rt::encode_tensor_map(spec, din.ptr());
   rt::LaunchConfig lc;
   lc.grid.x = static_cast<unsigned>((N + c.cols - 1) / c.cols);
