@@ -5,6 +5,7 @@
 #include <string>
 
 #include "tessel/algebra/error.hpp"
+#include "tessel/codegen/ptx.hpp"
 
 namespace tessel::codegen {
 
@@ -14,29 +15,6 @@ Instr make(Op op) {
   Instr i;
   i.op = op;
   return i;
-}
-
-// For error messages: the spelling of a cache operator (as mnemonic.cpp writes it).
-const char* cache_name(Cache c) {
-  switch (c) {
-    case Cache::None:
-      return "(none)";
-    case Cache::Ca:
-      return ".ca";
-    case Cache::Cg:
-      return ".cg";
-    case Cache::Cs:
-      return ".cs";
-    case Cache::Lu:
-      return ".lu";
-    case Cache::Cv:
-      return ".cv";
-    case Cache::Wb:
-      return ".wb";
-    case Cache::Wt:
-      return ".wt";
-  }
-  return "?";
 }
 
 bool is_int32(Type t) { return t == Type::U32 || t == Type::S32 || t == Type::B32; }
@@ -89,7 +67,8 @@ void cp_async(KernelBuilder& b, Value smem_dst, Value gmem_src, int bytes, Cache
   } else if (cache == Cache::Cg) {
     if (bytes != 16) fail("cp_async: .cg copies 16 bytes, not " + std::to_string(bytes));
   } else {
-    fail(std::string("cp_async: cache operator ") + cache_name(cache) + " is not .ca or .cg");
+    fail(std::string("cp_async: cache operator ") + (cache == Cache::None ? "(none)" : ptx_suffix(cache)) +
+         " is not .ca or .cg");
   }
   check_shared("cp_async", "the destination", smem_dst);
   check_64("cp_async", "the source", gmem_src);

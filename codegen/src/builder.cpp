@@ -135,40 +135,39 @@ void KernelBuilder::declare(Param p) {
   k_.params.push_back(std::move(p));
 }
 
-Value KernelBuilder::param(const std::string& name, Type t) {
-  if (t == Type::Pred || t == Type::None)
-    fail(std::string("codegen: parameter '") + name + "' cannot have type " + ptx_name(t));
-  declare(Param{Param::Kind::Scalar, name, t});
+void KernelBuilder::in_entry(const std::function<void()>& fn) {
+  emit_to_entry_ = true;
+  try {
+    fn();
+  } catch (...) {
+    emit_to_entry_ = false;
+    throw;
+  }
+  emit_to_entry_ = false;
+}
+
+Value KernelBuilder::load_param(const std::string& name, Type t) {
   Value v = fresh(t);
   Instr i;
   i.op = Op::Ld;
   i.space = Space::Param;
   i.type = t;
   i.ops = {v.op(), Operand::addr(Operand::symbol(name))};
-  emit_to_entry_ = true;
-  emit(i);
-  emit_to_entry_ = false;
+  in_entry([&] { emit(i); });
   return v;
+}
+
+Value KernelBuilder::param(const std::string& name, Type t) {
+  if (t == Type::Pred || t == Type::None)
+    fail(std::string("codegen: parameter '") + name + "' cannot have type " + ptx_name(t));
+  declare(Param{Param::Kind::Scalar, name, t});
+  return load_param(name, t);
 }
 
 Value KernelBuilder::global_pointer_param(const std::string& name) {
   declare(Param{Param::Kind::Pointer, name, Type::U64});
-  Value raw = fresh(Type::U64);
-  Instr ld;
-  ld.op = Op::Ld;
-  ld.space = Space::Param;
-  ld.type = Type::U64;
-  ld.ops = {raw.op(), Operand::addr(Operand::symbol(name))};
-  Value g = fresh(Type::U64);
-  Instr cv;
-  cv.op = Op::Cvta;
-  cv.space = Space::Global;
-  cv.type = Type::U64;
-  cv.ops = {g.op(), raw.op()};
-  emit_to_entry_ = true;
-  emit(ld);
-  emit(cv);
-  emit_to_entry_ = false;
+  Value raw = load_param(name, Type::U64), g;
+  in_entry([&] { g = cvta_to_global(raw); });
   return g;
 }
 
@@ -176,22 +175,18 @@ Value KernelBuilder::tensor_map_param(const std::string& name) {
   declare(Param{Param::Kind::TensorMap, name, Type::B8});
   // The descriptor stays in the parameter space (a __grid_constant__ parameter); TMA takes its
   // generic address (PTX ISA, cp.async.bulk.tensor: "tensorMap ... in .param space").
-  Value p = fresh(Type::U64);
-  Instr mv;
-  mv.op = Op::Mov;
-  mv.type = Type::U64;
-  mv.ops = {p.op(), Operand::symbol(name)};
-  Value g = fresh(Type::U64);
-  Instr cv;
-  cv.op = Op::Cvta;
-  cv.space = Space::Param;
-  cv.type = Type::U64;
-  cv.flags = kToGeneric;
-  cv.ops = {g.op(), p.op()};
-  emit_to_entry_ = true;
-  emit(mv);
-  emit(cv);
-  emit_to_entry_ = false;
+  Value g;
+  in_entry([&] {
+    Value p = address_of(name);
+    g = fresh(Type::U64);
+    Instr cv;
+    cv.op = Op::Cvta;
+    cv.space = Space::Param;
+    cv.type = Type::U64;
+    cv.flags = kToGeneric;
+    cv.ops = {g.op(), p.op()};
+    emit(cv);
+  });
   return g;
 }
 
@@ -261,9 +256,7 @@ Value KernelBuilder::special(Special s) {
   i.op = Op::Mov;
   i.type = Type::U32;
   i.ops = {r.op(), Operand::special(ptx_name(s))};
-  emit_to_entry_ = true;
-  emit(i);
-  emit_to_entry_ = false;
+  in_entry([&] { emit(i); });
   specials_[static_cast<int>(s)] = r;
   return r;
 }
@@ -416,9 +409,8 @@ Value KernelBuilder::shared_array(const std::string& name, int64_t bytes, int al
     if (a.name == name) fail("codegen: shared array '" + name + "' declared twice");
   }
   k_.shared.push_back(SharedAlloc{name, bytes, align, false});
-  emit_to_entry_ = true;
-  Value v = address_of(name);
-  emit_to_entry_ = false;
+  Value v;
+  in_entry([&] { v = address_of(name); });
   return v;
 }
 
@@ -429,9 +421,8 @@ Value KernelBuilder::dynamic_shared(const std::string& name, int align) {
   if (align <= 0 || (align & (align - 1)))
     fail("codegen: dynamic shared alignment must be a power of two, got " + std::to_string(align));
   k_.shared.push_back(SharedAlloc{name, 0, align, true});
-  emit_to_entry_ = true;
-  Value v = address_of(name);
-  emit_to_entry_ = false;
+  Value v;
+  in_entry([&] { v = address_of(name); });
   return v;
 }
 

@@ -61,28 +61,6 @@ const char* name(Round r) {
   return "";
 }
 
-const char* name(Cache c) {
-  switch (c) {
-    case Cache::None:
-      return "";
-    case Cache::Ca:
-      return ".ca";
-    case Cache::Cg:
-      return ".cg";
-    case Cache::Cs:
-      return ".cs";
-    case Cache::Lu:
-      return ".lu";
-    case Cache::Cv:
-      return ".cv";
-    case Cache::Wb:
-      return ".wb";
-    case Cache::Wt:
-      return ".wt";
-  }
-  return "";
-}
-
 const char* name(AtomOp a) {
   switch (a) {
     case AtomOp::None:
@@ -167,6 +145,28 @@ int mma_k(Type a) {
 
 }  // namespace
 
+const char* ptx_suffix(Cache c) {
+  switch (c) {
+    case Cache::None:
+      return "";
+    case Cache::Ca:
+      return ".ca";
+    case Cache::Cg:
+      return ".cg";
+    case Cache::Cs:
+      return ".cs";
+    case Cache::Lu:
+      return ".lu";
+    case Cache::Cv:
+      return ".cv";
+    case Cache::Wb:
+      return ".wb";
+    case Cache::Wt:
+      return ".wt";
+  }
+  return "";
+}
+
 std::string mnemonic(const Instr& i) {
   switch (i.op) {
     case Op::Add:
@@ -214,11 +214,12 @@ std::string mnemonic(const Instr& i) {
     case Op::Selp:
       return "selp" + t(i.type);
     case Op::Ld:
-      return "ld" + sp(i.space) + name(i.cache) + (i.has(kNc) ? ".nc" : "") +
+      return "ld" + sp(i.space) + ptx_suffix(i.cache) + (i.has(kNc) ? ".nc" : "") +
              (i.has(kNoAllocL1) ? ".L1::no_allocate" : "") + (i.has(kL2Prefetch) ? ".L2::128B" : "") + vec(i) +
              t(i.type);
     case Op::St:
-      return "st" + sp(i.space) + name(i.cache) + (i.has(kNoAllocL1) ? ".L1::no_allocate" : "") + vec(i) + t(i.type);
+      return "st" + sp(i.space) + ptx_suffix(i.cache) + (i.has(kNoAllocL1) ? ".L1::no_allocate" : "") + vec(i) +
+             t(i.type);
     case Op::Atom:
       return "atom" + sem(i) + sp(i.space) + name(i.atom) + t(i.type);
     case Op::Red:
@@ -236,7 +237,7 @@ std::string mnemonic(const Instr& i) {
     case Op::FenceMbarrierInit:
       return "fence.mbarrier_init.release.cluster";
     case Op::CpAsync:
-      return std::string("cp.async") + name(i.cache) + ".shared.global";
+      return std::string("cp.async") + ptx_suffix(i.cache) + ".shared.global";
     case Op::CpAsyncCommit:
       return "cp.async.commit_group";
     case Op::CpAsyncWait:

@@ -230,6 +230,8 @@ class KernelBuilder {
   Block& current();
   Value fresh(Type t);
   void declare(Param p);
+  Value load_param(const std::string& name, Type t);  // ld.param into the entry block
+  void in_entry(const std::function<void()>& fn);     // emits what fn emits into the entry block
   void in_block(Block& b, const std::function<void()>& fn);
   Value lower_expr(const Int& x, Type t);
   std::pair<Value, int64_t> address_parts(const Tensor& t, const Coord& coord);
@@ -239,7 +241,7 @@ class KernelBuilder {
   Kernel k_;
   Block entry_;  // parameter loads and special-register reads, printed first
   bool emit_to_entry_ = false;
-  std::vector<Block*> blocks_;                       // the block being filled, innermost last
+  std::vector<Block*> blocks_;  // the block being filled, innermost last
   // Common subexpressions, per scope: (structural hash, tag) -> the expression and its value. The
   // tag is the lowered type, or the base register of an address sum; equality is checked on hit.
   struct CseEntry {

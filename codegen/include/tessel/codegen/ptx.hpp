@@ -19,6 +19,9 @@ std::string print_ptx(const Module& m, const PrintOptions& o = {});
 // One instruction's mnemonic, e.g. `ld.global.nc.v4.f32` (without guard or operands).
 std::string mnemonic(const Instr& i);
 
+// A cache operator's suffix as mnemonics spell it: ".cg"; "" for none.
+const char* ptx_suffix(Cache c);
+
 // `8.0` for 80.
 std::string ptx_version_string(int ptx);
 
