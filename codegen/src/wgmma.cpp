@@ -20,6 +20,13 @@ const char* to_string(SmemSwizzle s) {
   return "";
 }
 
+SmemSwizzle parse_smem_swizzle(const std::string& s) {
+  for (SmemSwizzle m : {SmemSwizzle::None, SmemSwizzle::B32, SmemSwizzle::B64, SmemSwizzle::B128}) {
+    if (s == to_string(m)) return m;
+  }
+  fail("unknown swizzle '" + s + "' (valid: none, 32B, 64B, 128B)");
+}
+
 int swizzle_bytes(SmemSwizzle s) {
   switch (s) {
     case SmemSwizzle::None:

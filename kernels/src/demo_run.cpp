@@ -20,13 +20,6 @@ namespace {
 
 constexpr uint8_t kPoison = 0xFF;
 
-SmemSwizzle parse_swizzle(const std::string& s) {
-  return s == "128B"  ? SmemSwizzle::B128
-         : s == "64B" ? SmemSwizzle::B64
-         : s == "32B" ? SmemSwizzle::B32
-                      : SmemSwizzle::None;
-}
-
 rt::Function load(const Module& m) {
   // The cache keys modules by their text: a second run of one configuration loads nothing.
   return rt::ModuleCache::global().get(print_ptx(m)).function(m.kernels.at(0).name);
@@ -75,9 +68,7 @@ uint16_t to_f16(float f) {  // exact for multiples of 1/8 in [-2, 2]
 }
 
 DemoRun run_vector_copy(const Options& o, std::mt19937_64& rng) {
-  VectorCopyConfig c;
-  c.dtype = parse_type(o.at("dtype"));
-  c.threads = std::stoi(o.at("threads"));
+  const VectorCopyConfig c = vector_copy_config(o);
   const Module m = vector_copy(c);
   need_device(m);
   const int eb = bytes(c.dtype);
@@ -103,11 +94,7 @@ DemoRun run_vector_copy(const Options& o, std::mt19937_64& rng) {
 }
 
 DemoRun run_tma_tile(const Options& o, std::mt19937_64& rng) {
-  TmaTileConfig c;
-  c.dtype = parse_type(o.at("dtype"));
-  c.rows = std::stoi(o.at("rows"));
-  c.swizzle = parse_swizzle(o.at("swizzle"));
-  c.cols = (c.swizzle == SmemSwizzle::None ? 128 : swizzle_bytes(c.swizzle)) / bytes(c.dtype);
+  const TmaTileConfig c = tma_tile_config(o);
   const Module m = tma_tile(c);
   need_device(m);
   const int eb = bytes(c.dtype);
@@ -152,10 +139,7 @@ DemoRun run_tma_tile(const Options& o, std::mt19937_64& rng) {
 }
 
 DemoRun run_wgmma_tile(const Options& o, std::mt19937_64& rng) {
-  WgmmaTileConfig c;
-  c.dtype = parse_type(o.at("dtype"));
-  c.n = std::stoi(o.at("n"));
-  c.swizzle = parse_swizzle(o.at("swizzle"));
+  const WgmmaTileConfig c = wgmma_tile_config(o);
   const Module m = wgmma_tile(c);
   need_device(m);
   const int k = c.k();

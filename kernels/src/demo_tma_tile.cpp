@@ -90,6 +90,15 @@ Module tma_tile(const TmaTileConfig& c) {
   return m;
 }
 
+TmaTileConfig tma_tile_config(const Options& o) {
+  TmaTileConfig c;
+  c.dtype = parse_type(o.at("dtype"));
+  c.rows = std::stoi(o.at("rows"));
+  c.swizzle = parse_smem_swizzle(o.at("swizzle"));
+  c.cols = (c.swizzle == SmemSwizzle::None ? 128 : swizzle_bytes(c.swizzle)) / bytes(c.dtype);
+  return c;
+}
+
 KernelFamily tma_tile_family() {
   KernelFamily f;
   f.name = "tma_tile";
@@ -99,18 +108,7 @@ KernelFamily tma_tile_family() {
                {"swizzle",
                 {"128B", "64B", "32B", "none"},
                 "shared-memory swizzle; a row is one swizzle width (128 B unswizzled)"}};
-  f.generate = [](const Options& o) {
-    TmaTileConfig c;
-    c.dtype = parse_type(o.at("dtype"));
-    c.rows = std::stoi(o.at("rows"));
-    const std::string& s = o.at("swizzle");
-    c.swizzle = s == "128B"  ? SmemSwizzle::B128
-                : s == "64B" ? SmemSwizzle::B64
-                : s == "32B" ? SmemSwizzle::B32
-                             : SmemSwizzle::None;
-    c.cols = (c.swizzle == SmemSwizzle::None ? 128 : swizzle_bytes(c.swizzle)) / bytes(c.dtype);
-    return tma_tile(c);
-  };
+  f.generate = [](const Options& o) { return tma_tile(tma_tile_config(o)); };
   return f;
 }
 

@@ -54,17 +54,19 @@ Module vector_copy(const VectorCopyConfig& c) {
   return m;
 }
 
+VectorCopyConfig vector_copy_config(const Options& o) {
+  VectorCopyConfig c;
+  c.dtype = parse_type(o.at("dtype"));
+  c.threads = std::stoi(o.at("threads"));
+  return c;
+}
+
 KernelFamily vector_copy_family() {
   KernelFamily f;
   f.name = "vector_copy";
   f.description = "dst[i] = src[i]: one ld.global.v4 / st.global.v4 per thread (sm_80)";
   f.options = {{"dtype", {"f32", "bf16", "f64"}, "element type"}, {"threads", {"128", "256"}, "threads per block"}};
-  f.generate = [](const Options& o) {
-    VectorCopyConfig c;
-    c.dtype = parse_type(o.at("dtype"));
-    c.threads = std::stoi(o.at("threads"));
-    return vector_copy(c);
-  };
+  f.generate = [](const Options& o) { return vector_copy(vector_copy_config(o)); };
   return f;
 }
 

@@ -101,6 +101,14 @@ Module wgmma_tile(const WgmmaTileConfig& c) {
   return m;
 }
 
+WgmmaTileConfig wgmma_tile_config(const Options& o) {
+  WgmmaTileConfig c;
+  c.dtype = parse_type(o.at("dtype"));
+  c.n = std::stoi(o.at("n"));
+  c.swizzle = parse_smem_swizzle(o.at("swizzle"));
+  return c;
+}
+
 KernelFamily wgmma_tile_family() {
   KernelFamily f;
   f.name = "wgmma_tile";
@@ -109,17 +117,7 @@ KernelFamily wgmma_tile_family() {
   f.options = {{"dtype", {"bf16", "f16"}, "input type (f32 accumulators)"},
                {"n", {"64", "128", "256"}, "N of the wgmma (and of D)"},
                {"swizzle", {"128B", "64B", "32B", "none"}, "shared-memory swizzle; K = one swizzle row"}};
-  f.generate = [](const Options& o) {
-    WgmmaTileConfig c;
-    c.dtype = parse_type(o.at("dtype"));
-    c.n = std::stoi(o.at("n"));
-    const std::string& s = o.at("swizzle");
-    c.swizzle = s == "128B"  ? SmemSwizzle::B128
-                : s == "64B" ? SmemSwizzle::B64
-                : s == "32B" ? SmemSwizzle::B32
-                             : SmemSwizzle::None;
-    return wgmma_tile(c);
-  };
+  f.generate = [](const Options& o) { return wgmma_tile(wgmma_tile_config(o)); };
   return f;
 }
 

@@ -13,8 +13,9 @@ enum class Major : uint8_t { K, MN };
 
 // The swizzle modes of a matrix descriptor (PTX ISA, "Matrix Descriptor Format": bits 62-63).
 enum class SmemSwizzle : uint8_t { None, B32, B64, B128 };
-const char* to_string(SmemSwizzle s);  // "none", "32B", "64B", "128B"
-int swizzle_bytes(SmemSwizzle s);      // 16 for None (one core-matrix row), 32, 64, 128
+const char* to_string(SmemSwizzle s);                  // "none", "32B", "64B", "128B"
+SmemSwizzle parse_smem_swizzle(const std::string& s);  // the inverse; throws naming the valid ones
+int swizzle_bytes(SmemSwizzle s);                      // 16 for None (one core-matrix row), 32, 64, 128
 
 // The descriptor mode of a swizzle acting on element offsets of `elem`: in bytes it must be
 // Sw<1,4,3>, Sw<2,4,3> or Sw<3,4,3> (32/64/128B), or the identity (no swizzle).

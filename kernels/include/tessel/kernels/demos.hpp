@@ -21,6 +21,7 @@ struct VectorCopyConfig {
   int64_t elements_per_block() const { return int64_t{threads} * vector(); }
   std::string name() const;
 };
+VectorCopyConfig vector_copy_config(const Options& o);  // from resolved registry options
 codegen::Module vector_copy(const VectorCopyConfig& c);
 KernelFamily vector_copy_family();
 
@@ -38,6 +39,7 @@ struct TmaTileConfig {
   // The shared-memory layout of the box, (rows, cols) -> element offset.
   ComposedLayout smem_layout() const;
 };
+TmaTileConfig tma_tile_config(const Options& o);  // cols: one swizzle row (128 B unswizzled)
 codegen::Module tma_tile(const TmaTileConfig& c);
 KernelFamily tma_tile_family();
 
@@ -53,6 +55,7 @@ struct WgmmaTileConfig {
   std::string name() const;
   ComposedLayout smem_layout(int rows) const;  // (rows, k) -> element offset, K-major
 };
+WgmmaTileConfig wgmma_tile_config(const Options& o);
 codegen::Module wgmma_tile(const WgmmaTileConfig& c);
 KernelFamily wgmma_tile_family();
 
