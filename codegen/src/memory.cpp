@@ -356,26 +356,4 @@ void KernelBuilder::store_tensor(const Tensor& dst, const std::vector<Value>& va
   }
 }
 
-int64_t KernelBuilder::alignment(const Tensor& t) const {
-  Int off = t.layout.offset;
-  int64_t d = off.is_static() ? (off.value() == 0 ? 0 : std::abs(off.value())) : off.divisibility();
-  // The stride of every mode contributes the same way: the gcd over all of them.
-  std::vector<Int> strides;
-  std::function<void(const IntTuple&, const IntTuple&)> walk = [&](const IntTuple& sh, const IntTuple& st) {
-    if (st.is_leaf()) {
-      if (!(sh.is_leaf() && sh.leaf().is_static() && sh.leaf().value() == 1)) strides.push_back(st.leaf());
-      return;
-    }
-    for (int i = 0; i < st.rank(); ++i) walk(sh[i], st[i]);
-  };
-  walk(t.layout.layout.shape(), t.layout.layout.stride());
-  for (const Int& s : strides) {
-    int64_t sd = s.is_static() ? std::abs(s.value()) : s.divisibility();
-    d = std::gcd(d, sd);
-  }
-  const int64_t eb = bytes(t.elem);
-  const int64_t from_offsets = d == 0 ? INT64_MAX / 4 : d * eb;
-  return std::gcd(t.base_align, from_offsets == INT64_MAX / 4 ? t.base_align : from_offsets);
-}
-
 }  // namespace tessel::codegen

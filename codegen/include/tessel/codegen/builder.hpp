@@ -196,8 +196,6 @@ class KernelBuilder {
   // The address of element `coord` of a tensor (coordinate of any profile of its shape).
   Value address(const Tensor& t, const Coord& coord);
   Value address(const Tensor& t);  // of its offset alone
-  // The alignment in bytes of every element address the tensor's (flattened) offset can take.
-  int64_t alignment(const Tensor& t) const;
 
   // Copies every element of `src` to `dst` (same size; both per-thread views), using the widest
   // vector (up to 16 bytes) that both layouts and alignments allow, under an optional guard.
