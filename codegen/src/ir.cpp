@@ -1,10 +1,13 @@
 // ir.cpp: operand constructors and the minimum PTX ISA version and target of each instruction
 // (PTX ISA, "PTX ISA Notes" / "Target ISA Notes" of each instruction).
 #include "tessel/codegen/ir.hpp"
+#include "tessel/codegen/launch_plan.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <tuple>
+
+#include "tessel/algebra/error.hpp"
 
 namespace tessel::codegen {
 
@@ -231,5 +234,14 @@ Requirement requirement(const Module& m) {
 }
 
 std::string target_name(const Requirement& r) { return "sm_" + std::to_string(r.sm) + (r.arch_specific ? "a" : ""); }
+
+const Kernel& LaunchPlan::entry() const {
+  for (const Kernel& k : module.kernels) {
+    if (k.name == kernel) return k;
+  }
+  std::string names;
+  for (const Kernel& k : module.kernels) names += (names.empty() ? "" : ", ") + k.name;
+  fail("launch plan: no kernel '" + kernel + "' in the module (it has: " + (names.empty() ? "none" : names) + ")");
+}
 
 }  // namespace tessel::codegen

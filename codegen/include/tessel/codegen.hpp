@@ -5,6 +5,7 @@
 #include "tessel/codegen/async_copy.hpp"
 #include "tessel/codegen/builder.hpp"
 #include "tessel/codegen/ir.hpp"
+#include "tessel/codegen/launch_plan.hpp"
 #include "tessel/codegen/legalize.hpp"
 #include "tessel/codegen/mbarrier.hpp"
 #include "tessel/codegen/ptx.hpp"

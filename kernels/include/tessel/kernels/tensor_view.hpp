@@ -1,0 +1,34 @@
+// tensor_view.hpp: an operand as a caller passes it to a kernel's host side: a device address, an
+// element type, and a shape and strides in elements (any rank, any strides). Views own nothing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessel/codegen/types.hpp"
+
+namespace tessel::kernels {
+
+struct TensorView {
+  uint64_t data = 0;  // a device address (CUdeviceptr), or an emulator address
+  codegen::Type dtype = codegen::Type::F32;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> stride;  // in elements; the same rank as shape
+
+  int rank() const { return static_cast<int>(shape.size()); }
+  int64_t size() const;  // the number of elements (1 for rank 0)
+  // Bytes from the lowest to one past the highest element addressed (negative strides allowed),
+  // and the lowest byte offset (<= 0), for range and overlap checks. 0 bytes when size() == 0.
+  int64_t span_bytes() const;
+  int64_t lowest_offset_bytes() const;
+  // "bf16 (4,8):(8,1) at 0x7f0000000000"
+  std::string to_string() const;
+};
+
+// A contiguous view, the first mode the slowest (row-major for rank 2).
+TensorView row_major(uint64_t data, codegen::Type dtype, std::vector<int64_t> shape);
+// A contiguous view, the first mode the fastest (column-major for rank 2).
+TensorView column_major(uint64_t data, codegen::Type dtype, std::vector<int64_t> shape);
+
+}  // namespace tessel::kernels
