@@ -1,0 +1,21 @@
+// launch.hpp: launching a LaunchPlan on the GPU: its module through the process-wide module cache
+// (JIT-compiled once per context and PTX text), its parameters packed in order, on a stream.
+#pragma once
+
+#include "tessel/codegen/launch_plan.hpp"
+#include "tessel/runtime/launch.hpp"
+#include "tessel/runtime/module.hpp"
+
+namespace tessel::kernels {
+
+// Makes device 0's primary context current on this thread (created once per process) and checks
+// that device 0 can run the module's target; throws tessel::Error naming the kernel, the target it
+// needs and the device's ("no CUDA driver found: ..." where there is no driver).
+void use_device_for(const codegen::Module& m);
+// The plan's kernel, loaded (cached) in the current context.
+rt::Function load_plan(const codegen::LaunchPlan& plan);
+// Queues the plan's kernel on `stream`; returns once queued.
+void launch_plan(const codegen::LaunchPlan& plan, rt::StreamRef stream = {});
+void launch_plan(const codegen::LaunchPlan& plan, const rt::Function& f, rt::StreamRef stream = {});
+
+}  // namespace tessel::kernels
