@@ -127,6 +127,8 @@ Requirement of_op(const Instr& i) {
       if (uses_bf16(i)) return need(70, 80, "bf16 arithmetic");
       return {};
     case Op::Cvt:
+      // cvt.f32.bf16 came with sm_80 (PTX 7.1); bf16 to other types, and .ftz, with sm_90 (PTX 7.8).
+      if (i.type2 == Type::BF16 && i.type == Type::F32 && !i.has(kFtz)) return need(71, 80, "cvt.f32.bf16");
       if (i.type2 == Type::BF16 || i.type2 == Type::BF16x2) return need(78, 90, "cvt from bf16");
       if (i.type == Type::E4M3 || i.type == Type::E5M2 || i.type2 == Type::E4M3 || i.type2 == Type::E5M2)
         return need(78, 89, "cvt with fp8");

@@ -278,7 +278,7 @@ std::pair<Type, int> vector_units(Type elem, int64_t v) {
 }
 }  // namespace
 
-std::vector<Value> KernelBuilder::load_tensor(const Tensor& src, Value guard) {
+std::vector<Value> KernelBuilder::load_tensor(const Tensor& src, Value guard, LoadOptions o) {
   const Int n = src.size();
   if (!n.is_static()) fail("codegen: load_tensor of a tensor of dynamic size " + to_string(n));
   const int64_t eb = bytes(src.elem);
@@ -287,27 +287,59 @@ std::vector<Value> KernelBuilder::load_tensor(const Tensor& src, Value guard) {
   std::vector<Value> out;
   for (int64_t g = 0; g < n.value(); g += v) {
     auto [a, off] = address_parts(src, Coord(Int(g)));
-    std::vector<Value> words = load(src.space, unit, a, off, count, {});
+    std::vector<Value> words = load(src.space, unit, a, off, count, o);
     if (guard.valid()) current().back().instr.guard = guard.id();
     if (unit != Type::B32 || eb >= 4) {
       for (Value w : words) out.push_back(unit == src.elem ? w : Value(this, w.id(), src.elem));
       continue;
     }
-    for (Value w : words) {  // split each word into its 4/eb elements: mov.b32 {lo, hi}, w
+    for (Value w : words) {
+      // Split each word into halves (mov.b32 {lo, hi}, w); a byte element is its half, or the
+      // half shifted right by 8: users of 8-bit values read only a register's low byte.
+      std::vector<Value> halves;
       std::vector<Operand> parts;
-      for (int64_t j = 0; j < 4 / eb; ++j) {
-        Value e = fresh(src.elem);
-        out.push_back(e);
-        parts.push_back(e.op());
+      for (int j = 0; j < 2; ++j) {
+        halves.push_back(fresh(eb == 2 ? src.elem : Type::B16));
+        parts.push_back(halves.back().op());
       }
       Instr m;
       m.op = Op::Mov;
       m.type = Type::B32;
       m.ops = {Operand::vec(parts), w.op()};
       emit(m);
+      for (Value h : halves) {
+        if (eb == 2) {
+          out.push_back(h);
+          continue;
+        }
+        out.push_back(Value(this, h.id(), src.elem));
+        Value hi = fresh(src.elem);
+        Instr sh;
+        sh.op = Op::Shr;
+        sh.type = Type::B16;
+        sh.ops = {hi.op(), h.op(), Operand::i(8)};
+        emit(sh);
+        out.push_back(hi);
+      }
     }
   }
   return out;
+}
+
+// (hi << 8) | (lo & 0xff) in a b16 register: two byte elements as one half-word.
+Value KernelBuilder::join_bytes(Value lo, Value hi) {
+  auto op16 = [&](Op op, Operand a, Operand b) {
+    Value r = fresh(Type::B16);
+    Instr i;
+    i.op = op;
+    i.type = Type::B16;
+    i.ops = {r.op(), std::move(a), std::move(b)};
+    emit(i);
+    return r;
+  };
+  Value l = op16(Op::And, lo.op(), Operand::i(0xff));
+  Value h = op16(Op::Shl, hi.op(), Operand::i(8));
+  return op16(Op::Or, l.op(), h.op());
 }
 
 void KernelBuilder::store_tensor(const Tensor& dst, const std::vector<Value>& values, Value guard) {
@@ -322,9 +354,12 @@ void KernelBuilder::store_tensor(const Tensor& dst, const std::vector<Value>& va
   for (int64_t g = 0; g < n.value(); g += v) {
     std::vector<Value> words;
     if (unit == Type::B32 && eb < 4) {
-      for (int w = 0; w < count; ++w) {  // join 4/eb elements into a word: mov.b32 w, {lo, hi}
+      for (int w = 0; w < count; ++w) {  // join halves into a word: mov.b32 w, {lo, hi}
         std::vector<Operand> parts;
-        for (int64_t j = 0; j < 4 / eb; ++j) parts.push_back(values[g + w * (4 / eb) + j].op());
+        for (int64_t j = 0; j < 2; ++j) {
+          const int64_t e = g + w * (4 / eb) + j * (2 / eb);
+          parts.push_back(eb == 2 ? values[e].op() : join_bytes(values[e], values[e + 1]).op());
+        }
         Value word = fresh(Type::B32);
         Instr m;
         m.op = Op::Mov;

@@ -26,7 +26,10 @@ rt::Function load_plan(const LaunchPlan& plan) {
 }
 
 void launch_plan(const LaunchPlan& plan, const rt::Function& f, rt::StreamRef stream) {
-  const Kernel& k = plan.entry();
+  launch_kernel(f, plan.entry(), plan, stream);
+}
+
+void launch_kernel(const rt::Function& f, const Kernel& k, const LaunchPlan& plan, rt::StreamRef stream) {
   if (plan.params.size() != k.params.size()) {
     fail("launch plan for " + k.name + ": " + std::to_string(plan.params.size()) + " arguments for " +
          std::to_string(k.params.size()) + " parameters");

@@ -48,6 +48,20 @@ using PFN_cuGetProcAddress_v2 = CUresult (*)(const char* symbol, void** pfn, int
                                              CUdriverProcAddressQueryResult* symbolStatus);
 using PFN_cuGetProcAddress_v1 = CUresult (*)(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags);
 
+// --- CUpointer_attribute and CUmemorytype (cuPointerGetAttribute) ----------------------------
+enum CUpointer_attribute : int {
+  CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
+  CU_POINTER_ATTRIBUTE_IS_MANAGED = 8,
+  CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
+  CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,
+};
+enum CUmemorytype : unsigned int {
+  CU_MEMORYTYPE_HOST = 1,
+  CU_MEMORYTYPE_DEVICE = 2,
+  CU_MEMORYTYPE_ARRAY = 3,
+  CU_MEMORYTYPE_UNIFIED = 4,
+};
+
 // --- CUdevice_attribute ---------------------------------------------------------------------
 enum CUdevice_attribute : int {
   CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,
@@ -199,6 +213,7 @@ inline constexpr int kDriverAbiVersion = 12000;
   X(cuMemcpyHtoDAsync, (CUdeviceptr dst, const void* src, std::size_t bytes, CUstream stream))              \
   X(cuMemcpyDtoHAsync, (void* dst, CUdeviceptr src, std::size_t bytes, CUstream stream))                    \
   X(cuMemcpyDtoDAsync, (CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream))              \
+  X(cuPointerGetAttribute, (void* data, CUpointer_attribute attribute, CUdeviceptr ptr))                    \
   X(cuMemsetD8, (CUdeviceptr dst, unsigned char value, std::size_t count))                                  \
   X(cuMemsetD8Async, (CUdeviceptr dst, unsigned char value, std::size_t count, CUstream stream))            \
   X(cuStreamCreate, (CUstream * stream, unsigned int flags))                                                \

@@ -1,6 +1,7 @@
 // memory.cpp: DeviceBuffer and the copies.
 #include "tessel/runtime/memory.hpp"
 
+#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -28,6 +29,34 @@ void copy_d2h(void* dst, DevicePtr src, std::size_t bytes) {
 void copy_d2d(DevicePtr dst, DevicePtr src, std::size_t bytes) {
   const cu::DriverApi& d = detail::api();
   detail::check(d, d.cuMemcpyDtoD(dst, src, bytes), "cuMemcpyDtoD");
+}
+
+Allocation device_allocation(DevicePtr ptr) {
+  const cu::DriverApi& d = detail::api();
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(ptr));
+  unsigned int type = 0;
+  // An address the driver does not know answers CUDA_ERROR_INVALID_VALUE: not device memory.
+  if (d.cuPointerGetAttribute(&type, cu::CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr) != cu::CUDA_SUCCESS) {
+    fail(std::string("address ") + hex + " is not device memory (no CUDA allocation holds it)");
+  }
+  if (type != cu::CU_MEMORYTYPE_DEVICE && type != cu::CU_MEMORYTYPE_UNIFIED) {
+    fail(std::string("address ") + hex + " is host memory, not device memory");
+  }
+  Allocation a;
+  unsigned int managed = 0;
+  cu::CUdeviceptr start = 0;
+  std::size_t size = 0;
+  detail::check(d, d.cuPointerGetAttribute(&managed, cu::CU_POINTER_ATTRIBUTE_IS_MANAGED, ptr),
+                "cuPointerGetAttribute(IS_MANAGED)");
+  detail::check(d, d.cuPointerGetAttribute(&start, cu::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, ptr),
+                "cuPointerGetAttribute(RANGE_START_ADDR)");
+  detail::check(d, d.cuPointerGetAttribute(&size, cu::CU_POINTER_ATTRIBUTE_RANGE_SIZE, ptr),
+                "cuPointerGetAttribute(RANGE_SIZE)");
+  a.start = start;
+  a.bytes = size;
+  a.managed = managed != 0;
+  return a;
 }
 
 void fill_bytes(DevicePtr dst, std::uint8_t value, std::size_t bytes) {

@@ -21,8 +21,9 @@ using namespace tessel;
 
 namespace {
 
-// Families with a TEST_CASE of their own below; any other family is covered by a catch-all.
-const std::vector<std::string> kDemoFamilies = {"vector_copy", "tma_tile", "wgmma_tile"};
+// Families with a TEST_CASE of their own (here or in their own file); any other is covered by a
+// catch-all.
+const std::vector<std::string> kDemoFamilies = {"vector_copy", "tma_tile", "wgmma_tile", "elementwise"};
 
 bool have_ptxas() {
   if (!test::ptxas_path().empty()) return true;

@@ -203,7 +203,7 @@ class KernelBuilder {
   // Loads every element of a per-thread tensor (static size) into registers, and stores
   // registers into one, with the same vectorization as copy. Elements narrower than 32 bits
   // travel in b32 words and are split and joined with mov.b32.
-  std::vector<Value> load_tensor(const Tensor& src, Value guard = {});
+  std::vector<Value> load_tensor(const Tensor& src, Value guard = {}, LoadOptions o = {});
   void store_tensor(const Tensor& dst, const std::vector<Value>& values, Value guard = {});
   // One guard per element (a ragged edge inside a vector): element stores, sharing one address.
   void store_tensor(const Tensor& dst, const std::vector<Value>& values, const std::vector<Value>& guards);
@@ -232,6 +232,7 @@ class KernelBuilder {
   void in_entry(const std::function<void()>& fn);     // emits what fn emits into the entry block
   void in_block(Block& b, const std::function<void()>& fn);
   Value lower_expr(const Int& x, Type t);
+  Value join_bytes(Value lo, Value hi);
   std::pair<Value, int64_t> address_parts(const Tensor& t, const Coord& coord);
   void push_scope();
   void pop_scope();

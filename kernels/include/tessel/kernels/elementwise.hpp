@@ -1,12 +1,20 @@
-// elementwise.hpp: C = op(A, B) over tensors of rank 1 to 4 with any strides, the CuTe DSL
-// `elementwise_add` example made general. (The generator, the host side and the registry entry
-// follow in this header as they land.)
+// elementwise.hpp: C = op(A, B) over tensors of rank 1 to 4 with any strides: the CuTe DSL
+// `elementwise_add` example made general. Each tensor is zipped_divide'd by a tile; a TV layout
+// from make_layout_tv(thr, val), ordered to follow the contiguous mode, gives each thread
+// `rows` vectors of `vector` elements; an identity tensor divided the same way predicates the
+// ragged edges. Full vectors move with ld/st.global.v4 (or narrower) where the algebra proves
+// them contiguous and aligned; a thread whose tile hangs over an edge takes a per-element path.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "tessel/codegen/launch_plan.hpp"
+#include "tessel/kernels/registry.hpp"
 #include "tessel/kernels/tensor_view.hpp"
+#include "tessel/runtime/stream.hpp"
 
 namespace tessel::kernels {
 
@@ -17,12 +25,95 @@ bool is_unary(ElementwiseOp op);
 const char* op_name(ElementwiseOp op);                     // "add"
 ElementwiseOp parse_elementwise_op(const std::string& s);  // throws naming the valid ones
 
-// The arguments of one elementwise launch. A, B and C have the same shape and element type; B is
-// ignored by unary operations; alpha and beta are used by axpby only.
+// The arguments of one elementwise launch. A, B and C have the same shape and element type
+// (f32, f16, bf16, f64, s32 or s8); B is ignored by unary operations; alpha and beta are used
+// by axpby only (integers for s32 and s8). C may be A or B exactly (in place), but not overlap
+// them otherwise; inputs may broadcast (stride 0), C may not.
 struct ElementwiseArguments {
   ElementwiseOp op = ElementwiseOp::Add;
   TensorView A, B, C;
   double alpha = 1.0, beta = 1.0;
 };
 
+// One generated kernel. Tensors are indexed by their own strides, with the shape shared.
+struct ElementwiseConfig {
+  ElementwiseOp op = ElementwiseOp::Add;
+  codegen::Type dtype = codegen::Type::F32;
+  int rank = 1;   // 1..4
+  int major = 0;  // the mode the tile follows as contiguous (warp lanes and vectors run along it)
+  // Per tensor (A, B, C): its stride in the major mode is the static 1. Otherwise that stride is
+  // a parameter, and the tensor moves element by element.
+  std::array<bool, 3> unit{true, true, true};
+  int vector = 1;           // elements per vector access: a power of two, at most 16 bytes
+  int rows = 4;             // vectors per thread (independent loads in flight)
+  int threads = 128;        // per block: a multiple of 32
+  bool wide_index = false;  // s64 offsets and coordinates (else s32: every offset fits)
+  bool nc = false;          // inputs through ld.global.nc (C aliases neither input)
+  // A static kernel: the shape and the three tensors' strides are baked in (empty: dynamic,
+  // passed as parameters).
+  std::vector<int64_t> static_shape;
+  std::array<std::vector<int64_t>, 3> static_stride;
+
+  bool is_static() const { return !static_shape.empty(); }
+  int second() const;  // the mode the warps and the rows run along (rank >= 2)
+  // The tile each block covers per step, mode by mode (1 outside major and second).
+  std::vector<int64_t> tile() const;
+  int64_t tile_elements() const;
+  std::string name() const;  // tessel_elementwise_add_f32_r2_m1_uuu_v4_r4_t128_i32[_nc][_s<hash>]
+};
+
+// The kernel: parameters A, [B,] C (u64), [alpha, beta (f32, f64 or s32),] then, when dynamic,
+// the extents (rank, s32 or s64) and each tensor's non-unit strides (in elements), then ntiles.
+// Each block walks tiles blockIdx.x, blockIdx.x + gridDim.x, ... < ntiles.
+codegen::Module elementwise_kernel(const ElementwiseConfig& c);
+
+// How a launch is chosen: the config (from the arguments' ranks, strides, alignment and
+// aliasing), the grid and the parameter values. Throws tessel::Error for invalid arguments,
+// naming the operand, the value and the rule. check_device_memory: each operand's span must lie
+// inside one device allocation (needs the driver).
+struct ElementwiseOptions {
+  int threads = 128;
+  int rows = 4;
+  int max_blocks = 0;  // 0: as many blocks as tiles, capped at 2^31 - 1; else at most this many
+  bool check_device_memory = true;
+};
+// The problem after validation: modes of extent 1 dropped and modes merged where all three
+// tensors allow it (A, B and C share one shape). Empty shape: nothing to do.
+struct ElementwiseProblem {
+  ElementwiseArguments args;  // the normalised views (same addresses)
+  std::vector<int64_t> shape;
+  bool empty() const;
+};
+ElementwiseProblem normalize_elementwise(const ElementwiseArguments& args);
+ElementwiseConfig choose_elementwise_config(const ElementwiseProblem& p, const ElementwiseOptions& o = {});
+// The launch plan (module, grid, block, parameters) for the arguments; grid 0 when empty.
+codegen::LaunchPlan elementwise_plan(const ElementwiseArguments& args, const ElementwiseOptions& o = {});
+// The plan of a given configuration (`tessel run`, tests): the arguments as they are (not
+// normalised), checked against what the kernel assumes (rank, unit strides, vector alignment,
+// static shape, index width); throws naming the first mismatch.
+codegen::LaunchPlan elementwise_plan(const ElementwiseConfig& c, const ElementwiseArguments& args,
+                                     const ElementwiseOptions& o = {});
+
+// C = op(A, B) on the GPU, queued on `stream`. A zero-size problem does nothing.
+void elementwise(const ElementwiseArguments& args, rt::StreamRef stream = {}, const ElementwiseOptions& o = {});
+
+// The host reference: C = op(A, B) computed on host copies of the operands' buffers; each view's
+// `data` is its byte offset in its buffer. Floats in float (f32, f16, bf16; correctly rounded,
+// see elementwise_reference.cpp) or double (f64), rounded once to the element type; axpby is
+// fma(alpha, a, beta*b) in that type, as the kernel computes it. Integers wrap in 32 bits.
+void elementwise_reference(const ElementwiseArguments& args, const std::vector<uint8_t>& a,
+                           const std::vector<uint8_t>& b, std::vector<uint8_t>& c);
+
+// The registry family for `tessel dump` and `tessel run`.
+ElementwiseConfig elementwise_config(const Options& o);
+KernelFamily elementwise_family();
+
 }  // namespace tessel::kernels
+
+namespace tessel {
+// tessel::elementwise(op, A, B, C, stream): the host API of the elementwise kernels.
+inline void elementwise(kernels::ElementwiseOp op, const kernels::TensorView& A, const kernels::TensorView& B,
+                        const kernels::TensorView& C, rt::StreamRef stream = {}) {
+  kernels::elementwise(kernels::ElementwiseArguments{op, A, B, C}, stream);
+}
+}  // namespace tessel

@@ -17,5 +17,9 @@ rt::Function load_plan(const codegen::LaunchPlan& plan);
 // Queues the plan's kernel on `stream`; returns once queued.
 void launch_plan(const codegen::LaunchPlan& plan, rt::StreamRef stream = {});
 void launch_plan(const codegen::LaunchPlan& plan, const rt::Function& f, rt::StreamRef stream = {});
+// The same from a plan's pieces, for a caller that keeps the loaded function and the kernel
+// (whose parameter list says how each value is packed) itself: no module is copied per call.
+void launch_kernel(const rt::Function& f, const codegen::Kernel& entry, const codegen::LaunchPlan& geometry_and_params,
+                   rt::StreamRef stream = {});
 
 }  // namespace tessel::kernels

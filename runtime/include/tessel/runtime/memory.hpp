@@ -30,6 +30,16 @@ struct MemoryInfo {
 };
 MemoryInfo memory_info();
 
+// The device allocation that holds `ptr` (cuPointerGetAttribute): its first address and size.
+// Throws tessel::Error when `ptr` is not device memory (a host pointer, pinned host memory, an
+// address no allocation holds), naming the address.
+struct Allocation {
+  DevicePtr start = 0;
+  std::size_t bytes = 0;
+  bool managed = false;
+};
+Allocation device_allocation(DevicePtr ptr);
+
 // Device memory of the current context (cuMemAlloc: 256-byte aligned), freed on destruction.
 class DeviceBuffer {
  public:

@@ -1,0 +1,245 @@
+// elementwise_test.cpp: the elementwise kernels on the CPU: every listed configuration assembles
+// with ptxas (no spills) and uses ld/st.global.v4 where its vector path applies; the host side's
+// normal form, kernel choice and refusals; the f16/bf16 conversions behind the host reference.
+#include "tessel/kernels/elementwise.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "algebra/support.hpp"
+#include "codegen/ptxas.hpp"
+#include "tessel/algebra/error.hpp"
+#include "tessel/codegen/ptx.hpp"
+#include "tessel/kernels/elementwise_check.hpp"
+#include "tessel/kernels/half.hpp"
+
+using namespace tessel;
+using namespace tessel::kernels;
+using codegen::Type;
+
+namespace {
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+ElementwiseArguments binary(ElementwiseOp op, TensorView a, TensorView b, TensorView c) { return {op, a, b, c}; }
+
+}  // namespace
+
+TEST_CASE("kernels: every elementwise configuration assembles with ptxas, vector paths in v4") {
+  const KernelFamily& f = find_family("elementwise");
+  const auto configs = listed_configurations(f);
+  CHECK(configs.size() >= 66);  // every op x dtype at least
+  for (const Options& o : configs) {
+    const ElementwiseConfig c = elementwise_config(o);
+    const codegen::Module m = f.generate(o);
+    const std::string ptx = codegen::print_ptx(m);
+    INFO(dump_arguments(f, o));
+    CHECK(codegen::target_name(codegen::requirement(m)) == "sm_80");
+    // The full-tile path moves every unit-stride operand in 16-byte vectors (v4 of b32/f32,
+    // v2 of f64); each input of `rows` vectors, C likewise.
+    if (c.vector * codegen::bytes(c.dtype) == 16) {
+      const size_t loads = count(ptx, "ld.global.v4.") + count(ptx, "ld.global.nc.v4.") + count(ptx, "ld.global.v2.f64") +
+                           count(ptx, "ld.global.nc.v2.f64");
+      const size_t stores = count(ptx, "st.global.v4.") + count(ptx, "st.global.v2.f64");
+      const int inputs = (c.unit[0] ? 1 : 0) + (is_unary(c.op) ? 0 : (c.unit[1] ? 1 : 0));
+      CHECK(loads == static_cast<size_t>(inputs * c.rows));
+      CHECK(stores == static_cast<size_t>(c.unit[2] ? c.rows : 0));
+    }
+    if (c.nc) CHECK(count(ptx, "ld.global.nc") > 0);
+    if (test::ptxas_path().empty()) continue;
+    const test::PtxasResult r = test::run_ptxas(ptx, "sm_80");
+    INFO(r.log);
+    CHECK(r.ok);
+    CHECK(r.log.find(" 0 bytes spill stores") != std::string::npos);
+  }
+  if (test::ptxas_path().empty()) std::printf("TESSEL_SKIP: ptxas not found\n");
+}
+
+TEST_CASE("kernels: elementwise normal form sorts by C's strides, drops extent 1, merges contiguous modes") {
+  // Row-major 2-D, all three alike: one mode.
+  auto p = normalize_elementwise(binary(ElementwiseOp::Add, row_major(0x100000, Type::F32, {30, 40}),
+                                        row_major(0x200000, Type::F32, {30, 40}), row_major(0x300000, Type::F32, {30, 40})));
+  CHECK(p.shape == std::vector<int64_t>{1200});
+  CHECK(p.args.C.stride == std::vector<int64_t>{1});
+  // Padded rows (pitch 48) in C only: two modes, C's contiguous one first.
+  TensorView c{0x300000, Type::F32, {30, 40}, {48, 1}};
+  p = normalize_elementwise(binary(ElementwiseOp::Add, row_major(0x100000, Type::F32, {30, 40}),
+                                   row_major(0x10000, Type::F32, {30, 40}), c));
+  CHECK(p.shape == std::vector<int64_t>{40, 30});
+  CHECK(p.args.C.stride == std::vector<int64_t>{1, 48});
+  CHECK(p.args.A.stride == std::vector<int64_t>{1, 40});
+  // Column-major 4-D with extent-1 modes: one mode again.
+  p = normalize_elementwise(binary(ElementwiseOp::Mul, column_major(0x1000, Type::BF16, {5, 1, 7, 1}),
+                                   column_major(0x2000, Type::BF16, {5, 1, 7, 1}),
+                                   column_major(0x3000, Type::BF16, {5, 1, 7, 1})));
+  CHECK(p.shape == std::vector<int64_t>{35});
+  // A zero extent is an empty problem, not an error (and needs no pointers).
+  p = normalize_elementwise(binary(ElementwiseOp::Add, row_major(0, Type::F32, {0, 7}), row_major(0, Type::F32, {0, 7}),
+                                   row_major(0, Type::F32, {0, 7})));
+  CHECK(p.empty());
+  CHECK(elementwise_plan(p.args).grid[0] == 1);  // the default LaunchPlan: nothing to launch
+  CHECK(elementwise_plan(p.args).kernel.empty());
+}
+
+TEST_CASE("kernels: elementwise picks the widest vector the pointers and strides allow") {
+  // Addresses 2^40 apart (A), 2^41 (B), 2^42 (C) plus the given offsets: never overlapping.
+  auto choose = [](uint64_t a, uint64_t b, uint64_t c, Type t, std::vector<int64_t> shape) {
+    TensorView va = row_major((1ull << 40) + a, t, shape), vb = row_major((2ull << 40) + b, t, shape),
+               vc = row_major((4ull << 40) + c, t, shape);
+    return choose_elementwise_config(normalize_elementwise(binary(ElementwiseOp::Add, va, vb, vc)));
+  };
+  CHECK(choose(0x1000, 0x2000, 0x3000, Type::F32, {1 << 20}).vector == 4);
+  CHECK(choose(0x1000, 0x2000, 0x3000, Type::BF16, {1 << 20}).vector == 8);
+  CHECK(choose(0x1000, 0x2000, 0x3000, Type::S8, {1 << 20}).vector == 16);
+  CHECK(choose(0x1000, 0x2000, 0x3000, Type::F64, {1 << 20}).vector == 2);
+  CHECK(choose(0x1004, 0x2000, 0x3000, Type::F32, {1 << 20}).vector == 1);  // A misaligned by 4 bytes
+  CHECK(choose(0x1008, 0x2000, 0x3000, Type::F32, {1 << 20}).vector == 2);
+  CHECK(choose(0x1000, 0x2000, 0x3002, Type::BF16, {1 << 20}).vector == 1);
+  // Padded rows of 1002 f32: a pitch that is a multiple of 2 only.
+  TensorView c{0x1000, Type::F32, {8, 1000}, {1002, 1}};
+  auto cfg = choose_elementwise_config(normalize_elementwise(binary(ElementwiseOp::Add, c, c, c)));
+  CHECK(cfg.vector == 2);
+  CHECK(cfg.rank == 2);
+  CHECK(cfg.major == 0);
+  CHECK(!cfg.nc);  // in place: C is A and B
+  // A transposed input moves element by element; the others keep their vectors.
+  TensorView at{0x100000, Type::F32, {64, 64}, {1, 64}};
+  cfg = choose_elementwise_config(normalize_elementwise(
+      binary(ElementwiseOp::Add, at, row_major(0x200000, Type::F32, {64, 64}), row_major(0x300000, Type::F32, {64, 64}))));
+  CHECK(cfg.unit == std::array<bool, 3>{false, true, true});
+  CHECK(cfg.vector == 4);
+  CHECK(cfg.nc);
+  // Spans past 2^31 bytes take 64-bit offsets.
+  CHECK(choose(0x1000, 0x2000, 0x3000, Type::F32, {1 << 29}).wide_index);
+  CHECK(!choose(0x1000, 0x2000, 0x3000, Type::F32, {1 << 28}).wide_index);
+}
+
+TEST_CASE("kernels: elementwise refuses bad arguments with the value and the rule") {
+  const TensorView a = row_major(0x10000, Type::F32, {4, 8});
+  const TensorView b = row_major(0x20000, Type::F32, {4, 8});
+  const TensorView c = row_major(0x30000, Type::F32, {4, 8});
+  auto refuses = [](const ElementwiseArguments& args, const std::string& what) {
+    CHECK_THROWS_WITH_AS(normalize_elementwise(args), doctest::Contains(what.c_str()), Error);
+  };
+  refuses(binary(ElementwiseOp::Add, a, row_major(0x20000, Type::F32, {4, 9}), c), "B has shape (4,9) but C has (4,8)");
+  refuses(binary(ElementwiseOp::Add, a, row_major(0x20000, Type::F16, {4, 8}), c), "B is f16 but C is f32");
+  refuses(binary(ElementwiseOp::Add, row_major(0x10000, Type::U16, {4}), row_major(0x20000, Type::U16, {4}),
+                 row_major(0x30000, Type::U16, {4})),
+          "element type u16 is not supported");
+  refuses(binary(ElementwiseOp::Add, TensorView{0, Type::F32, {4, 8}, {8, 1}}, b, c), "A is a null pointer");
+  refuses(binary(ElementwiseOp::Add, a, b, TensorView{0x30000, Type::F32, {4, 8}, {0, 1}}), "writes some elements twice");
+  refuses(binary(ElementwiseOp::Add, a, b, TensorView{0x30000, Type::F32, {4, 8}, {4, 1}}), "writes some elements twice");
+  refuses(binary(ElementwiseOp::Add, a, b, TensorView{0x10000 + 8, Type::F32, {4, 8}, {8, 1}}), "overlaps A");
+  refuses(binary(ElementwiseOp::Add, a, b, TensorView{0x10000, Type::F32, {4, 8}, {1, 4}}), "overlaps A");
+  refuses(binary(ElementwiseOp::Add, a, TensorView{0x20000, Type::F32, {4, 8}, {-8, 1}}, c), "stride -8 in mode 0");
+  refuses(binary(ElementwiseOp::Add, a, TensorView{0x20000, Type::F32, {4, 8}, {8}}, c), "one stride per mode");
+  ElementwiseArguments ax = binary(ElementwiseOp::Axpby, row_major(0x10000, Type::S32, {4}),
+                                   row_major(0x20000, Type::S32, {4}), row_major(0x30000, Type::S32, {4}));
+  ax.alpha = 0.5;
+  refuses(ax, "integer alpha and beta, got 0.5");
+  // Rank 5 that no merge reduces (every mode padded in C).
+  TensorView c5{0x40000, Type::F32, {2, 2, 2, 2, 2}, {1, 3, 7, 15, 31}};
+  TensorView a5{0x80000, Type::F32, {2, 2, 2, 2, 2}, {1, 2, 4, 8, 16}};
+  refuses(binary(ElementwiseOp::Add, a5, a5, c5), "rank 5 after merging");
+  // In place (C is A) and broadcast inputs (stride 0) are fine.
+  CHECK_NOTHROW(normalize_elementwise(binary(ElementwiseOp::Add, a, b, a)));
+  CHECK_NOTHROW(normalize_elementwise(binary(ElementwiseOp::Add, TensorView{0x10000, Type::F32, {4, 8}, {0, 1}}, b, c)));
+}
+
+TEST_CASE("kernels: an elementwise plan checks the arguments against its configuration") {
+  ElementwiseConfig cfg;  // add f32, rank 1, unit strides, vector 1
+  cfg.vector = 4;
+  const TensorView a = row_major(0x100000, Type::F32, {5000});
+  CHECK_THROWS_WITH_AS(elementwise_plan(cfg, binary(ElementwiseOp::Add, TensorView{0x10004, Type::F32, {5000}, {1}}, a, a)),
+                       doctest::Contains("moves A in 16-byte vectors; its address 0x10004 is not aligned"), Error);
+  CHECK_THROWS_WITH_AS(elementwise_plan(cfg, binary(ElementwiseOp::Sub, a, a, a)),
+                       doctest::Contains("computes add, the arguments ask for sub"), Error);
+  const codegen::LaunchPlan plan = elementwise_plan(cfg, binary(ElementwiseOp::Add, a, a, a));
+  CHECK(plan.kernel == cfg.name());
+  CHECK(plan.params.size() == plan.entry().params.size());
+  CHECK(plan.grid[0] == 3);  // 5000 elements, tiles of 128 threads x 4 x 4
+  CHECK(plan.block[0] == 128);
+}
+
+TEST_CASE("kernels: the elementwise host API refuses before launching anything") {
+  // Without a driver the argument checks still come first.
+  const TensorView a = row_major(0x10000, Type::F32, {4, 8});
+  CHECK_THROWS_WITH_AS(tessel::elementwise(ElementwiseOp::Add, a, row_major(0x20000, Type::F32, {8, 4}), a),
+                       doctest::Contains("B has shape (8,4) but C has (4,8)"), Error);
+  CHECK_NOTHROW(tessel::elementwise(ElementwiseOp::Add, row_major(0, Type::F32, {0}), row_major(0, Type::F32, {0}),
+                                    row_major(0, Type::F32, {0})));  // zero size: a no-op
+}
+
+TEST_CASE("kernels: f16 and bf16 conversions round to nearest even, with subnormals and overflow") {
+  // Every f16 bit pattern survives the trip through float (NaNs stay NaNs).
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    const float f = f16_to_float(static_cast<uint16_t>(h));
+    if (std::isnan(f)) {
+      CHECK(std::isnan(f16_to_float(float_to_f16(f))));
+      continue;
+    }
+    if (float_to_f16(f) != h) FAIL_CHECK("f16 0x" << std::hex << h << " round trip");
+  }
+  CHECK(float_to_f16(65504.0f) == 0x7bff);
+  CHECK(float_to_f16(65519.0f) == 0x7bff);
+  CHECK(float_to_f16(65520.0f) == 0x7c00);                // halfway to 2^16 rounds to infinity
+  CHECK(float_to_f16(std::ldexp(1.0f, -24)) == 0x0001);   // the smallest subnormal
+  CHECK(float_to_f16(std::ldexp(1.0f, -25)) == 0x0000);   // half of it: ties to even (0)
+  CHECK(float_to_f16(std::ldexp(3.0f, -25)) == 0x0002);   // 1.5 units: ties to even (2)
+  CHECK(float_to_f16(1.0f + std::ldexp(1.0f, -11)) == 0x3c00);  // tie between 1 and 1+2^-10: even
+  CHECK(float_to_f16(1.0f + std::ldexp(3.0f, -11)) == 0x3c02);
+  CHECK(float_to_f16(-2.0f) == 0xc000);
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    const float f = bf16_to_float(static_cast<uint16_t>(h));
+    if (!std::isnan(f) && float_to_bf16(f) != h) FAIL_CHECK("bf16 0x" << std::hex << h << " round trip");
+  }
+  CHECK(float_to_bf16(1.0f + std::ldexp(1.0f, -8)) == 0x3f80);  // tie: even
+  CHECK(float_to_bf16(1.0f + std::ldexp(3.0f, -8)) == 0x3f82);
+  // Against double rounding done the slow way: the nearest of the two neighbours, ties to even.
+  std::mt19937_64 rng(test::seed());
+  for (int i = 0; i < 20000; ++i) {
+    const float f = std::ldexp(std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng), static_cast<int>(rng() % 40) - 26);
+    const uint16_t h = float_to_f16(f);
+    const double got = f16_to_float(h);
+    const double up = f16_to_float(static_cast<uint16_t>(h + 1)), down = f16_to_float(static_cast<uint16_t>(h - 1));
+    const double err = std::fabs(got - f);
+    // Neighbours by bit pattern; from a zero magnitude, h-1 wraps to a NaN of the other sign.
+    if (!std::isinf(got)) {
+      CHECK(err <= std::fabs(up - f));
+      if (!std::isnan(down)) CHECK(err <= std::fabs(down - f));
+    }
+  }
+}
+
+TEST_CASE("kernels: the elementwise reference computes each op per coordinate of any strides") {
+  // A 3x2 column-major A, a row-major B, a padded C: checked against direct arithmetic.
+  ElementwiseCase k;
+  k.args = {ElementwiseOp::Sub, TensorView{0, Type::S32, {3, 2}, {1, 3}}, TensorView{0, Type::S32, {3, 2}, {2, 1}},
+            TensorView{4, Type::S32, {3, 2}, {4, 1}}};
+  std::mt19937_64 rng(test::seed());
+  fill_random(k, rng);
+  std::vector<uint8_t> c(k.c_bytes + ElementwiseCase::kGuardBytes, ElementwiseCase::kPoison);
+  elementwise_reference(k.args, k.a, k.b, c);
+  for (int64_t i = 0; i < 3; ++i) {
+    for (int64_t j = 0; j < 2; ++j) {
+      int32_t x, y, z;
+      std::memcpy(&x, &k.a[static_cast<size_t>(4 * (i + 3 * j))], 4);
+      std::memcpy(&y, &k.b[static_cast<size_t>(4 * (2 * i + j))], 4);
+      std::memcpy(&z, &c[static_cast<size_t>(4 + 4 * (4 * i + j))], 4);
+      CHECK(z == x - y);
+    }
+  }
+  CHECK(check_elementwise(k, c).empty());
+  c[4] ^= 1;
+  CHECK(check_elementwise(k, c).find("1 bytes differ: byte 4") == 0);
+  c[4] ^= 1;
+  c[k.c_bytes + 3] = 0;
+  CHECK(check_elementwise(k, c).find("(guard)") != std::string::npos);
+}
