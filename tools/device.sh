@@ -51,4 +51,9 @@ build/device/bin/tessel_codegen_bench > "$OUT/codegen_bench.txt" 2>&1
 tail -3 "$OUT/codegen_bench.txt"
 build/device/bin/tessel_load_bench > "$OUT/load_bench.txt" 2>&1
 head -5 "$OUT/load_bench.txt"
+# Elementwise bandwidth against cuMemcpyDtoD and the CUDA C++ peer (compiled here by nvcc).
+nvcc -ptx -arch=sm_90 -O3 -o build/device/peer_add.ptx tools/bench/peer_add.cu > "$OUT/peer_nvcc.log" 2>&1 &&
+  peer=(--peer build/device/peer_add.ptx) || peer=()
+build/device/bin/tessel_elementwise_bench "${peer[@]}" > "$OUT/elementwise_bench.txt" 2>&1
+cat "$OUT/elementwise_bench.txt"
 exit $test_status

@@ -1,0 +1,148 @@
+// elementwise_bench.cpp: effective bandwidth of tessel's elementwise add (bytes read + written over
+// time; CUDA events, median of many runs after warm-up) for f32 and bf16 from 2^20 to 2^28
+// elements, contiguous and strided (rows padded), side by side in one process with a device-to-
+// device copy of the same bytes (cuMemcpyDtoD) and, when given its PTX, the plain CUDA C++ peer
+// (peer_add.cu, compiled by nvcc on the machine). A measuring tool, not a test; needs a GPU.
+//
+//   tessel_elementwise_bench [--peer peer_add.ptx] [--reps N]
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tessel/algebra/error.hpp"
+#include "tessel/kernels/elementwise.hpp"
+#include "tessel/runtime.hpp"
+
+using namespace tessel;
+using namespace tessel::kernels;
+using codegen::Type;
+
+namespace {
+
+int reps = 30;
+
+// The median time of fn over `reps` runs, after 5 warm-up runs, each timed with events.
+double median_ms(const std::function<void()>& fn) {
+  for (int i = 0; i < 5; ++i) fn();
+  rt::Context(0).synchronize();
+  std::vector<double> t;
+  rt::Event start, stop;
+  for (int i = 0; i < reps; ++i) {
+    start.record();
+    fn();
+    stop.record();
+    stop.synchronize();
+    t.push_back(rt::elapsed_ms(start, stop));
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+void fill_random_bytes(rt::DeviceBuffer& b, std::mt19937_64& rng) {
+  // Random small floats (never zero) in the leading bytes pattern: upload a 1 MiB random block
+  // repeatedly, so that the data are not zeros and the upload stays fast.
+  std::vector<uint16_t> block(1 << 19);
+  for (auto& v : block) v = static_cast<uint16_t>(0x3c00u | (rng() & 0x3ffu));  // in [1, 2) as f16/bf16-ish
+  for (size_t off = 0; off < b.size(); off += block.size() * 2)
+    b.upload(block.data(), std::min(block.size() * 2, b.size() - off), off);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string peer_path;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--peer" && i + 1 < argc) peer_path = argv[++i];
+    else if (a == "--reps" && i + 1 < argc) reps = std::stoi(argv[++i]);
+    else {
+      std::fprintf(stderr, "usage: tessel_elementwise_bench [--peer peer_add.ptx] [--reps N]\n");
+      return 2;
+    }
+  }
+  try {
+    rt::Context ctx(0);
+    const rt::DeviceProperties props = rt::device_properties(0);
+    std::printf("device: %s\n", rt::to_string(props).c_str());
+    rt::Module peer;
+    if (!peer_path.empty()) {
+      std::ifstream in(peer_path);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      peer = rt::Module::load_ptx(ss.str());
+    }
+    std::mt19937_64 rng(std::random_device{}());
+    const int64_t max_n = int64_t{1} << 28;
+    // The buffers hold the largest case: f32 rows of 4096 + 64 padding, or the copy's 1.5x.
+    const size_t bytes = static_cast<size_t>(std::max(max_n / 4096 * 4160 * 4, max_n * 4 * 3 / 2));
+    rt::DeviceBuffer A(bytes), B(bytes), C(bytes);
+    fill_random_bytes(A, rng);
+    fill_random_bytes(B, rng);
+    std::printf("\n%-5s %-10s %10s | %9s %9s %9s %9s | %9s %9s | %7s %7s\n", "dtype", "layout", "elements",
+                "tessel", "r1", "r2", "persist", "copy", "cuda C++", "%copy", "%peer");
+    std::printf("%-5s %-10s %10s | %9s %9s %9s %9s | %9s %9s | %7s %7s\n", "", "", "", "GB/s", "GB/s", "GB/s", "GB/s",
+                "GB/s", "GB/s", "", "");
+    for (Type t : {Type::F32, Type::BF16}) {
+      const int64_t eb = codegen::bytes(t);
+      for (bool strided : {false, true}) {
+        for (int lg = 20; lg <= 28; lg += 2) {
+          const int64_t n = int64_t{1} << lg;
+          const int64_t cols = 4096, rows = n / cols, pitch = strided ? cols + 64 : cols;
+          auto view = [&](const rt::DeviceBuffer& b) {
+            return strided ? TensorView{b.ptr(), t, {rows, cols}, {pitch, 1}} : row_major(b.ptr(), t, {n});
+          };
+          const ElementwiseArguments args{ElementwiseOp::Add, view(A), view(B), view(C)};
+          const double moved = 3.0 * static_cast<double>(n * eb);  // two reads and a write
+          auto gbps = [&](double ms) { return moved / (ms * 1e6); };
+          // tessel, default options and three variants (rows 1 and 2; a persistent grid).
+          ElementwiseOptions def, r1, r2, persist;
+          r1.rows = 1;
+          r2.rows = 2;
+          persist.max_blocks = props.sm_count * 8;
+          const double t_def = median_ms([&] { elementwise(args, {}, def); });
+          const double t_r1 = median_ms([&] { elementwise(args, {}, r1); });
+          const double t_r2 = median_ms([&] { elementwise(args, {}, r2); });
+          const double t_pe = median_ms([&] { elementwise(args, {}, persist); });
+          // The copy of the same bytes: 1.5x the tensor from A into C moves as many bytes (read
+          // + write) as the add; bandwidth = bytes read + written over time.
+          const size_t copy_bytes = static_cast<size_t>(n * eb * 3 / 2);
+          const double t_copy = median_ms([&] { rt::copy_d2d(C.ptr(), A.ptr(), copy_bytes); });
+          const double copy_gbps = 2.0 * static_cast<double>(copy_bytes) / (t_copy * 1e6);
+          double peer_gbps = 0;
+          if (!peer_path.empty()) {
+            rt::LaunchConfig lc;
+            lc.block.x = 256;
+            lc.grid.x = static_cast<unsigned>(props.sm_count * 8);
+            rt::Function f;
+            rt::ArgPack pack;
+            if (strided && t == Type::F32) {
+              f = peer.function("peer_add2d_f32");
+              pack = rt::ArgPack(A.ptr(), B.ptr(), C.ptr(), static_cast<long long>(rows), static_cast<long long>(cols),
+                                 static_cast<long long>(pitch));
+            } else if (!strided) {
+              f = peer.function(t == Type::F32 ? "peer_add_f32" : "peer_add_bf16");
+              pack = rt::ArgPack(A.ptr(), B.ptr(), C.ptr(), static_cast<long long>(n * eb / 16));
+            }
+            if (f.native()) peer_gbps = gbps(median_ms([&] { rt::launch(f, lc, pack); }));
+          }
+          std::printf("%-5s %-10s %10lld | %9.0f %9.0f %9.0f %9.0f | %9.0f %9.0f | %6.1f%% %6.1f%%\n",
+                      codegen::ptx_name(t), strided ? "pitched" : "contiguous", static_cast<long long>(n), gbps(t_def),
+                      gbps(t_r1), gbps(t_r2), gbps(t_pe), copy_gbps, peer_gbps, 100.0 * gbps(t_def) / copy_gbps,
+                      peer_gbps > 0 ? 100.0 * gbps(t_def) / peer_gbps : 0.0);
+        }
+      }
+    }
+    std::printf("\ntessel: default options (rows per dtype, one block per tile); r1/r2: rows 1/2; persist: a grid of "
+                "8 blocks per SM walking the tiles. %%copy and %%peer compare the default with the copy and the CUDA "
+                "C++ peer.\n");
+  } catch (const Error& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
