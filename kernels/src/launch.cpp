@@ -12,8 +12,10 @@ using namespace codegen;
 void use_device_for(const Module& m) {
   static rt::Context* ctx = new rt::Context(0);  // device 0's primary context, kept for the process
   ctx->make_current();
+  // Read once: some attributes (clock rates) cost the driver hundreds of microseconds per query,
+  // which a launch path must not pay on every call.
+  static const int cc = rt::device_properties(0).compute_capability();
   const Requirement r = requirement(m);
-  const int cc = rt::device_properties(0).compute_capability();
   if (cc < r.sm || (r.arch_specific && cc != r.sm)) {
     fail("cannot run " + (m.kernels.empty() ? std::string("an empty module") : m.kernels.front().name) + ": it needs " +
          target_name(r) + " (" + r.what + "), device 0 is sm_" + std::to_string(cc));

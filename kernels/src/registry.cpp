@@ -8,8 +8,8 @@
 namespace tessel::kernels {
 
 const std::vector<KernelFamily>& kernel_families() {
-  static const std::vector<KernelFamily> all = {elementwise_family(), vector_copy_family(), tma_tile_family(),
-                                                wgmma_tile_family()};
+  static const std::vector<KernelFamily> all = {vector_copy_family(), tma_tile_family(), wgmma_tile_family(),
+                                                elementwise_family()};
   return all;
 }
 

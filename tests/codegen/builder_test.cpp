@@ -66,10 +66,16 @@ TEST_CASE("codegen: .reg lines are derived from the registers made, per class") 
 }
 
 TEST_CASE("codegen: the target is the highest requirement, and names the feature") {
+  // bf16 -> f32 came with sm_80 (PTX 7.1); bf16 -> an integer with sm_90 (PTX 7.8).
+  KernelBuilder a("cvt_bf16_f32");
+  a.cvt(a.reg(Type::BF16), Type::F32);
+  Module m = one(a.finish());
+  CHECK(target_name(requirement(m)) == "sm_80");
+  test::check_assembles(m);
   KernelBuilder b("cvt_bf16");
   Value h = b.reg(Type::BF16);
-  b.cvt(h, Type::F32);
-  Module m = one(b.finish());
+  b.cvt(h, Type::S32);
+  m = one(b.finish());
   Requirement r = requirement(m);
   CHECK(target_name(r) == "sm_90");
   CHECK(std::string(r.what) == "cvt from bf16");
