@@ -176,6 +176,10 @@ GemmProblem make_gemm_problem(const kernels::KernelMetadata& md, std::mt19937_64
   return p;
 }
 
+kernels::GemmArguments fitting_arguments(const kernels::KernelMetadata& md, std::mt19937_64& rng) {
+  return make_gemm_problem(md, rng).arguments(0x100000, 0x200000, 0x300000);
+}
+
 kernels::GemmArguments GemmProblem::arguments(uint64_t a, uint64_t b, uint64_t o) const {
   kernels::GemmArguments g;
   g.A = A.view;

@@ -32,6 +32,9 @@ struct GemmProblem {
 // (tile + 1 .. 2 * tile + 7), K in [1, 40]; rank 3 unless `rank2`. Beta is 0 half the time.
 GemmProblem make_gemm_problem(const kernels::KernelMetadata& md, std::mt19937_64& rng, bool rank2 = false);
 
+// Arguments laid out as `md` asks, at made-up device addresses: for CPU tests (compile, plans).
+kernels::GemmArguments fitting_arguments(const kernels::KernelMetadata& md, std::mt19937_64& rng);
+
 // Element i of a buffer of type t, as a double; and the encoding of a double (rounded to nearest).
 double load_element(const std::vector<uint8_t>& bytes, codegen::Type t, int64_t index);
 void store_element(std::vector<uint8_t>& bytes, codegen::Type t, int64_t index, double v);
