@@ -3,9 +3,11 @@
 // compile without a GPU, launch plans, and the PTX of every entry assembled by ptxas.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 
+#include "cli_support.hpp"
 #include "codegen/ptxas.hpp"
 #include "kernels/gemm_problem.hpp"
 #include "tessel/algebra/error.hpp"
@@ -228,4 +230,23 @@ TEST_CASE("catalog: the PTX of every catalog entry assembles with ptxas") {
     const Artifact a = k->compile(test::fitting_arguments(k->metadata(), rng));
     if (!test::check_assembles(a.module)) return;  // no ptxas: reported skipped
   }
+}
+
+TEST_CASE("catalog: tessel list prints the catalog and filters it") {
+  const test::CliRun all = test::run_cli({"list"});
+  test::check_exit(all, 0);
+  Registry builtins;  // the CLI has tessel's own classes only (this binary also has the example's)
+  register_builtin_kernel_classes(builtins);
+  CHECK(std::count(all.out.begin(), all.out.end(), '\n') == static_cast<long>(builtins.kernels().size()));
+  const test::CliRun f64 = test::run_cli({"list", "--dtype", "f64", "--filter", "tile_m=32", "--class", "simt_gemm"});
+  test::check_exit(f64, 0);
+  CHECK(std::count(f64.out.begin(), f64.out.end(), '\n') == 9);
+  CHECK(f64.out.find("tessel_simt_gemm_f64_f64_32x32x8_t2x2_rcr  gemm  f64,f64->f64 acc f64  row,col,row  32x32x8  "
+                     "1x1x1  sm_80\n") != std::string::npos);
+  const test::CliRun none = test::run_cli({"list", "--cc", "75"});
+  test::check_exit(none, 0);
+  CHECK(none.out.empty());
+  const test::CliRun bad = test::run_cli({"list", "--filter", "colour=red"});
+  test::check_exit(bad, 2);
+  CHECK(bad.err.find("unknown filter key 'colour'") != std::string::npos);
 }
