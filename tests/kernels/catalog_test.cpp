@@ -163,7 +163,7 @@ TEST_CASE("catalog: simt_gemm supports() names the value and the rule") {
   CHECK(k->supports(e).reason == "tessel_simt_gemm_f32_f32_64x64x8_t4x4_rrr runs GEMM arguments, not elementwise");
 }
 
-TEST_CASE("catalog: registration checks names; a registry holds user classes beside the built-ins") {
+TEST_CASE("catalog: registration checks names, and a registry holds user classes beside the built-ins") {
   Registry r;
   register_builtin_kernel_classes(r);
   r.add(std::make_shared<DummyClass>("mine", "my_kernel"));
@@ -178,7 +178,7 @@ TEST_CASE("catalog: registration checks names; a registry holds user classes bes
   CHECK(Registry::global().find_class("mine") == nullptr);  // a local registry stays local
 }
 
-TEST_CASE("catalog: compile needs no GPU; run needs one and says so") {
+TEST_CASE("catalog: compile needs no GPU, run needs one and says so") {
   const KernelPtr k = find_kernel("tessel_simt_gemm_bf16_f32_32x32x8_t2x2_ccc");
   std::mt19937_64 rng(std::random_device{}());
   const GemmArguments g = test::fitting_arguments(k->metadata(), rng);
