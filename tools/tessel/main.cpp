@@ -1,5 +1,5 @@
 // main.cpp: the `tessel` command-line tool: dispatches to its subcommands (`tessel layout`,
-// `tessel dump`, `tessel run`).
+// `tessel dump`, `tessel list`, `tessel run`).
 // Exit status: 0 success, 1 an input failed (the subcommand says which), 2 misuse of the tool.
 #include <iostream>
 #include <string>
@@ -7,6 +7,7 @@
 
 #include "dump_command.hpp"
 #include "layout_command.hpp"
+#include "list_command.hpp"
 #include "printable.hpp"
 #include "run_command.hpp"
 
@@ -22,6 +23,7 @@ void print_usage(std::ostream& out) {
          "commands:\n"
          "  layout    evaluate CuTe layout-algebra expressions and draw layouts\n"
          "  dump      print the PTX of a kernel configuration (--list lists them)\n"
+         "  list      list the kernel catalog (filter with --filter KEY=VALUE)\n"
          "  run       run a kernel configuration on the GPU and check it against the host\n"
          "  help      show this help, or `tessel help <command>` for a command's help\n"
          "\n"
@@ -64,6 +66,10 @@ int main(int argc, char** argv) {
       tessel::cli::print_dump_help(std::cout);
       return 0;
     }
+    if (rest[0] == "list") {
+      tessel::cli::print_list_help(std::cout);
+      return 0;
+    }
     if (rest[0] == "run") {
       tessel::cli::print_run_help(std::cout);
       return 0;
@@ -73,6 +79,7 @@ int main(int argc, char** argv) {
   }
   if (command == "layout") return tessel::cli::layout_command(rest);
   if (command == "dump") return tessel::cli::dump_command(rest);
+  if (command == "list") return tessel::cli::list_command(rest);
   if (command == "run") return tessel::cli::run_command(rest);
 
   if (command.rfind("-", 0) == 0)

@@ -1,0 +1,245 @@
+// gemm_problem.cpp: see gemm_problem.hpp.
+#include "kernels/gemm_problem.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "tessel/algebra/error.hpp"
+
+namespace tessel::test {
+
+using codegen::Type;
+using kernels::Major;
+
+namespace {
+
+uint16_t f32_to_bf16(float f) {  // round to nearest even (no NaNs here)
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  b += 0x7fffu + ((b >> 16) & 1u);
+  return static_cast<uint16_t>(b >> 16);
+}
+
+float bf16_to_f32(uint16_t h) {
+  const uint32_t b = uint32_t{h} << 16;
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+
+float f16_to_f32(uint16_t h) {
+  const int exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+  const float sign = (h & 0x8000) ? -1.0f : 1.0f;
+  if (exp == 0) return sign * std::ldexp(static_cast<float>(man), -24);
+  if (exp == 31) return man ? NAN : sign * INFINITY;
+  return sign * std::ldexp(static_cast<float>(man | 0x400), exp - 25);
+}
+
+uint16_t f32_to_f16(float f) {  // round to nearest even through the exhaustive table's neighbours
+  const uint16_t sign = std::signbit(f) ? 0x8000 : 0;
+  const double a = std::fabs(static_cast<double>(f));
+  if (a >= 65520.0) return sign | 0x7c00;
+  // Binary search over the monotone non-negative encodings.
+  uint16_t lo = 0, hi = 0x7bff;
+  while (lo < hi) {
+    const uint16_t mid = static_cast<uint16_t>((lo + hi + 1) / 2);
+    if (f16_to_f32(mid) <= a) lo = mid; else hi = static_cast<uint16_t>(mid - 1);
+  }
+  if (lo < 0x7bff) {
+    const double d0 = a - f16_to_f32(lo), d1 = f16_to_f32(static_cast<uint16_t>(lo + 1)) - a;
+    if (d1 < d0 || (d1 == d0 && (lo & 1))) ++lo;
+  }
+  return sign | lo;
+}
+
+// The reach of a view in elements (strides are non-negative here).
+int64_t extent(const kernels::TensorView& v) {
+  int64_t hi = 0;
+  for (size_t i = 0; i < v.shape.size(); ++i) hi += (v.shape[i] - 1) * v.stride[i];
+  return hi + 1;
+}
+
+// Strides of (L, rows, cols) for a major: contiguous with padding between rows/columns and
+// batches (so that the kernel must honour every stride); "any" puts neither mode at stride 1.
+std::vector<int64_t> strides_for(Major m, int64_t rows, int64_t cols, std::mt19937_64& rng) {
+  const int64_t pad = std::uniform_int_distribution<int64_t>(0, 3)(rng);
+  if (m == Major::Row) return {rows * (cols + pad) + 5, cols + pad, 1};
+  if (m == Major::Column) return {cols * (rows + pad) + 3, 1, rows + pad};
+  return {(2 * rows + 1) * cols + 1, 2, 2 * rows + 1};  // row stride 2, column stride 2*rows+1: no overlap
+}
+
+HostOperand make_operand(Type t, Major m, int64_t L, int64_t rows, int64_t cols, bool rank2, std::mt19937_64& rng) {
+  HostOperand o;
+  std::vector<int64_t> s = strides_for(m, rows, cols, rng);
+  o.view.dtype = t;
+  o.view.shape = {L, rows, cols};
+  o.view.stride = s;
+  if (rank2) {
+    o.view.shape.erase(o.view.shape.begin());
+    o.view.stride.erase(o.view.stride.begin());
+  }
+  o.bytes.resize(static_cast<size_t>((extent(o.view) + 16) * codegen::bytes(t)));
+  return o;
+}
+
+// Values exact in every type: integers in [-8, 8] without 0 for s32, multiples of 1/16 in
+// (-2, 2) without 0 otherwise (exact in f16 and bf16 too).
+double random_value(Type t, std::mt19937_64& rng) {
+  if (t == Type::S32) {
+    int v = 0;
+    while (v == 0) v = std::uniform_int_distribution<int>(-8, 8)(rng);
+    return v;
+  }
+  int v = 0;
+  while (v == 0) v = std::uniform_int_distribution<int>(-31, 31)(rng);
+  return v / 16.0;
+}
+
+template <class F>
+void for_each_index(const kernels::TensorView& v, F f) {
+  const std::vector<int64_t>& s = v.shape;
+  const int r = static_cast<int>(s.size());
+  std::vector<int64_t> c(static_cast<size_t>(r), 0);
+  for (int64_t n = 0; n < v.size(); ++n) {
+    int64_t off = 0;
+    for (int i = 0; i < r; ++i) off += c[static_cast<size_t>(i)] * v.stride[static_cast<size_t>(i)];
+    f(c, off);
+    for (int i = r - 1; i >= 0; --i) {
+      if (++c[static_cast<size_t>(i)] < s[static_cast<size_t>(i)]) break;
+      c[static_cast<size_t>(i)] = 0;
+    }
+  }
+}
+
+double tolerance(Type t) {
+  // Relative to sum |alpha a b| + |beta c|: f64 and f32 round each fma (K <= 40 terms), f16 and
+  // bf16 also round the output once (2^-11 and 2^-8 relative); integers are exact.
+  switch (t) {
+    case Type::F64: return 1e-12;
+    case Type::F32: return 1e-5;
+    case Type::F16: return 1e-2;
+    case Type::BF16: return 1e-2;
+    default: return 0;
+  }
+}
+
+}  // namespace
+
+double load_element(const std::vector<uint8_t>& bytes, Type t, int64_t i) {
+  const uint8_t* p = bytes.data() + i * codegen::bytes(t);
+  switch (t) {
+    case Type::F64: { double v; std::memcpy(&v, p, 8); return v; }
+    case Type::F32: { float v; std::memcpy(&v, p, 4); return v; }
+    case Type::S32: { int32_t v; std::memcpy(&v, p, 4); return v; }
+    case Type::F16: { uint16_t v; std::memcpy(&v, p, 2); return f16_to_f32(v); }
+    case Type::BF16: { uint16_t v; std::memcpy(&v, p, 2); return bf16_to_f32(v); }
+    default: fail(std::string("load_element: type ") + codegen::ptx_name(t));
+  }
+}
+
+void store_element(std::vector<uint8_t>& bytes, Type t, int64_t i, double v) {
+  uint8_t* p = bytes.data() + i * codegen::bytes(t);
+  switch (t) {
+    case Type::F64: std::memcpy(p, &v, 8); return;
+    case Type::F32: { const float f = static_cast<float>(v); std::memcpy(p, &f, 4); return; }
+    case Type::S32: { const int32_t x = static_cast<int32_t>(v); std::memcpy(p, &x, 4); return; }
+    case Type::F16: { const uint16_t h = f32_to_f16(static_cast<float>(v)); std::memcpy(p, &h, 2); return; }
+    case Type::BF16: { const uint16_t h = f32_to_bf16(static_cast<float>(v)); std::memcpy(p, &h, 2); return; }
+    default: fail(std::string("store_element: type ") + codegen::ptx_name(t));
+  }
+}
+
+GemmProblem make_gemm_problem(const kernels::KernelMetadata& md, std::mt19937_64& rng, bool rank2) {
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  const int64_t L = rank2 ? 1 : pick(1, 3), M = pick(md.design.tile[0] + 1, 2 * md.design.tile[0] + 7),
+                N = pick(md.design.tile[1] + 1, 2 * md.design.tile[1] + 7), K = pick(1, 40);
+  GemmProblem p;
+  const Type t = md.operand("A").dtype, to = md.operand("out").dtype;
+  p.A = make_operand(t, md.operand("A").major, L, M, K, rank2, rng);
+  p.B = make_operand(md.operand("B").dtype, md.operand("B").major, L, K, N, rank2, rng);
+  p.out = make_operand(to, md.operand("out").major, L, M, N, rank2, rng);
+  p.accumulator = md.accumulator;
+  for (HostOperand* o : {&p.A, &p.B}) {
+    for (int64_t i = 0; i < static_cast<int64_t>(o->bytes.size()) / codegen::bytes(o->view.dtype); ++i)
+      store_element(o->bytes, o->view.dtype, i, random_value(o->view.dtype, rng));
+  }
+  p.alpha = t == Type::S32 ? static_cast<double>(pick(-3, 3) | 1) : random_value(Type::F32, rng);
+  if (pick(0, 1)) {
+    p.beta = t == Type::S32 ? static_cast<double>(pick(-3, 3) | 1) : random_value(Type::F32, rng);
+    for (int64_t i = 0; i < static_cast<int64_t>(p.out.bytes.size()) / codegen::bytes(to); ++i)
+      store_element(p.out.bytes, to, i, random_value(to, rng));
+  } else {
+    // beta == 0: the kernel must not read out, so it starts as NaN (0xFF bytes; -1 for s32).
+    p.out.bytes.assign(p.out.bytes.size(), 0xFF);
+  }
+  return p;
+}
+
+kernels::GemmArguments fitting_arguments(const kernels::KernelMetadata& md, std::mt19937_64& rng) {
+  return make_gemm_problem(md, rng).arguments(0x100000, 0x200000, 0x300000);
+}
+
+kernels::GemmArguments GemmProblem::arguments(uint64_t a, uint64_t b, uint64_t o) const {
+  kernels::GemmArguments g;
+  g.A = A.view;
+  g.A.data = a;
+  g.B = B.view;
+  g.B.data = b;
+  g.out = out.view;
+  g.out.data = o;
+  g.accumulator_type = accumulator;
+  g.alpha = alpha;
+  g.beta = beta;
+  return g;
+}
+
+std::string GemmProblem::describe() const {
+  std::ostringstream s;
+  s << "alpha=" << alpha << " beta=" << beta << " A " << A.view.to_string() << " B " << B.view.to_string()
+    << " out " << out.view.to_string();
+  return s.str();
+}
+
+std::string check_gemm(const GemmProblem& p, const std::vector<uint8_t>& result) {
+  const Type ta = p.A.view.dtype, tb = p.B.view.dtype, to = p.out.view.dtype;
+  const bool rank2 = p.out.view.rank() == 2;
+  const size_t d = rank2 ? 0 : 1;  // index of M in a coordinate
+  const int64_t K = p.A.view.shape[d + 1];
+  std::vector<uint8_t> touched(result.size(), 0);
+  std::ostringstream bad;
+  int wrong = 0;
+  for_each_index(p.out.view, [&](const std::vector<int64_t>& c, int64_t off) {
+    const int64_t l = rank2 ? 0 : c[0], m = c[d], n = c[d + 1];
+    const auto& sa = p.A.view.stride;
+    const auto& sb = p.B.view.stride;
+    double ref = 0, mag = 0;
+    for (int64_t k = 0; k < K; ++k) {
+      const int64_t ia = (rank2 ? 0 : l * sa[0]) + m * sa[d] + k * sa[d + 1];
+      const int64_t ib = (rank2 ? 0 : l * sb[0]) + k * sb[d] + n * sb[d + 1];
+      const double x = load_element(p.A.bytes, ta, ia) * load_element(p.B.bytes, tb, ib);
+      ref += x;
+      mag += std::fabs(x);
+    }
+    ref *= p.alpha;
+    mag *= std::fabs(p.alpha);
+    if (p.beta != 0) {
+      const double old = load_element(p.out.bytes, to, off);
+      ref += p.beta * old;
+      mag += std::fabs(p.beta * old);
+    }
+    for (int i = 0; i < codegen::bytes(to); ++i) touched[static_cast<size_t>(off * codegen::bytes(to) + i)] = 1;
+    const double got = load_element(result, to, off);
+    if (!(std::fabs(got - ref) <= tolerance(to) * mag)) {
+      if (wrong++ < 5) bad << " (l,m,n)=(" << l << "," << m << "," << n << "): got " << got << ", expected " << ref << ";";
+    }
+  });
+  int64_t outside = 0;
+  for (size_t i = 0; i < result.size(); ++i) outside += !touched[i] && result[i] != p.out.bytes[i];
+  std::string r;
+  if (wrong) r += std::to_string(wrong) + " elements differ:" + bad.str();
+  if (outside) r += (r.empty() ? "" : " ") + std::to_string(outside) + " bytes outside the view were written";
+  return r;
+}
+
+}  // namespace tessel::test
