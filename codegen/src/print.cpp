@@ -150,6 +150,17 @@ void print_kernel(const Kernel& k, Out& os, const PrintOptions& o) {
 
 }  // namespace
 
+std::string print_instr(const Kernel& k, const Instr& i) {
+  if (i.op == Op::Label) return i.ops.at(0).name + ":";
+  Out os;
+  Printer{k, os}.instr(i, false);
+  // Drop the leading tab, the tab before the operands and the trailing ";\n".
+  std::string s = os.s.substr(1, os.s.size() - 3);
+  const size_t tab = s.find('\t');
+  if (tab != std::string::npos) s.erase(tab, 1);
+  return s;
+}
+
 std::string print_ptx(const Module& m, const PrintOptions& o) {
   if (m.kernels.empty()) fail("codegen: a module needs at least one kernel");
   const Requirement r = requirement(m);

@@ -19,6 +19,10 @@ std::string print_ptx(const Module& m, const PrintOptions& o = {});
 // One instruction's mnemonic, e.g. `ld.global.nc.v4.f32` (without guard or operands).
 std::string mnemonic(const Instr& i);
 
+// One instruction of kernel k as the printer writes it, guard and operands included, without the
+// tab, `;` and newline: `@%p1 ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd5]` (for error messages).
+std::string print_instr(const Kernel& k, const Instr& i);
+
 // A cache operator's suffix as mnemonics spell it: ".cg"; "" for none.
 const char* ptx_suffix(Cache c);
 

@@ -1,0 +1,38 @@
+// run.hpp: runs one launch (a codegen::LaunchPlan) on the CPU against emulated global memory.
+#pragma once
+
+#include <cstdint>
+
+#include "tessel/codegen/launch_plan.hpp"
+#include "tessel/emulator/error.hpp"
+#include "tessel/emulator/memory.hpp"
+
+namespace tessel::emu {
+
+struct RunOptions {
+  // Instructions executed over the whole launch (all threads) before the run stops with an
+  // EmulationError: an infinite loop ends, it never hangs.
+  uint64_t max_steps = uint64_t{1} << 32;
+  // A read of a shared-memory byte that no thread has written is an error.
+  bool check_uninitialized_shared = true;
+  // A read of a shared-memory byte that another thread wrote since the last barrier both passed
+  // is an error (the missing bar.sync).
+  bool check_shared_races = true;
+};
+
+struct RunStats {
+  uint64_t steps = 0;   // instructions executed (guarded-off ones included), all threads
+  uint64_t blocks = 0;  // blocks run
+  uint64_t barriers = 0;     // barrier completions, all blocks
+  uint64_t collectives = 0;  // warp collectives (shfl.sync, elect.sync) performed
+};
+
+// Executes plan.entry() for every block of plan.grid and every thread of plan.block, one block
+// after the other in linear order, with plan.params as the kernel's parameters (pointers are
+// addresses of `mem`). The result lands in `mem`. Deterministic: the same plan and memory give
+// the same memory. Throws EmulationError for what the kernel does wrong (see error.hpp) and
+// tessel::Error for a plan that does not fit the kernel (parameter count or sizes, block shape
+// against .reqntid, a block of more than 1024 threads, a grid not divisible by the cluster).
+RunStats run(const codegen::LaunchPlan& plan, Memory& mem, const RunOptions& options = {});
+
+}  // namespace tessel::emu

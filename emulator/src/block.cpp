@@ -1,0 +1,533 @@
+// block.cpp: the interpreter loop of one thread, the scheduler of a block, barriers, warp
+// collectives and the checked memory accesses.
+#include "block.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "alu.hpp"
+#include "fault.hpp"
+#include "tessel/codegen/ptx.hpp"
+
+namespace tessel::emu::detail {
+
+using namespace codegen;
+
+namespace {
+
+inline uint64_t value(const uint64_t* R, const Src& s) { return s.imm ? s.value : R[s.slot]; }
+
+std::string triple(unsigned x, unsigned y, unsigned z) {
+  return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
+}
+
+uint32_t special_value(Special s, uint32_t t, const std::array<unsigned, 3>& block, const std::array<unsigned, 3>& ctaid,
+                       const LaunchPlan& plan) {
+  const auto& g = plan.grid;
+  const auto& c = plan.cluster;
+  const unsigned tx = t % block[0], ty = (t / block[0]) % block[1], tz = t / (block[0] * block[1]);
+  switch (s) {
+    case Special::TidX:
+      return tx;
+    case Special::TidY:
+      return ty;
+    case Special::TidZ:
+      return tz;
+    case Special::NtidX:
+      return block[0];
+    case Special::NtidY:
+      return block[1];
+    case Special::NtidZ:
+      return block[2];
+    case Special::CtaidX:
+      return ctaid[0];
+    case Special::CtaidY:
+      return ctaid[1];
+    case Special::CtaidZ:
+      return ctaid[2];
+    case Special::NctaidX:
+      return g[0];
+    case Special::NctaidY:
+      return g[1];
+    case Special::NctaidZ:
+      return g[2];
+    case Special::LaneId:
+      return t % 32;
+    case Special::WarpId:
+      return t / 32;
+    case Special::ClusterCtaRank:
+      return ctaid[0] % c[0] + (ctaid[1] % c[1]) * c[0] + (ctaid[2] % c[2]) * c[0] * c[1];
+    case Special::ClusterCtaidX:
+      return ctaid[0] % c[0];
+    case Special::ClusterCtaidY:
+      return ctaid[1] % c[1];
+    case Special::ClusterCtaidZ:
+      return ctaid[2] % c[2];
+    case Special::ClusterIdX:
+      return ctaid[0] / c[0];
+    case Special::ClusterIdY:
+      return ctaid[1] / c[1];
+    case Special::ClusterIdZ:
+      return ctaid[2] / c[2];
+    case Special::NclusterIdX:
+      return g[0] / c[0];
+    case Special::SmId:
+      return 0;
+    case Special::DynamicSmemSize:
+      return plan.dynamic_shared_bytes;
+  }
+  return 0;
+}
+
+const char* space_word(Space s) {
+  switch (s) {
+    case Space::Global:
+      return "global";
+    case Space::Shared:
+      return "shared";
+    case Space::Param:
+      return "param";
+    default:
+      return "generic";
+  }
+}
+
+}  // namespace
+
+BlockRunner::BlockRunner(Launch& launch) : L_(launch) {
+  block_ = L_.plan.block;
+  nthreads_ = block_[0] * block_[1] * block_[2];
+  threads_.resize(nthreads_);
+  regs_.resize(size_t{nthreads_} * L_.program.nslots);
+}
+
+std::string BlockRunner::thread_name(uint32_t t) const {
+  return triple(t % block_[0], (t / block_[0]) % block_[1], t / (block_[0] * block_[1]));
+}
+
+std::string BlockRunner::where(uint32_t t, uint32_t pc) const {
+  const Program& P = L_.program;
+  std::string s = "kernel " + P.kernel->name + ", block " + triple(ctaid_[0], ctaid_[1], ctaid_[2]) + ", thread " +
+                  thread_name(t);
+  if (pc < P.code.size()) s += ", instruction `" + P.text(P.code[pc]) + "`";
+  return s;
+}
+
+void BlockRunner::run(std::array<unsigned, 3> ctaid) {
+  const Program& P = L_.program;
+  ctaid_ = ctaid;
+  std::fill(threads_.begin(), threads_.end(), Thread{});
+  std::fill(regs_.begin(), regs_.end(), 0);
+  for (uint32_t t = 0; t < nthreads_; ++t) {
+    uint64_t* R = regs(t);
+    for (size_t i = 0; i < P.specials.size(); ++i) R[P.nregs + i] = special_value(P.specials[i], t, block_, ctaid_, L_.plan);
+  }
+  for (Barrier& b : barriers_) b = Barrier{};
+  shared_.reset(P, block_, L_.options.check_uninitialized_shared, L_.options.check_shared_races);
+  // Passes over the threads in order; a pass in which nothing can run while some thread waits
+  // is a deadlock (barriers and collectives complete as their last participant arrives).
+  for (;;) {
+    bool ran = false, live = false;
+    for (uint32_t t = 0; t < nthreads_; ++t) {
+      if (threads_[t].state == State::Ready) {
+        run_thread(t);
+        ran = true;
+      }
+    }
+    for (const Thread& th : threads_) live = live || th.state != State::Exited;
+    if (!live) return;
+    if (!ran) deadlock();
+  }
+}
+
+void BlockRunner::run_thread(uint32_t t) {
+  Thread& th = threads_[t];
+  uint32_t pc = th.pc;
+  try {
+    execute(t, pc);
+    th.pc = pc;
+    if (th.state == State::AtBarrier) arrive(t);
+    if (th.state != State::Ready) try_collectives(t / 32);
+  } catch (const Fault& f) {
+    throw EmulationError("emulator: " + f.kind + ": " + where(t, pc) + ": " + f.what);
+  }
+}
+
+void BlockRunner::execute(uint32_t t, uint32_t& pc) {
+  const Program& P = L_.program;
+  const Decoded* code = P.code.data();
+  const uint32_t n = static_cast<uint32_t>(P.code.size());
+  const uint64_t* mask = P.slot_mask.data();
+  uint64_t* R = regs(t);
+  Thread& th = threads_[t];
+  auto put = [&](int32_t slot, uint64_t v, Type rt) {
+    if (slot >= 0) R[slot] = extend(v, rt) & mask[slot];
+  };
+  for (;;) {
+    if (pc >= n) {
+      th.state = State::Exited;
+      return;
+    }
+    if (L_.steps_left == 0) {
+      fault("step budget exhausted", std::to_string(L_.options.max_steps) +
+                                         " instructions executed (RunOptions::max_steps): an infinite loop, or a launch "
+                                         "larger than the budget");
+    }
+    --L_.steps_left;
+    const Decoded& d = code[pc];
+    if (d.guard >= 0 && ((R[d.guard] & 1) != 0) == d.guard_negated) {
+      ++pc;
+      continue;
+    }
+    if (d.exec != Exec::Normal) {
+      if (d.exec == Exec::Nop) {
+        ++pc;
+        continue;
+      }
+      fault("not emulated yet", mnemonic(P.instrs[d.index]) + " (the emulator does not run this instruction)");
+    }
+    switch (d.op) {
+      case Op::Bra:
+        pc = d.target;
+        continue;
+      case Op::Ret:
+        th.state = State::Exited;
+        return;
+      case Op::BarSync:
+        th.state = State::AtBarrier;
+        return;
+      case Op::Shfl:
+      case Op::ElectSync:
+        th.state = State::AtCollective;
+        return;
+      case Op::Mov: {
+        const int w = d.type == Type::Pred ? 1 : bits(d.type);
+        if (d.pack) {  // mov.bN d, {a, b, ...}: the first source in the low bits
+          const int ew = w / d.nsrc;
+          uint64_t v = 0;
+          for (int j = 0; j < d.nsrc; ++j) v |= (value(R, d.src[j]) & width_mask(ew)) << (j * ew);
+          put(d.dst[0], v, d.type);
+        } else if (d.ndst > 1) {  // mov.bN {a, b, ...}, s
+          const int ew = w / d.ndst;
+          const uint64_t v = value(R, d.src[0]);
+          for (int j = 0; j < d.ndst; ++j) put(d.dst[j], (v >> (j * ew)) & width_mask(ew), Type::B64);
+        } else {
+          put(d.dst[0], value(R, d.src[0]) & width_mask(w), d.type);
+        }
+        break;
+      }
+      case Op::Ld:
+        load(t, d, R);
+        break;
+      case Op::St:
+        store(t, d, R);
+        break;
+      case Op::Atom:
+      case Op::Red:
+        atomic(t, d, R);
+        break;
+      case Op::Setp: {
+        const bool p = compare(d.cmp, d.type, value(R, d.src[0]), value(R, d.src[1]));
+        put(d.dst[0], p, Type::Pred);
+        if (d.ndst > 1) put(d.dst[1], !p, Type::Pred);
+        break;
+      }
+      case Op::Selp:
+        put(d.dst[0], (value(R, d.src[2]) & 1) ? value(R, d.src[0]) : value(R, d.src[1]), d.type);
+        break;
+      case Op::Cvt:
+        put(d.dst[0], convert(d, value(R, d.src[0])), d.type);
+        break;
+      case Op::Cvta: {
+        const uint64_t a = value(R, d.src[0]);
+        uint64_t v = a;
+        const uint64_t window = d.space == Space::Shared ? kSharedWindow : d.space == Space::Param ? kParamWindow : 0;
+        if (window && d.has(kToGeneric)) {
+          v = (a & 0xffffffff) + window;
+        } else if (window) {
+          if (a < window || a >= window + kWindowSize) {
+            fault("invalid generic address", "converts " + hex(a) + " to the " + space_word(d.space) +
+                                                 " space, but it is not in that space's window [" + hex(window) +
+                                                 ", " + hex(window + kWindowSize) + ")");
+          }
+          v = a - window;
+        }
+        put(d.dst[0], v & width_mask(bits(d.type)), d.type);
+        break;
+      }
+      default:
+        put(d.dst[0],
+            arith(d, value(R, d.src[0]), d.nsrc > 1 ? value(R, d.src[1]) : 0, d.nsrc > 2 ? value(R, d.src[2]) : 0),
+            d.rtype);
+        break;
+    }
+    ++pc;
+  }
+}
+
+// --- Memory -------------------------------------------------------------------------------------
+
+void BlockRunner::access(uint32_t t, const Decoded& d, uint64_t addr, void* data, uint32_t n, bool write,
+                         bool is_atomic) {
+  Space s = d.space;
+  const char* verb = write ? "writes" : "reads";
+  if (s == Space::Generic || s == Space::None) {
+    if (addr >= kSharedWindow && addr < kSharedWindow + kWindowSize) {
+      s = Space::Shared;
+      addr -= kSharedWindow;
+    } else if (addr >= kParamWindow && addr < kParamWindow + kWindowSize) {
+      s = Space::Param;
+      addr -= kParamWindow;
+    } else {
+      s = Space::Global;
+    }
+  }
+  if (addr % n != 0) {
+    fault("misaligned address", std::string(verb) + " " + std::to_string(n) + " bytes at " + space_word(s) +
+                                    " address " + hex(addr) + ", which is not a multiple of " + std::to_string(n) +
+                                    " (an access of " + std::to_string(n) + " bytes needs that alignment)");
+  }
+  switch (s) {
+    case Space::Global: {
+      Memory::Buffer* b = L_.memory.find(addr, n);
+      if (!b) {
+        fault("out-of-bounds global access", std::string(verb) + " " + std::to_string(n) + " bytes at global address " +
+                                                 hex(addr) + ", " + L_.memory.describe(addr));
+      }
+      std::byte* p = b->data.data() + (addr - b->addr);
+      write ? std::memcpy(p, data, n) : std::memcpy(data, p, n);
+      return;
+    }
+    case Space::Shared:
+      if (addr > 0xffffffff) {
+        fault("out-of-bounds shared access",
+              std::string(verb) + " " + std::to_string(n) + " bytes at shared address " + hex(addr) + " (past 4 GiB)");
+      }
+      write ? shared_.store(static_cast<uint32_t>(addr), data, n, t, is_atomic)
+            : shared_.load(static_cast<uint32_t>(addr), data, n, t, is_atomic);
+      return;
+    case Space::Param:
+      if (write) fault("write to a kernel parameter", "writes " + std::to_string(n) + " bytes at param address " + hex(addr));
+      if (addr + n > L_.params.size()) {
+        fault("out-of-bounds param access", "reads " + std::to_string(n) + " bytes at param address " + hex(addr) +
+                                                 ", past the " + std::to_string(L_.params.size()) +
+                                                 " bytes of the kernel's parameters");
+      }
+      std::memcpy(data, L_.params.data() + addr, n);
+      return;
+    default:
+      fault("not emulated yet", std::string("accesses to the ") + short_name(s) + " space");
+  }
+}
+
+void BlockRunner::load(uint32_t t, const Decoded& d, uint64_t* R) {
+  const uint32_t es = static_cast<uint32_t>(bytes(d.type)), n = es * d.ndst;
+  std::byte buf[32];
+  access(t, d, value(R, d.src[0]) + static_cast<uint64_t>(d.offset), buf, n, false, false);
+  for (int j = 0; j < d.ndst; ++j) {
+    uint64_t v = 0;
+    std::memcpy(&v, buf + j * es, es);
+    if (d.dst[j] >= 0) R[d.dst[j]] = extend(v, d.type) & L_.program.slot_mask[d.dst[j]];
+  }
+}
+
+void BlockRunner::store(uint32_t t, const Decoded& d, const uint64_t* R) {
+  const uint32_t es = static_cast<uint32_t>(bytes(d.type)), n = es * (d.nsrc - 1);
+  std::byte buf[32];
+  for (int j = 1; j < d.nsrc; ++j) {
+    const uint64_t v = value(R, d.src[j]);
+    std::memcpy(buf + (j - 1) * es, &v, es);
+  }
+  access(t, d, value(R, d.src[0]) + static_cast<uint64_t>(d.offset), buf, n, true, false);
+}
+
+void BlockRunner::atomic(uint32_t t, const Decoded& d, uint64_t* R) {
+  const uint32_t es = static_cast<uint32_t>(bytes(d.type));
+  const uint64_t addr = value(R, d.src[0]) + static_cast<uint64_t>(d.offset);
+  const uint64_t b = d.nsrc > 1 ? value(R, d.src[1]) : 0, c = d.nsrc > 2 ? value(R, d.src[2]) : 0;
+  uint64_t old = 0;
+  access(t, d, addr, &old, es, false, true);
+  const uint64_t v = atomic_result(d.atom, d.type, old, b, c);
+  access(t, d, addr, const_cast<uint64_t*>(&v), es, true, true);
+  if (d.op == Op::Atom && d.ndst > 0 && d.dst[0] >= 0) {
+    R[d.dst[0]] = extend(old & width_mask(bits(d.type)), d.type) & L_.program.slot_mask[d.dst[0]];
+  }
+}
+
+// --- Barriers and warp collectives ----------------------------------------------------------------
+
+void BlockRunner::arrive(uint32_t t) {
+  Thread& th = threads_[t];
+  const Decoded& d = L_.program.code[th.pc];
+  const uint64_t* R = regs(t);
+  const uint64_t id = value(R, d.src[0]);
+  if (id > 15) fault("invalid barrier", "barrier " + std::to_string(id) + " is not in [0, 15]");
+  const uint64_t expected = d.nsrc > 1 ? value(R, d.src[1]) : nthreads_;
+  if (d.nsrc > 1 && (expected == 0 || expected % 32 != 0)) {
+    fault("invalid barrier", "thread count " + std::to_string(expected) + " is not a positive multiple of 32");
+  }
+  Barrier& b = barriers_[id];
+  if (!b.arrived.empty() && b.expected != expected) {
+    fault("barrier mismatch", "expects " + std::to_string(expected) + " threads at barrier " + std::to_string(id) +
+                                  ", but thread " + thread_name(b.arrived.front()) + " arrived expecting " +
+                                  std::to_string(b.expected));
+  }
+  b.expected = static_cast<uint32_t>(expected);
+  b.arrived.push_back(t);
+  if (b.arrived.size() < expected) return;
+  for (uint32_t u : b.arrived) {
+    threads_[u].state = State::Ready;
+    ++threads_[u].pc;
+  }
+  shared_.barrier(b.arrived, b.arrived.size() == nthreads_);
+  ++L_.stats.barriers;
+  b.arrived.clear();
+}
+
+namespace {
+uint32_t membermask(const Decoded& d, const uint64_t* R) {
+  return static_cast<uint32_t>(value(R, d.op == Op::Shfl ? d.src[3] : d.src[0]));
+}
+}  // namespace
+
+void BlockRunner::try_collectives(uint32_t warp) {
+  const Program& P = L_.program;
+  const uint32_t first = warp * 32, last = std::min(first + 32, nthreads_);
+  for (uint32_t l = first; l < last; ++l) {
+    if (threads_[l].state != State::AtCollective) continue;
+    const uint32_t pc = threads_[l].pc;
+    const Decoded& d = P.code[pc];
+    const uint32_t mask = membermask(d, regs(l));
+    auto fail_at = [&](uint32_t u, const std::string& kind, const std::string& what) {
+      throw EmulationError("emulator: " + kind + ": " + where(u, threads_[u].pc) + ": " + what);
+    };
+    if (!((mask >> (l - first)) & 1)) {
+      fail_at(l, "invalid membermask", "lane " + std::to_string(l - first) + " is not in its membermask " + hex(mask));
+    }
+    std::vector<uint32_t> group;
+    bool ready = true;
+    for (uint32_t k = 0; k < 32; ++k) {
+      const uint32_t u = first + k;
+      if (!((mask >> k) & 1) || u >= last || threads_[u].state == State::Exited) continue;
+      if (threads_[u].state == State::AtCollective && threads_[u].pc == pc) {
+        const uint32_t other = membermask(d, regs(u));
+        if (other != mask) {
+          fail_at(u, "membermask mismatch", "lane " + std::to_string(k) + " gives membermask " + hex(other) + ", lane " +
+                                                std::to_string(l - first) + " gives " + hex(mask));
+        }
+        group.push_back(u);
+      } else {
+        ready = false;
+      }
+    }
+    if (ready) perform(d, group, warp);
+  }
+}
+
+void BlockRunner::perform(const Decoded& d, const std::vector<uint32_t>& group, uint32_t warp) {
+  const uint32_t first = warp * 32;
+  const uint64_t* mask = L_.program.slot_mask.data();
+  bool member[32] = {};
+  for (uint32_t u : group) member[u - first] = true;
+  if (d.op == Op::ElectSync) {
+    const uint32_t leader = group.front() - first;  // the lowest lane of the group
+    for (uint32_t u : group) {
+      uint64_t* R = regs(u);
+      if (d.dst[0] >= 0) R[d.dst[0]] = leader & mask[d.dst[0]];
+      if (d.dst[1] >= 0) R[d.dst[1]] = (u - first) == leader;
+    }
+  } else {
+    // PTX ISA, shfl.sync: the source lane j from b (lane or offset) and c (clamp | segment mask << 8).
+    std::vector<std::pair<uint64_t, bool>> out;
+    for (uint32_t u : group) {
+      const uint64_t* R = regs(u);
+      const int lane = static_cast<int>(u - first);
+      const int b = static_cast<int>(value(R, d.src[1]) & 31);
+      const uint32_t c = static_cast<uint32_t>(value(R, d.src[2]));
+      const int clamp = static_cast<int>(c & 31), seg = static_cast<int>((c >> 8) & 31);
+      const int max_lane = (lane & seg) | (clamp & ~seg), min_lane = lane & seg;
+      int j = lane;
+      bool in = false;
+      switch (d.shfl) {
+        case ShflMode::Up:
+          j = lane - b;
+          in = j >= max_lane;
+          break;
+        case ShflMode::Down:
+          j = lane + b;
+          in = j <= max_lane;
+          break;
+        case ShflMode::Bfly:
+          j = lane ^ b;
+          in = j <= max_lane;
+          break;
+        case ShflMode::Idx:
+          j = min_lane | (b & ~seg);
+          in = j <= max_lane;
+          break;
+        case ShflMode::None:
+          break;
+      }
+      if (!in) j = lane;
+      if (!member[j]) {
+        const uint32_t src = first + static_cast<uint32_t>(j);
+        const std::string why = src >= nthreads_                        ? "which the block does not have"
+                                : threads_[src].state == State::Exited ? "which has exited"
+                                                                       : "which is not in the membermask";
+        throw EmulationError("emulator: shfl from an inactive lane: " + where(u, threads_[u].pc) + ": lane " +
+                             std::to_string(lane) + " reads lane " + std::to_string(j) + ", " + why +
+                             " (the value is undefined)");
+      }
+      out.emplace_back(value(regs(first + static_cast<uint32_t>(j)), d.src[0]) & 0xffffffff, in);
+    }
+    for (size_t i = 0; i < group.size(); ++i) {
+      uint64_t* R = regs(group[i]);
+      if (d.dst[0] >= 0) R[d.dst[0]] = out[i].first & mask[d.dst[0]];
+      if (d.ndst > 1 && d.dst[1] >= 0) R[d.dst[1]] = out[i].second;
+    }
+  }
+  for (uint32_t u : group) {
+    threads_[u].state = State::Ready;
+    ++threads_[u].pc;
+  }
+  ++L_.stats.collectives;
+}
+
+void BlockRunner::deadlock() {
+  const Program& P = L_.program;
+  uint32_t t = 0;
+  while (t < nthreads_ && threads_[t].state == State::Exited) ++t;
+  auto doing = [&](uint32_t u) -> std::string {
+    if (threads_[u].state == State::Exited) return "exited without reaching it";
+    return "waits at `" + P.text(P.code[threads_[u].pc]) + "`";
+  };
+  const Decoded& d = P.code[threads_[t].pc];
+  if (threads_[t].state == State::AtBarrier) {
+    const uint64_t id = value(regs(t), d.src[0]);
+    const Barrier& b = barriers_[id];
+    std::string missing;
+    for (uint32_t u = 0; u < nthreads_ && missing.empty(); ++u) {
+      if (std::find(b.arrived.begin(), b.arrived.end(), u) == b.arrived.end()) {
+        missing = "thread " + thread_name(u) + " " + doing(u);
+      }
+    }
+    if (missing.empty()) missing = "the block has only " + std::to_string(nthreads_) + " threads";
+    throw EmulationError("emulator: barrier deadlock: " + where(t, threads_[t].pc) + ": barrier " + std::to_string(id) +
+                         " waits for " + std::to_string(b.expected) + " threads, " + std::to_string(b.arrived.size()) +
+                         " arrived and no other thread can run: " + missing);
+  }
+  const uint32_t first = t / 32 * 32;
+  const uint32_t mask = membermask(d, regs(t));
+  std::string missing;
+  for (uint32_t k = 0; k < 32 && missing.empty(); ++k) {
+    const uint32_t u = first + k;
+    if (!((mask >> k) & 1) || u >= nthreads_ || threads_[u].state == State::Exited) continue;
+    if (threads_[u].state != State::AtCollective || threads_[u].pc != threads_[t].pc) {
+      missing = "lane " + std::to_string(k) + " (thread " + thread_name(u) + ") " + doing(u);
+    }
+  }
+  throw EmulationError("emulator: warp collective deadlock: " + where(t, threads_[t].pc) + ": membermask " + hex(mask) +
+                       " waits for " + missing);
+}
+
+}  // namespace tessel::emu::detail

@@ -1,0 +1,351 @@
+// program.cpp: decoding of a legalized kernel into the compact form the interpreter runs.
+#include "program.hpp"
+
+#include <bit>
+#include <map>
+
+#include "alu.hpp"
+#include "float.hpp"
+#include "tessel/algebra/error.hpp"
+#include "tessel/codegen/legalize.hpp"
+#include "tessel/codegen/ptx.hpp"
+
+namespace tessel::emu::detail {
+
+using namespace codegen;
+
+std::string Program::text(const Decoded& d) const { return print_instr(*kernel, instrs.at(d.index)); }
+
+namespace {
+
+uint64_t class_mask(RegClass c) {
+  switch (c) {
+    case RegClass::Pred:
+      return 1;
+    case RegClass::B16:
+      return 0xffff;
+    case RegClass::B32:
+    case RegClass::F32:
+      return 0xffffffff;
+    case RegClass::B64:
+    case RegClass::F64:
+      return ~uint64_t{0};
+  }
+  return ~uint64_t{0};
+}
+
+uint32_t align_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
+
+// The instructions the emulator runs as no-ops: without asynchronous proxies and a register
+// allocator, fences of the async proxy and register-count hints change nothing it models.
+bool is_nop(Op op) { return op == Op::FenceProxyAsync || op == Op::FenceMbarrierInit || op == Op::Setmaxnreg; }
+
+bool is_unsupported(const Instr& i) {
+  switch (i.op) {
+    case Op::BarrierClusterArrive:
+    case Op::BarrierClusterWait:
+    case Op::CpAsync:
+    case Op::CpAsyncCommit:
+    case Op::CpAsyncWait:
+    case Op::TmaLoad:
+    case Op::TmaStore:
+    case Op::BulkCommit:
+    case Op::BulkWait:
+    case Op::MbarInit:
+    case Op::MbarArrive:
+    case Op::MbarArriveExpectTx:
+    case Op::MbarTryWait:
+    case Op::Mapa:
+    case Op::WgmmaFence:
+    case Op::Wgmma:
+    case Op::WgmmaCommit:
+    case Op::WgmmaWait:
+    case Op::Ldmatrix:
+    case Op::Stmatrix:
+    case Op::MmaSync:
+      return true;
+    case Op::Ld:
+    case Op::St:
+    case Op::Atom:
+    case Op::Red:
+    case Op::Cvta:
+      return i.space == Space::Local || i.space == Space::Const || i.space == Space::SharedCluster;
+    default:
+      return false;
+  }
+}
+
+struct Decoder {
+  const Kernel& k;
+  Program& p;
+  std::map<std::string, uint32_t> labels;
+  std::map<std::string, uint64_t> symbols;  // shared arrays and parameters -> their address
+
+  [[noreturn]] void bad(const Instr& i, const std::string& why) {
+    fail("emulator: " + k.name + ": cannot decode `" + print_instr(k, i) + "`: " + why);
+  }
+
+  uint32_t special_slot(const Instr& i, const std::string& name) {
+    for (int s = 0; s <= static_cast<int>(Special::DynamicSmemSize); ++s) {
+      if (name != ptx_name(static_cast<Special>(s))) continue;
+      for (size_t j = 0; j < p.specials.size(); ++j) {
+        if (p.specials[j] == static_cast<Special>(s)) return p.nregs + static_cast<uint32_t>(j);
+      }
+      p.specials.push_back(static_cast<Special>(s));
+      return p.nregs + static_cast<uint32_t>(p.specials.size() - 1);
+    }
+    bad(i, "special register " + name + " is not emulated yet");
+  }
+
+  // An immediate of an instruction of type t: integers as they are, floats as t's bits.
+  uint64_t immediate(const Operand& o, Type t) {
+    if (o.kind == Operand::Kind::Imm) {
+      if (!is_float(t)) return static_cast<uint64_t>(o.imm);
+      return from_double(static_cast<double>(o.imm), format_of(t), Round::Rn);
+    }
+    // FImm: the literal is f32 or f64 bits; convert when the instruction's type differs.
+    const double v = o.type == Type::F32 ? std::bit_cast<float>(static_cast<uint32_t>(o.imm))
+                                         : std::bit_cast<double>(static_cast<uint64_t>(o.imm));
+    if (t == o.type || !is_float(t)) return static_cast<uint64_t>(o.imm);
+    return from_double(v, format_of(t), Round::Rn);
+  }
+
+  Src src(const Instr& i, const Operand& o, Type t) {
+    Src s;
+    switch (o.kind) {
+      case Operand::Kind::Reg:
+        s.slot = static_cast<uint32_t>(o.reg);
+        return s;
+      case Operand::Kind::Imm:
+      case Operand::Kind::FImm:
+        s.imm = true;
+        s.value = immediate(o, t);
+        return s;
+      case Operand::Kind::Special:
+        s.slot = special_slot(i, o.name);
+        return s;
+      case Operand::Kind::Symbol: {
+        auto it = symbols.find(o.name);
+        if (it == symbols.end()) bad(i, "symbol " + o.name + " is neither a parameter nor a shared array");
+        s.imm = true;
+        s.value = it->second;
+        return s;
+      }
+      default:
+        bad(i, "an operand of this kind cannot be read here");
+    }
+  }
+
+  void dst(const Instr& i, Decoded& d, const Operand& o) {
+    switch (o.kind) {
+      case Operand::Kind::Reg:
+        d.dst[d.ndst++] = o.reg;
+        return;
+      case Operand::Kind::Sink:
+        d.dst[d.ndst++] = -1;
+        return;
+      case Operand::Kind::Pair:
+      case Operand::Kind::Vec:
+        if (o.elems.size() > 4) bad(i, "more than 4 destinations");
+        for (const Operand& e : o.elems) dst(i, d, e);
+        return;
+      default:
+        bad(i, "a destination must be a register");
+    }
+  }
+
+  void sources(const Instr& i, Decoded& d, size_t from, Type t) {
+    for (size_t j = from; j < i.ops.size(); ++j) {
+      const Operand& o = i.ops[j];
+      if (o.kind == Operand::Kind::Vec) {
+        for (const Operand& e : o.elems) add_src(i, d, e, t);
+      } else {
+        add_src(i, d, o, t);
+      }
+    }
+  }
+
+  void add_src(const Instr& i, Decoded& d, const Operand& o, Type t) {
+    if (d.nsrc >= d.src.size()) bad(i, "more than 5 source operands");
+    d.src[d.nsrc++] = src(i, o, t);
+  }
+
+  void address(const Instr& i, Decoded& d, const Operand& o) {
+    if (o.kind != Operand::Kind::Addr || o.elems.size() != 1) bad(i, "a memory operand must be [base+offset]");
+    add_src(i, d, o.elems[0], Type::U64);
+    d.offset = o.imm;
+  }
+
+  void need(const Instr& i, size_t n) {
+    if (i.ops.size() < n) bad(i, "expects " + std::to_string(n) + " operands, has " + std::to_string(i.ops.size()));
+  }
+
+  Decoded instr(const Instr& i, uint32_t index) {
+    Decoded d;
+    d.op = i.op;
+    d.type = i.type;
+    d.type2 = i.type2;
+    d.rtype = result_type(i);
+    d.space = i.space;
+    d.cmp = i.cmp;
+    d.rnd = i.rnd;
+    d.atom = i.atom;
+    d.shfl = i.shfl;
+    d.flags = i.flags;
+    d.guard = i.guard;
+    d.guard_negated = i.guard_negated;
+    d.index = index;
+    if (is_nop(i.op)) {
+      d.exec = Exec::Nop;
+      return d;
+    }
+    if (is_unsupported(i)) {
+      d.exec = Exec::Unsupported;
+      return d;
+    }
+    switch (i.op) {
+      case Op::Ld:
+        need(i, 2);
+        dst(i, d, i.ops[0]);
+        address(i, d, i.ops[1]);
+        if (d.ndst != i.vec) bad(i, "the vector width and the destinations disagree");
+        break;
+      case Op::St:
+        need(i, 2);
+        address(i, d, i.ops[0]);
+        sources(i, d, 1, i.type);
+        if (d.nsrc != 1 + i.vec) bad(i, "the vector width and the sources disagree");
+        break;
+      case Op::Atom:
+        need(i, 3);
+        dst(i, d, i.ops[0]);
+        address(i, d, i.ops[1]);
+        sources(i, d, 2, i.type);
+        break;
+      case Op::Red:
+        need(i, 2);
+        address(i, d, i.ops[0]);
+        sources(i, d, 1, i.type);
+        break;
+      case Op::Mov:
+        need(i, 2);
+        dst(i, d, i.ops[0]);
+        d.pack = i.ops[1].kind == Operand::Kind::Vec;
+        sources(i, d, 1, d.pack ? Type::B32 : i.type);
+        break;
+      case Op::Cvt:
+        need(i, 2);
+        dst(i, d, i.ops[0]);
+        sources(i, d, 1, i.type2);
+        break;
+      case Op::Shl:
+      case Op::Shr:
+        need(i, 3);
+        dst(i, d, i.ops[0]);
+        add_src(i, d, i.ops[1], i.type);
+        add_src(i, d, i.ops[2], Type::U32);
+        break;
+      case Op::Mul:
+      case Op::Mad:
+        need(i, 3);
+        dst(i, d, i.ops[0]);
+        sources(i, d, 1, i.type);
+        // mad.wide: c is as wide as the result.
+        if (i.op == Op::Mad && i.has(kWide) && d.nsrc == 3 && d.src[2].imm) {
+          d.src[2] = src(i, i.ops[3], is_signed(i.type) ? Type::S64 : Type::U64);
+        }
+        break;
+      case Op::Selp:
+        need(i, 4);
+        dst(i, d, i.ops[0]);
+        add_src(i, d, i.ops[1], i.type);
+        add_src(i, d, i.ops[2], i.type);
+        add_src(i, d, i.ops[3], Type::Pred);
+        break;
+      case Op::Shfl:
+        need(i, 5);
+        dst(i, d, i.ops[0]);
+        sources(i, d, 1, Type::B32);
+        break;
+      case Op::ElectSync:
+        need(i, 2);
+        dst(i, d, i.ops[0]);
+        sources(i, d, 1, Type::B32);
+        if (d.ndst != 2) bad(i, "elect.sync writes d|p");
+        break;
+      case Op::BarSync:
+        need(i, 1);
+        sources(i, d, 0, Type::U32);
+        break;
+      case Op::Bra: {
+        need(i, 1);
+        auto it = labels.find(i.ops[0].name);
+        if (it == labels.end()) bad(i, "label " + i.ops[0].name + " is never defined");
+        d.target = it->second;
+        break;
+      }
+      case Op::Ret:
+        break;
+      default:  // arithmetic, logic, setp, cvta: destinations, then sources of the instruction type
+        need(i, 2);
+        dst(i, d, i.ops[0]);
+        sources(i, d, 1, i.type);
+        break;
+    }
+    return d;
+  }
+};
+
+}  // namespace
+
+Program decode(const Kernel& k, unsigned dynamic_shared_bytes) {
+  Program p;
+  p.kernel = &k;
+  p.instrs = legalize(k);
+  p.nregs = static_cast<uint32_t>(k.regs.size());
+
+  // Parameters, each at its natural alignment (a TMA descriptor at 64), in declaration order.
+  Decoder dec{k, p, {}, {}};
+  uint32_t at = 0;
+  for (const Param& q : k.params) {
+    const uint32_t bytes = q.kind == Param::Kind::TensorMap ? 128 : q.kind == Param::Kind::Pointer ? 8 : codegen::bytes(q.type);
+    const uint32_t align = q.kind == Param::Kind::TensorMap ? 64 : bytes;
+    at = align_up(at, align);
+    p.params.push_back(ParamSlot{q.name, at, bytes});
+    dec.symbols[q.name] = at;
+    at += bytes;
+  }
+  p.param_bytes = at;
+
+  // Shared arrays: the static ones in declaration order, then the dynamic one.
+  uint32_t end = kSharedBase;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const SharedAlloc& a : k.shared) {
+      if (a.dynamic != (pass == 1)) continue;
+      end = align_up(end, static_cast<uint32_t>(std::max(a.align, 1)));
+      const uint32_t bytes = a.dynamic ? dynamic_shared_bytes : static_cast<uint32_t>(a.bytes);
+      p.shared.push_back(SharedArray{a.name, end, bytes, a.dynamic});
+      dec.symbols[a.name] = end;
+      end += bytes;
+    }
+  }
+  p.shared_end = end;
+
+  uint32_t n = 0;
+  for (const Instr& i : p.instrs) {
+    if (i.op == Op::Label) {
+      dec.labels[i.ops.at(0).name] = n;
+    } else {
+      ++n;
+    }
+  }
+  for (uint32_t j = 0; j < p.instrs.size(); ++j) {
+    if (p.instrs[j].op != Op::Label) p.code.push_back(dec.instr(p.instrs[j], j));
+  }
+  p.nslots = p.nregs + static_cast<uint32_t>(p.specials.size());
+  p.slot_mask.resize(p.nslots, 0xffffffff);
+  for (uint32_t r = 0; r < p.nregs; ++r) p.slot_mask[r] = class_mask(k.regs[r].cls);
+  return p;
+}
+
+}  // namespace tessel::emu::detail

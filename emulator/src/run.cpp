@@ -1,0 +1,97 @@
+// run.cpp: run(plan, memory): checks the plan against its kernel, lays out the parameters, decodes
+// the kernel once and runs the blocks in linear order.
+#include "tessel/emulator/run.hpp"
+
+#include <cstring>
+
+#include "block.hpp"
+#include "program.hpp"
+
+namespace tessel::emu {
+
+using namespace codegen;
+
+namespace {
+
+std::string dims(const std::array<unsigned, 3>& d) {
+  return "(" + std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]) + ")";
+}
+
+void check_shape(const LaunchPlan& plan, const Kernel& k) {
+  const std::string who = "emulator: launch of " + k.name + ": ";
+  const auto& b = plan.block;
+  const auto& g = plan.grid;
+  const auto& c = plan.cluster;
+  for (int i = 0; i < 3; ++i) {
+    if (b[i] == 0 || g[i] == 0 || c[i] == 0) {
+      fail(who + "grid " + dims(g) + ", block " + dims(b) + " and cluster " + dims(c) + " need positive extents");
+    }
+    if (g[i] % c[i] != 0) fail(who + "grid " + dims(g) + " is not a multiple of the cluster " + dims(c));
+  }
+  const uint64_t threads = uint64_t{b[0]} * b[1] * b[2];
+  if (threads > 1024) fail(who + "block " + dims(b) + " has " + std::to_string(threads) + " threads (at most 1024)");
+  if (k.reqntid) {
+    const auto& r = *k.reqntid;
+    if (b[0] != unsigned(r[0]) || b[1] != unsigned(r[1]) || b[2] != unsigned(r[2])) {
+      fail(who + "block " + dims(b) + " differs from the kernel's .reqntid " +
+           dims({unsigned(r[0]), unsigned(r[1]), unsigned(r[2])}));
+    }
+  }
+  if (k.maxntid) {
+    const auto& m = *k.maxntid;
+    if (threads > uint64_t(m[0]) * m[1] * m[2]) fail(who + "block " + dims(b) + " exceeds the kernel's .maxntid");
+  }
+  if (k.cluster_dims) {
+    const auto& r = *k.cluster_dims;
+    if (c[0] != unsigned(r[0]) || c[1] != unsigned(r[1]) || c[2] != unsigned(r[2])) {
+      fail(who + "cluster " + dims(c) + " differs from the kernel's .reqnctapercluster " +
+           dims({unsigned(r[0]), unsigned(r[1]), unsigned(r[2])}));
+    }
+  }
+}
+
+std::vector<std::byte> parameter_space(const LaunchPlan& plan, const detail::Program& p) {
+  const Kernel& k = *p.kernel;
+  if (plan.params.size() != p.params.size()) {
+    fail("emulator: launch of " + k.name + ": the kernel has " + std::to_string(p.params.size()) +
+         " parameters, the plan gives " + std::to_string(plan.params.size()));
+  }
+  std::vector<std::byte> space(p.param_bytes);
+  for (size_t i = 0; i < p.params.size(); ++i) {
+    const detail::ParamSlot& s = p.params[i];
+    if (plan.params[i].size() != s.bytes) {
+      fail("emulator: launch of " + k.name + ": parameter " + std::to_string(i) + " '" + s.name + "' has " +
+           std::to_string(s.bytes) + " bytes, the plan gives " + std::to_string(plan.params[i].size()));
+    }
+    std::memcpy(space.data() + s.offset, plan.params[i].data(), s.bytes);
+  }
+  return space;
+}
+
+}  // namespace
+
+RunStats run(const LaunchPlan& plan, Memory& mem, const RunOptions& options) {
+  const Kernel& k = plan.entry();
+  check_shape(plan, k);
+  const detail::Program p = detail::decode(k, plan.dynamic_shared_bytes);
+  // The shared memory an sm_90 block may have (227 KiB); the driver refuses a launch with more.
+  const uint32_t shared_bytes = p.shared_end - detail::kSharedBase;
+  if (shared_bytes > 227 * 1024) {
+    fail("emulator: launch of " + k.name + ": " + std::to_string(shared_bytes) +
+         " bytes of shared memory per block (at most 232448)");
+  }
+  detail::Launch launch{p, plan, mem, options, parameter_space(plan, p), {}, options.max_steps};
+  detail::BlockRunner runner(launch);
+  for (unsigned z = 0; z < plan.grid[2]; ++z) {
+    for (unsigned y = 0; y < plan.grid[1]; ++y) {
+      for (unsigned x = 0; x < plan.grid[0]; ++x) {
+        runner.run({x, y, z});
+        ++launch.stats.blocks;
+      }
+    }
+  }
+  launch.stats.steps = options.max_steps - launch.steps_left;
+  return launch.stats;
+}
+
+}  // namespace tessel::emu

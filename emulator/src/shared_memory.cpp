@@ -1,0 +1,109 @@
+// shared_memory.cpp: bounds, uninitialised-read and race checks of one block's shared memory.
+#include "shared_memory.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "fault.hpp"
+#include "tessel/emulator/memory.hpp"
+
+namespace tessel::emu::detail {
+
+void SharedMemory::reset(const Program& p, std::array<unsigned, 3> block, bool check_uninitialized,
+                         bool check_races) {
+  p_ = &p;
+  block_ = block;
+  nthreads_ = block[0] * block[1] * block[2];
+  uninit_ = check_uninitialized;
+  races_ = check_races;
+  bytes_.assign(p.shared_end, Memory::kPoison);
+  if (uninit_ || races_) {
+    shadow_.assign(p.shared_end, Shadow{});
+  } else {
+    shadow_.clear();
+  }
+  epoch_.assign(nthreads_, 0);
+  full_ = 0;
+  pair_.clear();
+}
+
+std::string SharedMemory::thread_name(uint32_t t) const {
+  const unsigned x = t % block_[0], y = (t / block_[0]) % block_[1], z = t / (block_[0] * block_[1]);
+  return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
+}
+
+const SharedArray* SharedMemory::array_of(uint32_t addr, uint32_t n) const {
+  for (const SharedArray& a : p_->shared) {
+    if (addr >= a.addr && uint64_t{addr} + n <= uint64_t{a.addr} + a.bytes) return &a;
+  }
+  return nullptr;
+}
+
+std::string SharedMemory::describe(uint32_t addr) const {
+  for (const SharedArray& a : p_->shared) {
+    if (addr >= a.addr && addr < a.addr + a.bytes) {
+      return hex(addr) + " (offset " + std::to_string(addr - a.addr) + " of " + a.name + ")";
+    }
+  }
+  return hex(addr);
+}
+
+void SharedMemory::check_range(uint32_t addr, uint32_t n, const char* what) const {
+  if (array_of(addr, n)) return;
+  std::string arrays;
+  for (const SharedArray& a : p_->shared) {
+    arrays += (arrays.empty() ? "" : ", ") + a.name + " [" + hex(a.addr) + ", " + hex(uint64_t{a.addr} + a.bytes) + ")";
+  }
+  fault("out-of-bounds shared access", std::string(what) + " " + std::to_string(n) + " bytes at shared address " +
+                                           hex(addr) + ", outside every shared array (" +
+                                           (arrays.empty() ? "the kernel has none" : arrays) + ")");
+}
+
+void SharedMemory::load(uint32_t addr, void* dst, uint32_t n, uint32_t t, bool atomic) {
+  check_range(addr, n, "reads");
+  if (!shadow_.empty()) {
+    for (uint32_t b = addr; b < addr + n; ++b) {
+      const Shadow& s = shadow_[b];
+      if (s.writer < 0) {
+        if (uninit_) {
+          fault("uninitialized shared read", "reads " + std::to_string(n) + " bytes at shared address " +
+                                                 describe(addr) + ", and byte " + describe(b) +
+                                                 " was never written by any thread");
+        }
+        continue;
+      }
+      if (!races_ || static_cast<uint32_t>(s.writer) == t || (atomic && s.atomic) || full_ > s.full) continue;
+      if (!pair_.empty() && pair_[size_t{t} * nthreads_ + s.writer] > s.epoch) continue;
+      fault("shared-memory race", "reads " + std::to_string(n) + " bytes at shared address " + describe(addr) +
+                                      ", and byte " + describe(b) + " was written by thread " +
+                                      thread_name(s.writer) +
+                                      " with no barrier between that write and this read that both threads passed "
+                                      "(a missing bar.sync?)");
+    }
+  }
+  std::memcpy(dst, bytes_.data() + addr, n);
+}
+
+void SharedMemory::store(uint32_t addr, const void* src, uint32_t n, uint32_t t, bool atomic) {
+  check_range(addr, n, "writes");
+  std::memcpy(bytes_.data() + addr, src, n);
+  if (!shadow_.empty()) {
+    const Shadow s{static_cast<int32_t>(t), epoch_[t], full_, atomic ? 1u : 0u};
+    std::fill(shadow_.begin() + addr, shadow_.begin() + addr + n, s);
+  }
+}
+
+void SharedMemory::barrier(const std::vector<uint32_t>& threads, bool all) {
+  for (uint32_t t : threads) ++epoch_[t];
+  if (all) {
+    ++full_;
+    return;
+  }
+  if (!races_) return;
+  if (pair_.empty()) pair_.assign(size_t{nthreads_} * nthreads_, 0);
+  for (uint32_t r : threads) {
+    for (uint32_t w : threads) pair_[size_t{r} * nthreads_ + w] = epoch_[w];
+  }
+}
+
+}  // namespace tessel::emu::detail

@@ -1,0 +1,62 @@
+// shared_memory.hpp: one block's shared memory with a shadow of every byte (who wrote it last, and
+// when in barrier terms) that finds reads of bytes nobody wrote and reads of bytes another thread
+// wrote with no barrier between the write and the read that both threads passed.
+//
+// Happens-before through barriers only: each thread counts the barriers it has passed (its
+// epoch). A write records the writer, its epoch and the block's count of whole-block barriers.
+// A read by another thread is ordered after the write if a whole-block barrier completed since
+// the write, or if a partial barrier (bar.sync id, count) that both passed completed after the
+// write: for those the block keeps, per pair of threads, the writer's epoch at the last barrier
+// the pair passed together (allocated only when a partial barrier is used).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "program.hpp"
+
+namespace tessel::emu::detail {
+
+class SharedMemory {
+ public:
+  // Sizes the memory for p's arrays (contents: Memory::kPoison) and forgets every write.
+  void reset(const Program& p, std::array<unsigned, 3> block, bool check_uninitialized, bool check_races);
+
+  // Kernel accesses of n bytes at shared address addr by thread t (linear index). Throw Fault for
+  // an address outside every array, an uninitialised or racing read. Atomics do not race with
+  // atomics.
+  void load(uint32_t addr, void* dst, uint32_t n, uint32_t t, bool atomic);
+  void store(uint32_t addr, const void* src, uint32_t n, uint32_t t, bool atomic);
+
+  // A barrier completed for these threads (all: every thread of the block).
+  void barrier(const std::vector<uint32_t>& threads, bool all);
+
+  // "0x41c (offset 28 of smem)"
+  std::string describe(uint32_t addr) const;
+
+ private:
+  const SharedArray* array_of(uint32_t addr, uint32_t n) const;
+  void check_range(uint32_t addr, uint32_t n, const char* what) const;
+  std::string thread_name(uint32_t t) const;
+
+  struct Shadow {
+    int32_t writer = -1;  // thread; -1: never written
+    uint32_t epoch = 0;   // the writer's barrier count at the write
+    uint32_t full = 0;    // the block's whole-block barrier count at the write
+    uint32_t atomic = 0;  // written by an atomic
+  };
+  const Program* p_ = nullptr;
+  std::array<unsigned, 3> block_{};
+  uint32_t nthreads_ = 0;
+  bool uninit_ = true, races_ = true;
+  std::vector<std::byte> bytes_;  // indexed by address (the first kSharedBase bytes unused)
+  std::vector<Shadow> shadow_;    // same indexing, when a check is on
+  std::vector<uint32_t> epoch_;   // per thread: barriers passed
+  uint32_t full_ = 0;             // whole-block barriers completed
+  std::vector<uint32_t> pair_;    // [reader * n + writer]: writer's epoch at their last common barrier
+};
+
+}  // namespace tessel::emu::detail

@@ -1,0 +1,53 @@
+// support.hpp: helpers of the emulator tests: a launch plan around one built kernel, a run that
+// must fail with its message returned, and addressing of element i of a buffer.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "algebra/support.hpp"
+#include "tessel/codegen.hpp"
+#include "tessel/emulator.hpp"
+
+namespace tessel::test {
+
+// A plan launching kernel k alone, grid x block (1-D).
+inline codegen::LaunchPlan plan_of(codegen::Kernel k, unsigned grid, unsigned block) {
+  codegen::LaunchPlan p;
+  p.kernel = k.name;
+  p.module.kernels.push_back(std::move(k));
+  p.grid = {grid, 1, 1};
+  p.block = {block, 1, 1};
+  return p;
+}
+
+// The message of the EmulationError that running `plan` must throw ("" if it ran, with a failed
+// check).
+inline std::string emulation_error(const codegen::LaunchPlan& plan, emu::Memory& mem, const emu::RunOptions& o = {}) {
+  try {
+    emu::run(plan, mem, o);
+  } catch (const emu::EmulationError& e) {
+    return e.what();
+  }
+  FAIL_CHECK("the emulator ran " << plan.kernel << " without an error");
+  return "";
+}
+
+// Address of element `index` (of `bytes` bytes) from a u64 base pointer, in the kernel: the
+// thread's own element when index is %tid.x-based.
+inline codegen::Value element(codegen::KernelBuilder& b, codegen::Value base, codegen::Value index, int bytes) {
+  return base + b.mul_wide(index, bytes);
+}
+
+// The global thread index ctaid.x * ntid.x + tid.x as an s32.
+inline codegen::Value global_index(codegen::KernelBuilder& b) {
+  using codegen::Special;
+  using codegen::Type;
+  codegen::Value t = b.cvt(b.special(Special::TidX), Type::S32);
+  codegen::Value c = b.cvt(b.special(Special::CtaidX), Type::S32);
+  codegen::Value n = b.cvt(b.special(Special::NtidX), Type::S32);
+  return b.mad(c, n, t);
+}
+
+}  // namespace tessel::test
