@@ -250,11 +250,16 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
                }
                return p;
              };
-             auto compute = [&](const std::vector<Value>& a, const std::vector<Value>& bv) {
+             // guards: the elements' predicates on the ragged path (empty on the full one), where an
+             // integer divisor that was not loaded becomes 1: no division by an unloaded register.
+             auto compute = [&](const std::vector<Value>& a, const std::vector<Value>& bv,
+                                const std::vector<Value>& guards) {
                std::vector<Value> out;
                for (size_t i = 0; i < a.size(); ++i) {
                  Value x = widen(b, a[i], c.dtype);
                  Value y = unary ? Value{} : widen(b, bv[i], c.dtype);
+                 if (c.op == ElementwiseOp::Div && !is_float(c.dtype) && !guards.empty())
+                   y = b.select(guards[i], y, b.constant(1, compute_type(c.dtype)));
                  out.push_back(narrow(b, apply(b, c, x, y, alpha, beta), c.dtype));
                }
                return out;
@@ -269,7 +274,7 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
                    b.note("full tile: vector loads of A and B, the op, vector stores of C");
                    std::vector<Value> a = b.load_tensor(t[0], {}, in);
                    std::vector<Value> bv = unary ? std::vector<Value>{} : b.load_tensor(t[1], {}, in);
-                   b.store_tensor(t[2], compute(a, bv));
+                   b.store_tensor(t[2], compute(a, bv, {}));
                  },
                  [&] {
                    b.note("ragged edge: element by element, each under its own predicate");
@@ -279,7 +284,7 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
                      a.push_back(b.load_tensor(t[0](SliceCoord(Int(v))), guard.back(), in)[0]);
                      if (!unary) bv.push_back(b.load_tensor(t[1](SliceCoord(Int(v))), guard.back(), in)[0]);
                    }
-                   b.store_tensor(t[2], compute(a, bv), guard);
+                   b.store_tensor(t[2], compute(a, bv, guard), guard);
                  });
              b.end_note();
              b.assign(tile, tile + step);
