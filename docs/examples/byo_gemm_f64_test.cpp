@@ -1,9 +1,10 @@
 // byo_gemm_f64_test.cpp: the bring-your-own example, checked: registered from user code, found by
 // a filter on its class, refused with a reason for rank-2 operands, absent for a tile M of 256,
 // assembled by ptxas, and (on a GPU) run on random rank-3 problems against a host reference.
+#include "byo_gemm_f64.hpp"
+
 #include <doctest/doctest.h>
 
-#include "byo_gemm_f64.hpp"
 #include "codegen/ptxas.hpp"
 #include "kernels/gemm_problem.hpp"
 #include "runtime/gpu.hpp"

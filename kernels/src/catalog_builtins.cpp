@@ -7,8 +7,6 @@
 
 namespace tessel::kernels {
 
-void register_builtin_kernel_classes(Registry& r) {
-  r.add(std::make_shared<SimtGemmClass>());
-}
+void register_builtin_kernel_classes(Registry& r) { r.add(std::make_shared<SimtGemmClass>()); }
 
 }  // namespace tessel::kernels

@@ -58,9 +58,7 @@ Major major_of(const TensorView& v) {
   return Major::Any;
 }
 
-const char* epilogue_name(Epilogue e) {
-  return e == Epilogue::Identity ? "identity" : "linear_combination";
-}
+const char* epilogue_name(Epilogue e) { return e == Epilogue::Identity ? "identity" : "linear_combination"; }
 
 const OperandAttributes& KernelMetadata::operand(std::string_view operand_name) const {
   std::string names;

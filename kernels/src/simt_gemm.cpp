@@ -2,10 +2,11 @@
 // predicate comes from the algebra: each operand is a (rows, cols, L) layout with dynamic extents
 // and strides, zipped_divide by the block tile gives ((tile),(block coordinates)), and the same
 // division of the identity layout gives each element's (row, col, l) for the ragged edges.
+#include "tessel/kernels/simt_gemm.hpp"
+
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/builder.hpp"
 #include "tessel/codegen/sync.hpp"
-#include "tessel/kernels/simt_gemm.hpp"
 
 namespace tessel::kernels {
 

@@ -76,9 +76,9 @@ bool fits_accumulator(double v, Type acc) {
 }  // namespace
 
 Status simt_gemm_supports(const SimtGemmConfig& c, const GemmArguments& g) {
-  for (auto [name, view, major, r, cl] : {std::tuple{"A", &g.A, c.a_major, "M", "K"},
-                                          std::tuple{"B", &g.B, c.b_major, "K", "N"},
-                                          std::tuple{"out", &g.out, c.out_major, "M", "N"}}) {
+  for (auto [name, view, major, r, cl] :
+       {std::tuple{"A", &g.A, c.a_major, "M", "K"}, std::tuple{"B", &g.B, c.b_major, "K", "N"},
+        std::tuple{"out", &g.out, c.out_major, "M", "N"}}) {
     if (Status s = check_operand(name, *view, c.dtype, major, r, cl); !s) return s;
   }
   if (g.A.rank() != g.B.rank() || g.A.rank() != g.out.rank()) {
@@ -103,7 +103,8 @@ Status simt_gemm_supports(const SimtGemmConfig& c, const GemmArguments& g) {
                              "): its elements would alias");
     }
   }
-  if (L > 1 && o.stride[0] == 0) return Status::failure("out has batch stride 0 with L = " + str(L) + ": batches alias");
+  if (L > 1 && o.stride[0] == 0)
+    return Status::failure("out has batch stride 0 with L = " + str(L) + ": batches alias");
   if ((M + c.tile_m - 1) / c.tile_m > std::numeric_limits<int32_t>::max() || (N + c.tile_n - 1) / c.tile_n > 65535 ||
       L > 65535) {
     return Status::failure("the grid (ceil(M/" + str(c.tile_m) + "), ceil(N/" + str(c.tile_n) + "), L) for M = " +

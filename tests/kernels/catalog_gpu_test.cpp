@@ -15,7 +15,9 @@ namespace {
 struct Buffers {
   rt::DeviceBuffer a, b, o;
   explicit Buffers(const test::GemmProblem& p)
-      : a(rt::DeviceBuffer::from(p.A.bytes)), b(rt::DeviceBuffer::from(p.B.bytes)), o(rt::DeviceBuffer::from(p.out.bytes)) {}
+      : a(rt::DeviceBuffer::from(p.A.bytes)),
+        b(rt::DeviceBuffer::from(p.B.bytes)),
+        o(rt::DeviceBuffer::from(p.out.bytes)) {}
   kernels::Arguments args(const test::GemmProblem& p) const { return p.arguments(a.ptr(), b.ptr(), o.ptr()); }
 };
 

@@ -1,6 +1,8 @@
 // catalog_test.cpp: the catalog on the CPU: the built-in entries and their metadata, filters,
 // get_kernels, supports() reasons, registration (names unique, from outside the library),
 // compile without a GPU, launch plans, and the PTX of every entry assembled by ptxas.
+#include "tessel/kernels/catalog.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -11,7 +13,6 @@
 #include "codegen/ptxas.hpp"
 #include "kernels/gemm_problem.hpp"
 #include "tessel/algebra/error.hpp"
-#include "tessel/kernels/catalog.hpp"
 #include "tessel/kernels/simt_gemm.hpp"
 #include "tessel/runtime.hpp"
 
@@ -81,7 +82,8 @@ TEST_CASE("catalog: the built-in simt_gemm entries and their metadata") {
 
 TEST_CASE("catalog: filters select by class, kind, dtype, major, tile and compute capability") {
   CHECK(list_kernels(all_of({simt, metadata_filter("dtype", "f64")})).size() == 27);
-  for (const KernelPtr& k : list_kernels(metadata_filter("dtype", "bf16"))) CHECK(k->metadata().operand("A").dtype == Type::BF16);
+  for (const KernelPtr& k : list_kernels(metadata_filter("dtype", "bf16")))
+    CHECK(k->metadata().operand("A").dtype == Type::BF16);
   CHECK(list_kernels(all_of({simt, metadata_filter("major", "any")})).size() == 15);
   CHECK(list_kernels(all_of({simt, metadata_filter("tile_m", "32"), metadata_filter("dtype", "s32")})).size() == 9);
   CHECK(list_kernels(all_of({simt, metadata_filter("kind", "gemm")})).size() == list_kernels(simt).size());
@@ -138,8 +140,9 @@ TEST_CASE("catalog: simt_gemm supports() names the value and the rule") {
   CHECK(reason(bad) == "B has K = 34, A has K = 33");
   bad = g;
   bad.out.stride = {7000, 1, 100};
-  CHECK(reason(bad) == "out has stride 100 in N; this kernel is row-major for out and needs stride 1 there (the "
-                       "simt_gemm kernels of major 'any' take any strides)");
+  CHECK(reason(bad) ==
+        "out has stride 100 in N; this kernel is row-major for out and needs stride 1 there (the "
+        "simt_gemm kernels of major 'any' take any strides)");
   bad = g;
   bad.accumulator_type = Type::F64;
   CHECK(reason(bad) == "accumulator f64 asked; this kernel accumulates in f32");
@@ -149,9 +152,9 @@ TEST_CASE("catalog: simt_gemm supports() names the value and the rule") {
   bad = g;
   bad.out.stride = {7000, 70, 0};
   CHECK(reason(bad).find("needs stride 1 there") != std::string::npos);
-  GemmArguments rank2 = make_gemm_arguments(row_major(0x10000, Type::F32, {100, 33}),
-                                            row_major(0x20000, Type::F32, {33, 70}),
-                                            row_major(0x30000, Type::F32, {100, 70}));
+  GemmArguments rank2 =
+      make_gemm_arguments(row_major(0x10000, Type::F32, {100, 33}), row_major(0x20000, Type::F32, {33, 70}),
+                          row_major(0x30000, Type::F32, {100, 70}));
   CHECK(k->supports(rank2).ok);
   rank2.B = row_major(0x20000, Type::F32, {2, 33, 70});
   CHECK(reason(rank2) == "A, B and out have ranks 2, 3 and 2; simt_gemm needs one rank for all three");
@@ -186,8 +189,8 @@ TEST_CASE("catalog: compile needs no GPU, run needs one and says so") {
   CHECK(a.kernel == k->name());
   CHECK(a.target_sm == 80);
   CHECK(a.ptx.find(".entry " + k->name()) != std::string::npos);
-  CHECK_THROWS_WITH_AS(k->compile(g, 75),
-                       doctest::Contains("needs compute capability 80, asked to compile for 75"), Error);
+  CHECK_THROWS_WITH_AS(k->compile(g, 75), doctest::Contains("needs compute capability 80, asked to compile for 75"),
+                       Error);
   GemmArguments bad = g;
   bad.A.dtype = Type::F32;
   CHECK_THROWS_WITH_AS(k->compile(bad), doctest::Contains("cannot run these arguments: A is f32"), Error);

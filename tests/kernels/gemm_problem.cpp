@@ -44,7 +44,10 @@ uint16_t f32_to_f16(float f) {  // round to nearest even through the exhaustive 
   uint16_t lo = 0, hi = 0x7bff;
   while (lo < hi) {
     const uint16_t mid = static_cast<uint16_t>((lo + hi + 1) / 2);
-    if (f16_to_f32(mid) <= a) lo = mid; else hi = static_cast<uint16_t>(mid - 1);
+    if (f16_to_f32(mid) <= a)
+      lo = mid;
+    else
+      hi = static_cast<uint16_t>(mid - 1);
   }
   if (lo < 0x7bff) {
     const double d0 = a - f16_to_f32(lo), d1 = f16_to_f32(static_cast<uint16_t>(lo + 1)) - a;
@@ -116,11 +119,16 @@ double tolerance(Type t) {
   // Relative to sum |alpha a b| + |beta c|: f64 and f32 round each fma (K <= 40 terms), f16 and
   // bf16 also round the output once (2^-11 and 2^-8 relative); integers are exact.
   switch (t) {
-    case Type::F64: return 1e-12;
-    case Type::F32: return 1e-5;
-    case Type::F16: return 1e-2;
-    case Type::BF16: return 1e-2;
-    default: return 0;
+    case Type::F64:
+      return 1e-12;
+    case Type::F32:
+      return 1e-5;
+    case Type::F16:
+      return 1e-2;
+    case Type::BF16:
+      return 1e-2;
+    default:
+      return 0;
   }
 }
 
@@ -129,24 +137,64 @@ double tolerance(Type t) {
 double load_element(const std::vector<uint8_t>& bytes, Type t, int64_t i) {
   const uint8_t* p = bytes.data() + i * codegen::bytes(t);
   switch (t) {
-    case Type::F64: { double v; std::memcpy(&v, p, 8); return v; }
-    case Type::F32: { float v; std::memcpy(&v, p, 4); return v; }
-    case Type::S32: { int32_t v; std::memcpy(&v, p, 4); return v; }
-    case Type::F16: { uint16_t v; std::memcpy(&v, p, 2); return f16_to_f32(v); }
-    case Type::BF16: { uint16_t v; std::memcpy(&v, p, 2); return bf16_to_f32(v); }
-    default: fail(std::string("load_element: type ") + codegen::ptx_name(t));
+    case Type::F64: {
+      double v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
+    case Type::F32: {
+      float v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case Type::S32: {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case Type::F16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return f16_to_f32(v);
+    }
+    case Type::BF16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return bf16_to_f32(v);
+    }
+    default:
+      fail(std::string("load_element: type ") + codegen::ptx_name(t));
   }
 }
 
 void store_element(std::vector<uint8_t>& bytes, Type t, int64_t i, double v) {
   uint8_t* p = bytes.data() + i * codegen::bytes(t);
   switch (t) {
-    case Type::F64: std::memcpy(p, &v, 8); return;
-    case Type::F32: { const float f = static_cast<float>(v); std::memcpy(p, &f, 4); return; }
-    case Type::S32: { const int32_t x = static_cast<int32_t>(v); std::memcpy(p, &x, 4); return; }
-    case Type::F16: { const uint16_t h = f32_to_f16(static_cast<float>(v)); std::memcpy(p, &h, 2); return; }
-    case Type::BF16: { const uint16_t h = f32_to_bf16(static_cast<float>(v)); std::memcpy(p, &h, 2); return; }
-    default: fail(std::string("store_element: type ") + codegen::ptx_name(t));
+    case Type::F64:
+      std::memcpy(p, &v, 8);
+      return;
+    case Type::F32: {
+      const float f = static_cast<float>(v);
+      std::memcpy(p, &f, 4);
+      return;
+    }
+    case Type::S32: {
+      const int32_t x = static_cast<int32_t>(v);
+      std::memcpy(p, &x, 4);
+      return;
+    }
+    case Type::F16: {
+      const uint16_t h = f32_to_f16(static_cast<float>(v));
+      std::memcpy(p, &h, 2);
+      return;
+    }
+    case Type::BF16: {
+      const uint16_t h = f32_to_bf16(static_cast<float>(v));
+      std::memcpy(p, &h, 2);
+      return;
+    }
+    default:
+      fail(std::string("store_element: type ") + codegen::ptx_name(t));
   }
 }
 
@@ -196,8 +244,8 @@ kernels::GemmArguments GemmProblem::arguments(uint64_t a, uint64_t b, uint64_t o
 
 std::string GemmProblem::describe() const {
   std::ostringstream s;
-  s << "alpha=" << alpha << " beta=" << beta << " A " << A.view.to_string() << " B " << B.view.to_string()
-    << " out " << out.view.to_string();
+  s << "alpha=" << alpha << " beta=" << beta << " A " << A.view.to_string() << " B " << B.view.to_string() << " out "
+    << out.view.to_string();
   return s.str();
 }
 
@@ -231,7 +279,8 @@ std::string check_gemm(const GemmProblem& p, const std::vector<uint8_t>& result)
     for (int i = 0; i < codegen::bytes(to); ++i) touched[static_cast<size_t>(off * codegen::bytes(to) + i)] = 1;
     const double got = load_element(result, to, off);
     if (!(std::fabs(got - ref) <= tolerance(to) * mag)) {
-      if (wrong++ < 5) bad << " (l,m,n)=(" << l << "," << m << "," << n << "): got " << got << ", expected " << ref << ";";
+      if (wrong++ < 5)
+        bad << " (l,m,n)=(" << l << "," << m << "," << n << "): got " << got << ", expected " << ref << ";";
     }
   });
   int64_t outside = 0;

@@ -15,7 +15,7 @@ namespace tessel::test {
 
 // A host buffer holding one operand, with the view's strides and the bytes around it.
 struct HostOperand {
-  kernels::TensorView view;   // data = 0 (the caller sets the device address)
+  kernels::TensorView view;    // data = 0 (the caller sets the device address)
   std::vector<uint8_t> bytes;  // the whole allocation, gaps between strided elements included
 };
 

@@ -1,5 +1,7 @@
 // simt_gemm_test.cpp: the SIMT GEMM on the CPU: configuration checks, supports() messages, the
 // launch plan's shape and parameters, and every catalog configuration assembled by ptxas.
+#include "tessel/kernels/simt_gemm.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -7,7 +9,6 @@
 #include "codegen/ptxas.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/ptx.hpp"
-#include "tessel/kernels/simt_gemm.hpp"
 
 using namespace tessel;
 using namespace tessel::kernels;

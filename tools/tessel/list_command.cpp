@@ -15,7 +15,8 @@ namespace tessel::cli {
 
 namespace {
 
-const char* const kKeys[] = {"kind", "operation", "class", "name", "dtype", "major", "tile_m", "tile_n", "tile_k", "min_cc"};
+const char* const kKeys[] = {"kind",  "operation", "class",  "name",   "dtype",
+                             "major", "tile_m",    "tile_n", "tile_k", "min_cc"};
 
 std::string shape(const std::array<int, 3>& s) {
   return std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]);
@@ -30,8 +31,13 @@ std::vector<std::string> columns(const kernels::KernelMetadata& md) {
     majors += (i == 0 ? "" : ",") + std::string(kernels::major_name(o.major));
   }
   types += " acc " + std::string(codegen::ptx_name(md.accumulator));
-  return {md.name, kernels::operation_name(md.operation), types, majors, shape(md.design.tile),
-          shape(md.design.cluster), "sm_" + std::to_string(md.min_cc)};
+  return {md.name,
+          kernels::operation_name(md.operation),
+          types,
+          majors,
+          shape(md.design.tile),
+          shape(md.design.cluster),
+          "sm_" + std::to_string(md.min_cc)};
 }
 
 }  // namespace
@@ -102,7 +108,8 @@ int list_command(const std::vector<std::string>& args) {
     return 2;
   }
   std::vector<std::vector<std::string>> rows;
-  for (const kernels::KernelPtr& k : kernels::list_kernels(kernels::all_of(filters), cc)) rows.push_back(columns(k->metadata()));
+  for (const kernels::KernelPtr& k : kernels::list_kernels(kernels::all_of(filters), cc))
+    rows.push_back(columns(k->metadata()));
   std::vector<size_t> width(7, 0);
   for (const auto& r : rows) {
     for (size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());

@@ -32,8 +32,8 @@ using Arguments = std::variant<GemmArguments, ElementwiseArguments>;
 
 enum class Operation : uint8_t { Gemm, Elementwise };
 Operation operation_of(const Arguments& args);
-const char* operation_name(Operation op);                // "gemm"
-Operation parse_operation(const std::string& name);      // throws naming the valid ones
+const char* operation_name(Operation op);            // "gemm"
+Operation parse_operation(const std::string& name);  // throws naming the valid ones
 
 // --- Metadata. ---
 
@@ -41,7 +41,7 @@ Operation parse_operation(const std::string& name);      // throws naming the va
 // Row: cols has stride 1 (A row-major is K-major); Column: rows has stride 1; Any: the kernel
 // takes any strides (all dynamic).
 enum class Major : uint8_t { Row, Column, Any };
-const char* major_name(Major m);            // "row", "col", "any"
+const char* major_name(Major m);             // "row", "col", "any"
 Major parse_major(const std::string& name);  // "row"/"r", "col"/"c", "any"
 // The major of a view's last two modes: Row where the last has stride 1, else Column where the one
 // before has, else Any (and Any below rank 2).
