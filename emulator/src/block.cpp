@@ -184,7 +184,7 @@ void BlockRunner::execute(uint32_t t, uint32_t& pc) {
         ++pc;
         continue;
       }
-      fault("not emulated yet", mnemonic(P.instrs[d.index]) + " (the emulator does not run this instruction)");
+      fault("not emulated yet: " + mnemonic(P.instrs[d.index]), "the emulator does not run this instruction yet");
     }
     switch (d.op) {
       case Op::Bra:
@@ -523,7 +523,7 @@ void BlockRunner::deadlock() {
     const uint32_t u = first + k;
     if (!((mask >> k) & 1) || u >= nthreads_ || threads_[u].state == State::Exited) continue;
     if (threads_[u].state != State::AtCollective || threads_[u].pc != threads_[t].pc) {
-      missing = "lane " + std::to_string(k) + " (thread " + thread_name(u) + ") " + doing(u);
+      missing = "lane " + std::to_string(k) + " (thread " + thread_name(u) + "), which " + doing(u);
     }
   }
   throw EmulationError("emulator: warp collective deadlock: " + where(t, threads_[t].pc) + ": membermask " + hex(mask) +
