@@ -44,10 +44,11 @@ TEST_CASE("emulator: an off-by-one predicate reads one element past the buffer")
   LaunchPlan plan = test::plan_of(off_by_one_kernel(), 8, 128);  // 1024 threads
   plan.arg(in).arg(out).arg(n);
   // Thread 1000 = block 7, thread 104 reads in[1000], the first byte past the buffer.
-  check_contains(test::emulation_error(plan, mem),
-                 {"emulator: out-of-bounds global access: kernel tessel_test_off_by_one, block (7,0,0), thread (104,0,0)",
-                  "ld.global.f32", "reads 4 bytes at global address " + emu::hex(in + 4 * n),
-                  "0 bytes past the end of the buffer at " + emu::hex(in) + " (4000 bytes)"});
+  check_contains(
+      test::emulation_error(plan, mem),
+      {"emulator: out-of-bounds global access: kernel tessel_test_off_by_one, block (7,0,0), thread (104,0,0)",
+       "ld.global.f32", "reads 4 bytes at global address " + emu::hex(in + 4 * n),
+       "0 bytes past the end of the buffer at " + emu::hex(in) + " (4000 bytes)"});
 }
 
 TEST_CASE("emulator: a missing bar.sync reads shared memory another thread has not written, or wrote unordered") {
@@ -82,8 +83,7 @@ TEST_CASE("emulator: a v4 load at an address 4 bytes past 16-byte alignment is m
   plan.arg(pin).arg(pout);
   check_contains(test::emulation_error(plan, mem),
                  {"emulator: misaligned address: kernel tessel_test_misaligned, block (0,0,0), thread (0,0,0)",
-                  "ld.global.v4.f32", "reads 16 bytes at global address " + emu::hex(pin + 4),
-                  "not a multiple of 16"});
+                  "ld.global.v4.f32", "reads 16 bytes at global address " + emu::hex(pin + 4), "not a multiple of 16"});
 }
 
 TEST_CASE("emulator: an infinite loop ends with the step budget") {
@@ -122,9 +122,10 @@ TEST_CASE("emulator: a shuffle whose lanes wait at a barrier instead is a deadlo
       lane < b.constant(16, Type::U32), [&] { shfl_sync(b, ShflMode::Bfly, lane, 1, 0x1f); }, [&] { bar_sync(b); });
   emu::Memory mem;
   LaunchPlan plan = test::plan_of(b.finish(), 1, 32);
-  check_contains(test::emulation_error(plan, mem),
-                 {"emulator: warp collective deadlock: kernel tessel_test_shfl_deadlock, block (0,0,0), thread (0,0,0)",
-                  "shfl.sync.bfly.b32", "membermask 0xffffffff waits for lane 16 (thread (16,0,0)), which waits at `bar.sync 0`"});
+  check_contains(
+      test::emulation_error(plan, mem),
+      {"emulator: warp collective deadlock: kernel tessel_test_shfl_deadlock, block (0,0,0), thread (0,0,0)",
+       "shfl.sync.bfly.b32", "membermask 0xffffffff waits for lane 16 (thread (16,0,0)), which waits at `bar.sync 0`"});
 }
 
 TEST_CASE("emulator: an instruction it does not run yet is named") {

@@ -73,7 +73,8 @@ TEST_CASE("emulator: a SIMT GEMM with shared tiles and barriers is bit-exact aga
     for (int col = 0; col < N; ++col) {
       float acc = 0;
       for (int k = 0; k < K; ++k) acc = std::fma(a[r * K + k], bm[k * N + col], acc);
-      if (c[r * N + col] != acc && ++wrong <= 3) FAIL_CHECK("C[" << r << "][" << col << "] = " << c[r * N + col] << ", want " << acc);
+      if (c[r * N + col] != acc && ++wrong <= 3)
+        FAIL_CHECK("C[" << r << "][" << col << "] = " << c[r * N + col] << ", want " << acc);
     }
   }
   CHECK(wrong == 0);

@@ -25,8 +25,8 @@ TEST_CASE("emulator: Memory allocates aligned buffers with gaps and checks host 
   CHECK(mem.describe(a + 104) == "4 bytes past the end of the buffer at " + emu::hex(a) + " (100 bytes)");
   CHECK(mem.describe(a - 8) == "8 bytes below the first buffer, at " + emu::hex(a));
   CHECK_THROWS_WITH_AS(mem.write(a + 98, std::vector<int32_t>{1}),
-                       ("emulator: Memory::write of 4 bytes at " + emu::hex(a + 98) + ": at offset 98 of the buffer at " +
-                        emu::hex(a) + " (100 bytes)")
+                       ("emulator: Memory::write of 4 bytes at " + emu::hex(a + 98) +
+                        ": at offset 98 of the buffer at " + emu::hex(a) + " (100 bytes)")
                            .c_str(),
                        tessel::Error);
   CHECK_THROWS_WITH_AS(mem.alloc(8, 24), "emulator: Memory::alloc alignment 24 is not a power of two", tessel::Error);
