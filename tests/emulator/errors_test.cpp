@@ -155,3 +155,15 @@ TEST_CASE("emulator: a plan that does not fit its kernel is a tessel::Error") {
                        "emulator: launch of tessel_test_off_by_one: block (2048,1,1) has 2048 threads (at most 1024)",
                        tessel::Error);
 }
+
+TEST_CASE("emulator: a shuffle from a lane outside the membermask is undefined, so an error") {
+  KernelBuilder b("tessel_test_shfl_outside");
+  Value lane = b.special(Special::LaneId);
+  b.if_(lane < b.constant(16, Type::U32), [&] { shfl_sync(b, ShflMode::Idx, lane, 20, 0x1f, 0x0000ffffu); });
+  emu::Memory mem;
+  LaunchPlan plan = test::plan_of(b.finish(), 1, 32);
+  check_contains(
+      test::emulation_error(plan, mem),
+      {"emulator: shfl from an inactive lane: kernel tessel_test_shfl_outside, block (0,0,0), thread (0,0,0)",
+       "lane 0 reads lane 20, which is not in the membermask (the value is undefined)"});
+}
