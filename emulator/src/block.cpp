@@ -21,8 +21,8 @@ std::string triple(unsigned x, unsigned y, unsigned z) {
   return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
 }
 
-uint32_t special_value(Special s, uint32_t t, const std::array<unsigned, 3>& block, const std::array<unsigned, 3>& ctaid,
-                       const LaunchPlan& plan) {
+uint32_t special_value(Special s, uint32_t t, const std::array<unsigned, 3>& block,
+                       const std::array<unsigned, 3>& ctaid, const LaunchPlan& plan) {
   const auto& g = plan.grid;
   const auto& c = plan.cluster;
   const unsigned tx = t % block[0], ty = (t / block[0]) % block[1], tz = t / (block[0] * block[1]);
@@ -107,8 +107,8 @@ std::string BlockRunner::thread_name(uint32_t t) const {
 
 std::string BlockRunner::where(uint32_t t, uint32_t pc) const {
   const Program& P = L_.program;
-  std::string s = "kernel " + P.kernel->name + ", block " + triple(ctaid_[0], ctaid_[1], ctaid_[2]) + ", thread " +
-                  thread_name(t);
+  std::string s =
+      "kernel " + P.kernel->name + ", block " + triple(ctaid_[0], ctaid_[1], ctaid_[2]) + ", thread " + thread_name(t);
   if (pc < P.code.size()) s += ", instruction `" + P.text(P.code[pc]) + "`";
   return s;
 }
@@ -120,7 +120,8 @@ void BlockRunner::run(std::array<unsigned, 3> ctaid) {
   std::fill(regs_.begin(), regs_.end(), 0);
   for (uint32_t t = 0; t < nthreads_; ++t) {
     uint64_t* R = regs(t);
-    for (size_t i = 0; i < P.specials.size(); ++i) R[P.nregs + i] = special_value(P.specials[i], t, block_, ctaid_, L_.plan);
+    for (size_t i = 0; i < P.specials.size(); ++i)
+      R[P.nregs + i] = special_value(P.specials[i], t, block_, ctaid_, L_.plan);
   }
   for (Barrier& b : barriers_) b = Barrier{};
   shared_.reset(P, block_, L_.options.check_uninitialized_shared, L_.options.check_shared_races);
@@ -169,9 +170,10 @@ void BlockRunner::execute(uint32_t t, uint32_t& pc) {
       return;
     }
     if (L_.steps_left == 0) {
-      fault("step budget exhausted", std::to_string(L_.options.max_steps) +
-                                         " instructions executed (RunOptions::max_steps): an infinite loop, or a launch "
-                                         "larger than the budget");
+      fault("step budget exhausted",
+            std::to_string(L_.options.max_steps) +
+                " instructions executed (RunOptions::max_steps): an infinite loop, or a launch "
+                "larger than the budget");
     }
     --L_.steps_left;
     const Decoded& d = code[pc];
@@ -184,7 +186,7 @@ void BlockRunner::execute(uint32_t t, uint32_t& pc) {
         ++pc;
         continue;
       }
-      fault("not emulated yet", mnemonic(P.instrs[d.index]) + " (the emulator does not run this instruction)");
+      fault("not emulated yet: " + mnemonic(P.instrs[d.index]), "the emulator does not run this instruction yet");
     }
     switch (d.op) {
       case Op::Bra:
@@ -247,8 +249,8 @@ void BlockRunner::execute(uint32_t t, uint32_t& pc) {
         } else if (window) {
           if (a < window || a >= window + kWindowSize) {
             fault("invalid generic address", "converts " + hex(a) + " to the " + space_word(d.space) +
-                                                 " space, but it is not in that space's window [" + hex(window) +
-                                                 ", " + hex(window + kWindowSize) + ")");
+                                                 " space, but it is not in that space's window [" + hex(window) + ", " +
+                                                 hex(window + kWindowSize) + ")");
           }
           v = a - window;
         }
@@ -307,11 +309,12 @@ void BlockRunner::access(uint32_t t, const Decoded& d, uint64_t addr, void* data
             : shared_.load(static_cast<uint32_t>(addr), data, n, t, is_atomic);
       return;
     case Space::Param:
-      if (write) fault("write to a kernel parameter", "writes " + std::to_string(n) + " bytes at param address " + hex(addr));
+      if (write)
+        fault("write to a kernel parameter", "writes " + std::to_string(n) + " bytes at param address " + hex(addr));
       if (addr + n > L_.params.size()) {
         fault("out-of-bounds param access", "reads " + std::to_string(n) + " bytes at param address " + hex(addr) +
-                                                 ", past the " + std::to_string(L_.params.size()) +
-                                                 " bytes of the kernel's parameters");
+                                                ", past the " + std::to_string(L_.params.size()) +
+                                                " bytes of the kernel's parameters");
       }
       std::memcpy(data, L_.params.data() + addr, n);
       return;
@@ -412,8 +415,9 @@ void BlockRunner::try_collectives(uint32_t warp) {
       if (threads_[u].state == State::AtCollective && threads_[u].pc == pc) {
         const uint32_t other = membermask(d, regs(u));
         if (other != mask) {
-          fail_at(u, "membermask mismatch", "lane " + std::to_string(k) + " gives membermask " + hex(other) + ", lane " +
-                                                std::to_string(l - first) + " gives " + hex(mask));
+          fail_at(u, "membermask mismatch",
+                  "lane " + std::to_string(k) + " gives membermask " + hex(other) + ", lane " +
+                      std::to_string(l - first) + " gives " + hex(mask));
         }
         group.push_back(u);
       } else {
@@ -471,7 +475,7 @@ void BlockRunner::perform(const Decoded& d, const std::vector<uint32_t>& group, 
       if (!in) j = lane;
       if (!member[j]) {
         const uint32_t src = first + static_cast<uint32_t>(j);
-        const std::string why = src >= nthreads_                        ? "which the block does not have"
+        const std::string why = src >= nthreads_                       ? "which the block does not have"
                                 : threads_[src].state == State::Exited ? "which has exited"
                                                                        : "which is not in the membermask";
         throw EmulationError("emulator: shfl from an inactive lane: " + where(u, threads_[u].pc) + ": lane " +
@@ -523,7 +527,7 @@ void BlockRunner::deadlock() {
     const uint32_t u = first + k;
     if (!((mask >> k) & 1) || u >= nthreads_ || threads_[u].state == State::Exited) continue;
     if (threads_[u].state != State::AtCollective || threads_[u].pc != threads_[t].pc) {
-      missing = "lane " + std::to_string(k) + " (thread " + thread_name(u) + ") " + doing(u);
+      missing = "lane " + std::to_string(k) + " (thread " + thread_name(u) + "), which " + doing(u);
     }
   }
   throw EmulationError("emulator: warp collective deadlock: " + where(t, threads_[t].pc) + ": membermask " + hex(mask) +

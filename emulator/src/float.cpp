@@ -222,7 +222,8 @@ double fma_round_to_odd(double a, double b, double c) {
   const double err = (p - (s - bb)) + (c - bb);
   if (err == 0) return s;
   if (std::bit_cast<uint64_t>(s) & 1) return s;
-  return std::nextafter(s, err > 0 ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity());
+  return std::nextafter(s,
+                        err > 0 ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity());
 }
 
 }  // namespace tessel::emu::detail

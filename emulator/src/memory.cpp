@@ -36,8 +36,8 @@ const Memory::Buffer* Memory::find(uint64_t addr, size_t n) const {
     if (addr >= l.addr && addr + n <= l.end() && addr + n >= addr) return &l;
   }
   // The last buffer whose start is <= addr.
-  auto it = std::upper_bound(buffers_.begin(), buffers_.end(), addr,
-                             [](uint64_t a, const Buffer& b) { return a < b.addr; });
+  auto it =
+      std::upper_bound(buffers_.begin(), buffers_.end(), addr, [](uint64_t a, const Buffer& b) { return a < b.addr; });
   if (it == buffers_.begin()) return nullptr;
   --it;
   if (addr + n < addr || addr + n > it->end()) return nullptr;
@@ -50,8 +50,8 @@ Memory::Buffer* Memory::find(uint64_t addr, size_t n) {
 }
 
 std::string Memory::describe(uint64_t addr) const {
-  auto it = std::upper_bound(buffers_.begin(), buffers_.end(), addr,
-                             [](uint64_t a, const Buffer& b) { return a < b.addr; });
+  auto it =
+      std::upper_bound(buffers_.begin(), buffers_.end(), addr, [](uint64_t a, const Buffer& b) { return a < b.addr; });
   if (it == buffers_.begin()) {
     if (buffers_.empty()) return "no buffer is allocated";
     return std::to_string(buffers_.front().addr - addr) + " bytes below the first buffer, at " +

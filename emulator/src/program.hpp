@@ -48,7 +48,7 @@ struct Decoded {
   int32_t guard = -1;  // slot of the guard predicate
   bool guard_negated = false;
   uint8_t ndst = 0, nsrc = 0;
-  bool pack = false;            // mov.bN d, {a, b, ...}: sources joined into one value
+  bool pack = false;             // mov.bN d, {a, b, ...}: sources joined into one value
   std::array<int32_t, 4> dst{};  // slots; -1 for the sink `_`
   std::array<Src, 5> src{};      // memory ops: src[0] is the address base, then the data
   int64_t offset = 0;            // memory ops: the address's byte offset
@@ -70,9 +70,9 @@ struct ParamSlot {
 
 struct Program {
   const codegen::Kernel* kernel = nullptr;
-  std::vector<codegen::Instr> instrs;  // legalized
-  std::vector<Decoded> code;           // instrs without labels
-  uint32_t nregs = 0;                  // slots [0, nregs) are the IR's registers
+  std::vector<codegen::Instr> instrs;      // legalized
+  std::vector<Decoded> code;               // instrs without labels
+  uint32_t nregs = 0;                      // slots [0, nregs) are the IR's registers
   std::vector<codegen::Special> specials;  // slot nregs + i holds specials[i]
   uint32_t nslots = 0;
   std::vector<uint64_t> slot_mask;  // the register's width as a mask (pred: 1)

@@ -9,8 +9,7 @@
 
 namespace tessel::emu::detail {
 
-void SharedMemory::reset(const Program& p, std::array<unsigned, 3> block, bool check_uninitialized,
-                         bool check_races) {
+void SharedMemory::reset(const Program& p, std::array<unsigned, 3> block, bool check_uninitialized, bool check_races) {
   p_ = &p;
   block_ = block;
   nthreads_ = block[0] * block[1] * block[2];
@@ -75,8 +74,7 @@ void SharedMemory::load(uint32_t addr, void* dst, uint32_t n, uint32_t t, bool a
       if (!races_ || static_cast<uint32_t>(s.writer) == t || (atomic && s.atomic) || full_ > s.full) continue;
       if (!pair_.empty() && pair_[size_t{t} * nthreads_ + s.writer] > s.epoch) continue;
       fault("shared-memory race", "reads " + std::to_string(n) + " bytes at shared address " + describe(addr) +
-                                      ", and byte " + describe(b) + " was written by thread " +
-                                      thread_name(s.writer) +
+                                      ", and byte " + describe(b) + " was written by thread " + thread_name(s.writer) +
                                       " with no barrier between that write and this read that both threads passed "
                                       "(a missing bar.sync?)");
     }

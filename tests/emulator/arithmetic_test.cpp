@@ -21,8 +21,8 @@ constexpr unsigned kThreads = 256;
 
 enum class Fn { Add, Sub, Mul, Div, Rem, Min, Max, Fma, Neg, Abs, Relu, Shl, Shr, And, Or, Xor };
 const char* fn_name(Fn f) {
-  static const char* n[] = {"add", "sub", "mul", "div", "rem", "min", "max", "fma",
-                            "neg", "abs", "relu", "shl", "shr", "and", "or", "xor"};
+  static const char* n[] = {"add", "sub", "mul",  "div", "rem", "min", "max", "fma",
+                            "neg", "abs", "relu", "shl", "shr", "and", "or",  "xor"};
   return n[static_cast<int>(f)];
 }
 
@@ -230,7 +230,7 @@ void check_scalar(Type t, const std::vector<Fn>& fns, std::mt19937_64& rng) {
     b[i] = random_value<H>(rng);
     c[i] = random_value<H>(rng);
     if constexpr (std::is_integral_v<H>) {
-      if (b[i] == 0) b[i] = 3;  // no division by zero
+      if (b[i] == 0) b[i] = 3;                             // no division by zero
       if (std::is_signed_v<H> && b[i] == H(-1)) b[i] = 5;  // no overflowing min / -1
     }
   }
@@ -247,7 +247,7 @@ void check_scalar(Type t, const std::vector<Fn>& fns, std::mt19937_64& rng) {
       const H want = reference(fns[k], a[i], b[i], c[i]);
       if (!same(got[k * kThreads + i], want) && ++wrong <= 3) {
         FAIL_CHECK(std::string(fn_name(fns[k])) << "." << ptx_name(t) << "(" << a[i] << ", " << b[i] << ", " << c[i]
-                                   << "): emulator " << got[k * kThreads + i] << ", host " << want);
+                                                << "): emulator " << got[k * kThreads + i] << ", host " << want);
       }
     }
     CHECK_MESSAGE(wrong == 0, std::string(fn_name(fns[k])) << "." << ptx_name(t) << ": " << wrong << " wrong results");
@@ -258,15 +258,16 @@ void check_scalar(Type t, const std::vector<Fn>& fns, std::mt19937_64& rng) {
 
 TEST_CASE("emulator: f32 and f64 arithmetic is bit-exact against the host") {
   TESSEL_RNG(rng);
-  const std::vector<Fn> fns = {Fn::Add, Fn::Sub, Fn::Mul, Fn::Div, Fn::Min, Fn::Max, Fn::Fma, Fn::Neg, Fn::Abs, Fn::Relu};
+  const std::vector<Fn> fns = {Fn::Add, Fn::Sub, Fn::Mul, Fn::Div, Fn::Min,
+                               Fn::Max, Fn::Fma, Fn::Neg, Fn::Abs, Fn::Relu};
   check_scalar<float>(Type::F32, fns, rng);
   check_scalar<double>(Type::F64, fns, rng);
 }
 
 TEST_CASE("emulator: integer arithmetic, logic and clamped shifts of every width are bit-exact") {
   TESSEL_RNG(rng);
-  const std::vector<Fn> common = {Fn::Add, Fn::Sub, Fn::Mul, Fn::Div, Fn::Rem, Fn::Min, Fn::Max, Fn::Fma,
-                                  Fn::Shl, Fn::Shr, Fn::And, Fn::Or, Fn::Xor};
+  const std::vector<Fn> common = {Fn::Add, Fn::Sub, Fn::Mul, Fn::Div, Fn::Rem, Fn::Min, Fn::Max,
+                                  Fn::Fma, Fn::Shl, Fn::Shr, Fn::And, Fn::Or,  Fn::Xor};
   std::vector<Fn> with_sign = common;
   with_sign.insert(with_sign.end(), {Fn::Neg, Fn::Abs, Fn::Relu});
   check_scalar<int16_t>(Type::S16, with_sign, rng);

@@ -29,18 +29,30 @@ struct Conv {
 };
 
 const std::vector<Conv> kConvs = {
-    {"cvt.rn.f16.f32", 0, Type::F16, Round::Rn},    {"cvt.rz.f16.f32", 0, Type::F16, Round::Rz},
-    {"cvt.rm.f16.f32", 0, Type::F16, Round::Rm},    {"cvt.rp.f16.f32", 0, Type::F16, Round::Rp},
-    {"cvt.rn.bf16.f32", 0, Type::BF16, Round::Rn},  {"cvt.rz.bf16.f32", 0, Type::BF16, Round::Rz},
-    {"cvt.rzi.s32.f32", 0, Type::S32, Round::Rzi},  {"cvt.rni.s32.f32", 0, Type::S32, Round::Rni},
-    {"cvt.rmi.s32.f32", 0, Type::S32, Round::Rmi},  {"cvt.rpi.s32.f32", 0, Type::S32, Round::Rpi},
-    {"cvt.rzi.u32.f32", 0, Type::U32, Round::Rzi},  {"cvt.rni.f32.f32", 0, Type::F32, Round::Rni},
-    {"cvt.rn.f32.s32", 1, Type::F32, Round::Rn},    {"cvt.rz.f32.s32", 1, Type::F32, Round::Rz},
-    {"cvt.sat.s8.s32", 1, Type::S8, Round::None, true}, {"cvt.sat.u8.s32", 1, Type::U8, Round::None, true},
-    {"cvt.s8.s32", 1, Type::S8},                    {"cvt.s16.s32", 1, Type::S16},
-    {"cvt.rn.f32.f64", 2, Type::F32, Round::Rn},    {"cvt.rz.f32.f64", 2, Type::F32, Round::Rz},
-    {"cvt.rm.f32.f64", 2, Type::F32, Round::Rm},    {"cvt.rp.f32.f64", 2, Type::F32, Round::Rp},
-    {"cvt.rzi.s64.f64", 2, Type::S64, Round::Rzi},  {"cvt.rn.f64.u64", 3, Type::F64, Round::Rn},
+    {"cvt.rn.f16.f32", 0, Type::F16, Round::Rn},
+    {"cvt.rz.f16.f32", 0, Type::F16, Round::Rz},
+    {"cvt.rm.f16.f32", 0, Type::F16, Round::Rm},
+    {"cvt.rp.f16.f32", 0, Type::F16, Round::Rp},
+    {"cvt.rn.bf16.f32", 0, Type::BF16, Round::Rn},
+    {"cvt.rz.bf16.f32", 0, Type::BF16, Round::Rz},
+    {"cvt.rzi.s32.f32", 0, Type::S32, Round::Rzi},
+    {"cvt.rni.s32.f32", 0, Type::S32, Round::Rni},
+    {"cvt.rmi.s32.f32", 0, Type::S32, Round::Rmi},
+    {"cvt.rpi.s32.f32", 0, Type::S32, Round::Rpi},
+    {"cvt.rzi.u32.f32", 0, Type::U32, Round::Rzi},
+    {"cvt.rni.f32.f32", 0, Type::F32, Round::Rni},
+    {"cvt.rn.f32.s32", 1, Type::F32, Round::Rn},
+    {"cvt.rz.f32.s32", 1, Type::F32, Round::Rz},
+    {"cvt.sat.s8.s32", 1, Type::S8, Round::None, true},
+    {"cvt.sat.u8.s32", 1, Type::U8, Round::None, true},
+    {"cvt.s8.s32", 1, Type::S8},
+    {"cvt.s16.s32", 1, Type::S16},
+    {"cvt.rn.f32.f64", 2, Type::F32, Round::Rn},
+    {"cvt.rz.f32.f64", 2, Type::F32, Round::Rz},
+    {"cvt.rm.f32.f64", 2, Type::F32, Round::Rm},
+    {"cvt.rp.f32.f64", 2, Type::F32, Round::Rp},
+    {"cvt.rzi.s64.f64", 2, Type::S64, Round::Rzi},
+    {"cvt.rn.f64.u64", 3, Type::F64, Round::Rn},
     {"cvt.rz.f64.u64", 3, Type::F64, Round::Rz},
 };
 const Type kInputs[] = {Type::F32, Type::S32, Type::F64, Type::U64};
@@ -53,7 +65,8 @@ Kernel conversion_kernel() {
                 b.global_pointer_param("u")};
   Value out = b.global_pointer_param("out");
   Value tid = b.special(Special::TidX);
-  for (int k = 0; k < 4; ++k) in[k] = b.load(Space::Global, kInputs[k], test::element(b, p[k], tid, bytes(kInputs[k])))[0];
+  for (int k = 0; k < 4; ++k)
+    in[k] = b.load(Space::Global, kInputs[k], test::element(b, p[k], tid, bytes(kInputs[k])))[0];
   for (size_t k = 0; k < kConvs.size(); ++k) {
     const Conv& c = kConvs[k];
     Value r = b.reg(c.to);
@@ -76,7 +89,7 @@ Kernel conversion_kernel() {
 // The neighbour of a finite-or-inf pattern toward +inf or -inf (sign-magnitude formats).
 uint64_t step(uint64_t v, int bits, bool up) {
   const uint64_t sign = uint64_t{1} << (bits - 1);
-  if (v == 0) return up ? 1 : sign | 1;      // +0
+  if (v == 0) return up ? 1 : sign | 1;     // +0
   if (v == sign) return up ? 1 : sign | 1;  // -0
   const bool neg = (v & sign) != 0;
   return (up != neg) ? v + 1 : v - 1;
@@ -147,7 +160,7 @@ uint64_t reference(const Conv& c, float x, int32_t i, double d, uint64_t u) {
   const double rn = static_cast<double>(u);
   if (c.rnd == Round::Rn) return std::bit_cast<uint64_t>(rn);
   return static_cast<long double>(rn) > static_cast<long double>(u) ? std::bit_cast<uint64_t>(rn) - 1
-                                                                     : std::bit_cast<uint64_t>(rn);
+                                                                    : std::bit_cast<uint64_t>(rn);
 }
 
 bool nan_pattern(uint64_t v, Type t) {
@@ -185,8 +198,9 @@ TEST_CASE("emulator: cvt in every rounding mode, saturating and narrowing, match
                        : m * 100;
     i[k] = static_cast<int32_t>(rng() >> (rng() % 40));
     if (rng() & 1) i[k] = -i[k];
-    d[k] = kind == 4 ? std::numeric_limits<double>::quiet_NaN()
-                     : std::ldexp(std::uniform_real_distribution<double>(-2, 2)(rng), static_cast<int>(rng() % 160) - 80);
+    d[k] = kind == 4
+               ? std::numeric_limits<double>::quiet_NaN()
+               : std::ldexp(std::uniform_real_distribution<double>(-2, 2)(rng), static_cast<int>(rng() % 160) - 80);
     u[k] = rng() >> (rng() % 64);
   }
   emu::Memory mem;

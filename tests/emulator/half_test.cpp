@@ -19,7 +19,8 @@ namespace {
 constexpr unsigned kThreads = 128;  // two elements each
 
 enum class Fn { Add, Sub, Mul, Div, Min, Max, Fma, Neg, Abs, Relu };
-const std::vector<Fn> kFns = {Fn::Add, Fn::Sub, Fn::Mul, Fn::Div, Fn::Min, Fn::Max, Fn::Fma, Fn::Neg, Fn::Abs, Fn::Relu};
+const std::vector<Fn> kFns = {Fn::Add, Fn::Sub, Fn::Mul, Fn::Div, Fn::Min,
+                              Fn::Max, Fn::Fma, Fn::Neg, Fn::Abs, Fn::Relu};
 
 // --- host side: bits <-> float for f16 (_Float16) and bf16 (the top half of an f32) ---
 

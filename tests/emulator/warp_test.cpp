@@ -24,7 +24,7 @@ Kernel warp_kernel() {
   // The butterfly reduction leaves the warp's sum in every lane.
   Value s = v;
   for (int off : {16, 8, 4, 2, 1}) s = s + shfl_sync(b, ShflMode::Bfly, s, off, 0x1f);
-  Value up = shfl_sync(b, ShflMode::Up, v, 1, 0);        // lane 0 keeps its own value
+  Value up = shfl_sync(b, ShflMode::Up, v, 1, 0);         // lane 0 keeps its own value
   Value down = shfl_sync(b, ShflMode::Down, v, 3, 0x1f);  // lanes 29..31 keep theirs
   Value idx = shfl_sync(b, ShflMode::Idx, v, b.constant(31, Type::U32) - lane, 0x1f);
   // Two half-warps diverge and each broadcasts its first lane's value under its own membermask.

@@ -21,8 +21,8 @@ struct RunOptions {
 };
 
 struct RunStats {
-  uint64_t steps = 0;   // instructions executed (guarded-off ones included), all threads
-  uint64_t blocks = 0;  // blocks run
+  uint64_t steps = 0;        // instructions executed (guarded-off ones included), all threads
+  uint64_t blocks = 0;       // blocks run
   uint64_t barriers = 0;     // barrier completions, all blocks
   uint64_t collectives = 0;  // warp collectives (shfl.sync, elect.sync) performed
 };
