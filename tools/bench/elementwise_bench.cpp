@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
     fill_random_bytes(A, rng);
     fill_random_bytes(B, rng);
     std::printf("\n%-5s %-10s %10s | %9s %9s %9s %9s | %9s %9s | %7s %7s\n", "dtype", "layout", "elements",
-                "tessel", "r1", "r2", "persist", "copy", "cuda C++", "%copy", "%peer");
+                "tessel", "r4", "r2", "persist", "copy", "cuda C++", "%copy", "%peer");
     std::printf("%-5s %-10s %10s | %9s %9s %9s %9s | %9s %9s | %7s %7s\n", "", "", "", "GB/s", "GB/s", "GB/s", "GB/s",
                 "GB/s", "GB/s", "", "");
     for (Type t : {Type::F32, Type::BF16}) {
@@ -100,12 +100,12 @@ int main(int argc, char** argv) {
           const double moved = 3.0 * static_cast<double>(n * eb);  // two reads and a write
           auto gbps = [&](double ms) { return moved / (ms * 1e6); };
           // tessel, default options and three variants (rows 1 and 2; a persistent grid).
-          ElementwiseOptions def, r1, r2, persist;
-          r1.rows = 1;
+          ElementwiseOptions def, r4, r2, persist;
+          r4.rows = 4;
           r2.rows = 2;
           persist.max_blocks = props.sm_count * 8;
           const double t_def = median_ms([&] { elementwise(args, {}, def); });
-          const double t_r1 = median_ms([&] { elementwise(args, {}, r1); });
+          const double t_r4 = median_ms([&] { elementwise(args, {}, r4); });
           const double t_r2 = median_ms([&] { elementwise(args, {}, r2); });
           const double t_pe = median_ms([&] { elementwise(args, {}, persist); });
           // The copy of the same bytes: 1.5x the tensor from A into C moves as many bytes (read
@@ -132,14 +132,14 @@ int main(int argc, char** argv) {
           }
           std::printf("%-5s %-10s %10lld | %9.0f %9.0f %9.0f %9.0f | %9.0f %9.0f | %6.1f%% %6.1f%%\n",
                       codegen::ptx_name(t), strided ? "pitched" : "contiguous", static_cast<long long>(n), gbps(t_def),
-                      gbps(t_r1), gbps(t_r2), gbps(t_pe), copy_gbps, peer_gbps, 100.0 * gbps(t_def) / copy_gbps,
+                      gbps(t_r4), gbps(t_r2), gbps(t_pe), copy_gbps, peer_gbps, 100.0 * gbps(t_def) / copy_gbps,
                       peer_gbps > 0 ? 100.0 * gbps(t_def) / peer_gbps : 0.0);
         }
       }
     }
-    std::printf("\ntessel: default options (rows per dtype, one block per tile); r1/r2: rows 1/2; persist: a grid of "
-                "8 blocks per SM walking the tiles. %%copy and %%peer compare the default with the copy and the CUDA "
-                "C++ peer.\n");
+    std::printf("\ntessel: default options (one 16-byte vector per operand and thread, one block per tile); "
+                "r4/r2: 4/2 vectors per thread; persist: a grid of 8 blocks per SM walking the tiles. %%copy and "
+                "%%peer compare the default with the copy and the CUDA C++ peer.\n");
   } catch (const Error& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

@@ -45,7 +45,7 @@ struct ElementwiseConfig {
   // a parameter, and the tensor moves element by element.
   std::array<bool, 3> unit{true, true, true};
   int vector = 1;           // elements per vector access: a power of two, at most 16 bytes
-  int rows = 4;             // vectors per thread (independent loads in flight)
+  int rows = 1;             // vectors per thread (independent loads in flight)
   int threads = 128;        // per block: a multiple of 32
   bool wide_index = false;  // s64 offsets and coordinates (else s32: every offset fits)
   bool nc = false;          // inputs through ld.global.nc (C aliases neither input)
@@ -73,7 +73,7 @@ codegen::Module elementwise_kernel(const ElementwiseConfig& c);
 // inside one device allocation (needs the driver).
 struct ElementwiseOptions {
   int threads = 128;
-  int rows = 4;
+  int rows = 1;  // vectors per thread: 1 measured fastest on an H100 (docs/performance.md)
   int max_blocks = 0;  // 0: as many blocks as tiles, capped at 2^31 - 1; else at most this many
   bool check_device_memory = true;
 };
