@@ -164,7 +164,7 @@ TEST_CASE("kernels: an elementwise plan checks the arguments against its configu
   const codegen::LaunchPlan plan = elementwise_plan(cfg, binary(ElementwiseOp::Add, a, a, a));
   CHECK(plan.kernel == cfg.name());
   CHECK(plan.params.size() == plan.entry().params.size());
-  CHECK(plan.grid[0] == 3);  // 5000 elements, tiles of 128 threads x 4 x 4
+  CHECK(plan.grid[0] == 10);  // 5000 elements, tiles of 128 threads x 4 elements x 1 row
   CHECK(plan.block[0] == 128);
 }
 
