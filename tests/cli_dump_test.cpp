@@ -266,6 +266,23 @@ TEST_CASE("cli: run says why it cannot run, and refuses bad arguments") {
   check_exit(run_cli({"run", "--help"}), 0);
 }
 
+TEST_CASE("cli: run --emulate checks a kernel on the CPU, without a driver") {
+  // No driver at all: the emulator needs none.
+  const Run ok = run_cli({"run", "elementwise", "--emulate", "--op", "div", "--dtype", "s8", "--rank", "3", "--size", "900"},
+                         {"TESSEL_LIBCUDA=/nonexistent/libcuda.so.1"});
+  INFO(ok.out << ok.err);
+  check_exit(ok, 0);
+  CHECK(ok.out.find("ok    elementwise --op div --dtype s8 --rank 3") != std::string::npos);
+  CHECK(ok.out.find("elements match the host, padding and guard intact") != std::string::npos);
+  CHECK(ok.out.find("in the emulator)") != std::string::npos);
+  const Run other = run_cli({"run", "vector_copy", "--emulate"});
+  check_exit(other, 1);
+  CHECK(other.err.find("vector_copy is not emulated yet (emulated: elementwise)") != std::string::npos);
+  const Run size = run_cli({"run", "elementwise", "--emulate", "--size", "0"});
+  check_exit(size, 2);
+  CHECK(size.err == "error: --size takes an integer in [1, 16777216], got '0'\n");
+}
+
 TEST_CASE("cli: run checks every listed configuration on the GPU") {
   if (std::string why = tessel::test::gpu_unavailable(); !why.empty()) {
     tessel::test::skip(why);

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <random>
 
+#include "emulate.hpp"
 #include "kernel_args.hpp"
 #include "printable.hpp"
 #include "tessel/algebra/error.hpp"
@@ -14,8 +15,8 @@
 namespace tessel::cli {
 
 void print_run_help(std::ostream& out) {
-  out << "usage: tessel run NAME [--OPTION VALUE ...] [--seed N]\n"
-         "       tessel run NAME --all [--seed N]\n"
+  out << "usage: tessel run NAME [--OPTION VALUE ...] [--seed N] [--emulate [--size N]]\n"
+         "       tessel run NAME --all [--seed N] [--emulate [--size N]]\n"
          "\n"
          "Runs a kernel configuration on GPU 0 with random inputs (outputs poisoned, guard zones\n"
          "checked) and compares the result with a host reference; prints the problem, the check and\n"
@@ -23,13 +24,15 @@ void print_run_help(std::ostream& out) {
          "\n"
          "  --all      every configuration that `tessel dump --list` lists for NAME\n"
          "  --seed N   the random inputs' seed (default: a fresh one, printed)\n"
+         "  --emulate  run in tessel's CPU emulator instead (no GPU or driver needed; elementwise)\n"
+         "  --size N   with --emulate: about N elements (default 4096)\n"
          "\n"
          "Kernels and options: `tessel dump --help`.\n";
 }
 
 int run_command(const std::vector<std::string>& args) {
   KernelArgs ka;
-  if (!parse_kernel_args(args, {"-h", "--help", "--all"}, {"--seed"}, ka)) return 2;
+  if (!parse_kernel_args(args, {"-h", "--help", "--all", "--emulate"}, {"--seed", "--size"}, ka)) return 2;
   if (ka.flags.count("-h") || ka.flags.count("--help")) {
     print_run_help(std::cout);
     return 0;
@@ -64,15 +67,30 @@ int run_command(const std::vector<std::string>& args) {
     std::cerr << "error: " << printable(e.what()) << "\n";
     return 2;
   }
+  const bool emulate = ka.flags.count("--emulate") > 0;
+  int64_t size = 4096;
+  if (ka.values.count("--size")) {
+    try {
+      size = std::stoll(ka.values.at("--size"));
+      if (size < 1 || size > (int64_t{1} << 24)) throw std::out_of_range("size");
+    } catch (const std::exception&) {
+      std::cerr << "error: --size takes an integer in [1, 16777216], got '" << printable(ka.values.at("--size")) << "'\n";
+      return 2;
+    }
+  }
   std::cout << "seed " << seed << "\n";
   bool all_ok = true;
   for (const kernels::Options& o : configs) {
     const std::string what = kernels::dump_arguments(*family, o);
     try {
-      const kernels::DemoRun r = kernels::run_demo(family->name, o, seed);
+      const kernels::DemoRun r =
+          emulate ? emulate_configuration(*family, o, seed, size) : kernels::run_demo(family->name, o, seed);
       std::cout << (r.ok ? "ok    " : "FAIL  ") << what << ": " << r.problem << ": " << r.result << " (" << std::fixed
-                << std::setprecision(3) << r.kernel_ms << " ms, " << std::setprecision(1)
-                << r.bytes / (r.kernel_ms * 1e6) << " GB/s, first launch)\n";
+                << std::setprecision(3) << r.kernel_ms << " ms";
+      if (emulate)
+        std::cout << " in the emulator)\n";
+      else
+        std::cout << ", " << std::setprecision(1) << r.bytes / (r.kernel_ms * 1e6) << " GB/s, first launch)\n";
       all_ok = all_ok && r.ok;
     } catch (const Error& e) {
       std::cerr << "error: cannot run " << what << ": " << printable(e.what()) << "\n";
