@@ -7,6 +7,11 @@
 
 namespace tessel::kernels {
 
-void register_builtin_kernel_classes(Registry& r) { r.add(std::make_shared<SimtGemmClass>()); }
+std::shared_ptr<KernelClass> make_elementwise_class();  // elementwise_catalog.cpp
+
+void register_builtin_kernel_classes(Registry& r) {
+  r.add(std::make_shared<SimtGemmClass>());
+  r.add(make_elementwise_class());
+}
 
 }  // namespace tessel::kernels

@@ -9,6 +9,7 @@
 
 #include "algebra/support.hpp"
 #include "tessel/emulator.hpp"
+#include "tessel/kernels/catalog.hpp"
 #include "tessel/kernels/elementwise_check.hpp"
 
 using namespace tessel;
@@ -102,4 +103,27 @@ TEST_CASE("emulator: a launch of one tile too many for a ragged problem stays in
                                  return p;
                                }),
                        doctest::Contains("out-of-bounds global access"), Error);
+}
+
+TEST_CASE("emulator: the catalog's elementwise entries are found, refuse clearly, and run their plans") {
+  auto rng = test::make_rng("emulator elementwise catalog");
+  ElementwiseCase k;
+  k.args = {ElementwiseOp::Max, TensorView{0, Type::BF16, {9, 130}, {136, 1}}, TensorView{0, Type::BF16, {9, 130}, {1, 9}},
+            TensorView{0, Type::BF16, {9, 130}, {130, 1}}};
+  fill_random(k, rng);
+  const Arguments args = at_addresses(k.args, 1ull << 40, 2ull << 40, 3ull << 40);  // (not null)
+  const std::vector<KernelPtr> found = get_kernels(args);
+  REQUIRE(found.size() == 1);
+  const Kernel& kernel = *found[0];
+  CHECK(kernel.name() == "tessel_elementwise_max_bf16");
+  CHECK(kernel.metadata().operation == Operation::Elementwise);
+  ElementwiseArguments wrong = std::get<ElementwiseArguments>(args);
+  wrong.op = ElementwiseOp::Min;
+  CHECK(kernel.supports(Arguments{wrong}).reason == "computes max, the arguments ask for min");
+  wrong = std::get<ElementwiseArguments>(args);
+  wrong.B.shape = {9, 131};
+  CHECK(kernel.supports(Arguments{wrong}).reason.find("B has shape (9,131) but C has (9,130)") != std::string::npos);
+  const Artifact art = kernel.compile(args, 90);
+  CHECK(art.ptx.find(".entry tessel_elementwise_max_bf16(") != std::string::npos);
+  CHECK(emulate(k, [&](const ElementwiseArguments& a) { return kernel.plan(Arguments{a}, art); }) == "");
 }
