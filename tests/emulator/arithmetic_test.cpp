@@ -55,7 +55,7 @@ H reference(Fn f, H a, H b, H c) {
         return ptx_min_max(true, a, b);
       case Fn::Max:
         return ptx_min_max(false, a, b);
-      case Fn::Neg:
+      case Fn::Neg:  // of a NaN: a NaN (same() takes every NaN as equal)
         return -a;
       case Fn::Abs:
         return std::fabs(a);

@@ -219,8 +219,8 @@ TEST_CASE("emulator: cvt in every rounding mode, saturating and narrowing, match
       const uint64_t want = reference(cv, x[k], i[k], d[k], u[k]) & mask, have = got[c * kThreads + k];
       const bool ok = have == want || (nan_pattern(have, cv.to) && nan_pattern(want, cv.to));
       if (!ok && ++wrong <= 3) {
-        FAIL_CHECK(cv.what << " of x=" << x[k] << " i=" << i[k] << " d=" << d[k] << " u=" << u[k] << ": emulator 0x"
-                           << std::hex << have << ", host 0x" << want << std::dec);
+        FAIL_CHECK(cv.what << " of x=" << x[k] << " i=" << i[k] << " d=" << d[k] << " u=" << u[k] << ": emulator "
+                           << emu::hex(have) << ", host " << emu::hex(want));
       }
     }
     CHECK_MESSAGE(wrong == 0, cv.what << ": " << wrong << " wrong");

@@ -67,7 +67,7 @@ inline int count_differences(const Bytes& emu, const Bytes& gpu, int bytes, cons
     std::memcpy(&e, emu.data() + i, bytes);
     std::memcpy(&g, gpu.data() + i, bytes);
     if (++wrong <= 5)
-      FAIL_CHECK(what << " element " << i / bytes << ": emulator 0x" << std::hex << e << ", GPU 0x" << g);
+      FAIL_CHECK(what << " element " << i / bytes << ": emulator " << emu::hex(e) << ", GPU " << emu::hex(g));
   }
   return wrong;
 }

@@ -172,8 +172,8 @@ TEST_CASE("emulator: f16 and bf16 arithmetic rounds once to nearest even, as the
         const uint16_t want = reference(kFns[k], t, a[i], b[i], c[i]), have = got[k * n + i];
         if (have != want && !(is_nan(have, t) && is_nan(want, t)) && ++wrong <= 3) {
           FAIL_CHECK("function " << int(kFns[k]) << " on " << ptx_name(t) << " (" << to_float(a[i], t) << ", "
-                                 << to_float(b[i], t) << ", " << to_float(c[i], t) << "): emulator 0x" << std::hex
-                                 << have << ", host 0x" << want << std::dec);
+                                 << to_float(b[i], t) << ", " << to_float(c[i], t) << "): emulator " << emu::hex(have)
+                                 << ", host " << emu::hex(want));
         }
       }
       CHECK_MESSAGE(wrong == 0, "function " << int(kFns[k]) << " on " << ptx_name(t) << ": " << wrong << " wrong");
