@@ -184,9 +184,10 @@ uint64_t scalar_float(const Decoded& d, Format f, uint64_t a, uint64_t b, uint64
     case Op::Max:
       return min_max(false, a, b, f);
     case Op::Neg:
-      return a ^ sign_bit(f);
     case Op::Abs:
-      return a & ~sign_bit(f);
+      // f32 and f64 give their canonical NaN for a NaN (as an H100 does); f16/bf16 flip the bit.
+      if ((f.mbits == 23 || f.ebits == 11) && std::isnan(x)) return canonical_nan(f);
+      return d.op == Op::Neg ? a ^ sign_bit(f) : a & ~sign_bit(f);
     default:
       fault("not emulated yet", std::string(ptx_name(d.type)) + " form of this instruction");
   }

@@ -32,7 +32,12 @@ Format format_of(Type t) {
   }
 }
 
-uint64_t canonical_nan(Format f) { return (uint64_t{1} << (f.ebits + f.mbits)) - 1; }
+uint64_t canonical_nan(Format f) {
+  // f64 results are the default quiet NaN, narrower ones all ones but the sign (measured on an
+  // H100: add.f64 gives 0x7ff8000000000000, add.f32 0x7fffffff, add.f16 0x7fff).
+  if (f.ebits == 11) return 0x7ff8000000000000;
+  return (uint64_t{1} << (f.ebits + f.mbits)) - 1;
+}
 
 double to_double(uint64_t bits, Format f) {
   if (f.ebits == 11) return std::bit_cast<double>(bits);

@@ -18,7 +18,8 @@ inline constexpr Format kF16{5, 10}, kBF16{8, 7}, kTF32{8, 10}, kF32{8, 23}, kF6
 // The format of a float type (f16, bf16, tf32, f32, f64; the packed pairs give their half).
 Format format_of(codegen::Type t);
 
-// The canonical NaN of a format: sign clear, exponent and mantissa all ones (0x7fffffff for f32).
+// The NaN that arithmetic of a format produces: 0x7ff8000000000000 for f64, else sign clear with
+// exponent and mantissa all ones (0x7fffffff for f32, 0x7fff for f16).
 uint64_t canonical_nan(Format f);
 
 // The exact value of a bit pattern.

@@ -10,7 +10,7 @@
 #include <limits>
 #include <vector>
 
-#include "emulator/support.hpp"
+#include "emulator/gpu_compare.hpp"
 
 using namespace tessel;
 using namespace tessel::codegen;
@@ -219,10 +219,39 @@ TEST_CASE("emulator: cvt in every rounding mode, saturating and narrowing, match
       const uint64_t want = reference(cv, x[k], i[k], d[k], u[k]) & mask, have = got[c * kThreads + k];
       const bool ok = have == want || (nan_pattern(have, cv.to) && nan_pattern(want, cv.to));
       if (!ok && ++wrong <= 3) {
-        FAIL_CHECK(cv.what << " of x=" << x[k] << " i=" << i[k] << " d=" << d[k] << " u=" << u[k] << ": emulator 0x"
-                           << std::hex << have << ", host 0x" << want << std::dec);
+        FAIL_CHECK(cv.what << " of x=" << x[k] << " i=" << i[k] << " d=" << d[k] << " u=" << u[k] << ": emulator "
+                           << emu::hex(have) << ", host " << emu::hex(want));
       }
     }
     CHECK_MESSAGE(wrong == 0, cv.what << ": " << wrong << " wrong");
+  }
+}
+
+TEST_CASE("emulator: cvt agrees with the GPU bit for bit") {
+  TESSEL_REQUIRE_GPU(80);
+  TESSEL_RNG(rng);
+  std::vector<float> x(kThreads);
+  std::vector<int32_t> i(kThreads);
+  std::vector<double> d(kThreads);
+  std::vector<uint64_t> u(kThreads);
+  for (unsigned k = 0; k < kThreads; ++k) {
+    const float m = std::uniform_real_distribution<float>(-3, 3)(rng);
+    const int kind = static_cast<int>(rng() % 6);
+    x[k] = kind == 0   ? std::round(m * 8) / 2 + 0.5f
+           : kind == 1 ? std::ldexp(m, static_cast<int>(rng() % 60) - 30)
+           : kind == 2 ? std::numeric_limits<float>::quiet_NaN()
+           : kind == 3 ? std::ldexp(m, 17)
+                       : m * 100;
+    i[k] = static_cast<int32_t>(rng() >> (rng() % 40));
+    d[k] = std::ldexp(std::uniform_real_distribution<double>(-2, 2)(rng), static_cast<int>(rng() % 300) - 150);
+    u[k] = rng() >> (rng() % 64);
+  }
+  const auto [e, g] = test::run_both(conversion_kernel(), {1, 1, 1}, {kThreads, 1, 1},
+                                     {test::as_bytes(x), test::as_bytes(i), test::as_bytes(d), test::as_bytes(u),
+                                      test::Bytes(kConvs.size() * kThreads * 8, 0)});
+  for (size_t c = 0; c < kConvs.size(); ++c) {
+    const test::Bytes ek(e[4].begin() + c * kThreads * 8, e[4].begin() + (c + 1) * kThreads * 8);
+    const test::Bytes gk(g[4].begin() + c * kThreads * 8, g[4].begin() + (c + 1) * kThreads * 8);
+    CHECK(test::count_differences(ek, gk, 8, kConvs[c].what) == 0);
   }
 }

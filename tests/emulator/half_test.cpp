@@ -9,7 +9,7 @@
 #include <limits>
 #include <vector>
 
-#include "emulator/support.hpp"
+#include "emulator/gpu_compare.hpp"
 
 using namespace tessel;
 using namespace tessel::codegen;
@@ -172,8 +172,8 @@ TEST_CASE("emulator: f16 and bf16 arithmetic rounds once to nearest even, as the
         const uint16_t want = reference(kFns[k], t, a[i], b[i], c[i]), have = got[k * n + i];
         if (have != want && !(is_nan(have, t) && is_nan(want, t)) && ++wrong <= 3) {
           FAIL_CHECK("function " << int(kFns[k]) << " on " << ptx_name(t) << " (" << to_float(a[i], t) << ", "
-                                 << to_float(b[i], t) << ", " << to_float(c[i], t) << "): emulator 0x" << std::hex
-                                 << have << ", host 0x" << want << std::dec);
+                                 << to_float(b[i], t) << ", " << to_float(c[i], t) << "): emulator " << emu::hex(have)
+                                 << ", host " << emu::hex(want));
         }
       }
       CHECK_MESSAGE(wrong == 0, "function " << int(kFns[k]) << " on " << ptx_name(t) << ": " << wrong << " wrong");
@@ -233,4 +233,25 @@ TEST_CASE("emulator: s8 and u8 arithmetic through widening and narrowing cvt wra
   TESSEL_RNG(rng);
   check_bytes<int8_t>(Type::S8, rng);
   check_bytes<uint8_t>(Type::U8, rng);
+}
+
+TEST_CASE("emulator: f16 and bf16 arithmetic agrees with the GPU bit for bit") {
+  TESSEL_REQUIRE_GPU(90);
+  TESSEL_RNG(rng);
+  for (Type t : {Type::F16, Type::BF16}) {
+    const unsigned n = 2 * kThreads;
+    std::vector<uint16_t> v[3];
+    for (auto& x : v) {
+      x.resize(n);
+      for (uint16_t& e : x) e = random_half(rng, t);
+    }
+    const auto [e, g] = test::run_both(
+        half_kernel(t), {1, 1, 1}, {kThreads, 1, 1},
+        {test::as_bytes(v[0]), test::as_bytes(v[1]), test::as_bytes(v[2]), test::Bytes(kFns.size() * n * 2, 0)});
+    for (size_t k = 0; k < kFns.size(); ++k) {
+      const test::Bytes ek(e[3].begin() + k * n * 2, e[3].begin() + (k + 1) * n * 2);
+      const test::Bytes gk(g[3].begin() + k * n * 2, g[3].begin() + (k + 1) * n * 2);
+      CHECK(test::count_differences(ek, gk, 2, "function " + std::to_string(int(kFns[k])) + " on " + ptx_name(t)) == 0);
+    }
+  }
 }

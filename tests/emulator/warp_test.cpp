@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "emulator/support.hpp"
+#include "emulator/gpu_compare.hpp"
 #include "tessel/codegen/sync.hpp"
 
 using namespace tessel;
@@ -67,4 +67,14 @@ TEST_CASE("emulator: shfl.sync in every mode, divergent half-warps and elect.syn
   }
   // 4 warps x (5 + 3 + 1 whole-warp shuffles and elect + 2 half-warp groups).
   CHECK(stats.collectives == 4 * (5 + 3 + 2 + 1));
+}
+
+TEST_CASE("emulator: warp collectives agree with the GPU") {
+  TESSEL_REQUIRE_GPU(90);
+  TESSEL_RNG(rng);
+  std::vector<uint32_t> a(kThreads);
+  for (uint32_t& x : a) x = static_cast<uint32_t>(rng());
+  const auto [e, g] = test::run_both(warp_kernel(), {1, 1, 1}, {kThreads, 1, 1},
+                                     {test::as_bytes(a), test::Bytes(kOutputs * kThreads * 4, 0)});
+  CHECK(test::count_differences(e[1], g[1], 4, "warp outputs") == 0);
 }
