@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "codegen/ptxas.hpp"
 #include "kernels/gemm_problem.hpp"
 #include "runtime/gpu.hpp"
@@ -89,8 +91,9 @@ TEST_CASE("byo example: gpu every configuration matches the host reference on ra
       return md.kernel_class == "byo_gemm_f64" && md.design.tile == k->metadata().design.tile;
     });
     INFO(k->name() << ": " << p.describe() << " (reproduce with TESSEL_SEED=" << test::gpu_seed() << ")");
-    REQUIRE(found.size() == 1);
-    CHECK(found[0]->name() == k->name());
+    // An extent of 1 makes a mode's major ambiguous, so several entries may fit; k must be one.
+    REQUIRE(!found.empty());
+    CHECK(std::any_of(found.begin(), found.end(), [&](const kernels::KernelPtr& f) { return f->name() == k->name(); }));
     const kernels::Artifact artifact = k->compile(args);
     k->run(args, artifact);
     test::gpu_context().synchronize();

@@ -299,7 +299,8 @@ TEST_CASE("emulator: arithmetic of every type agrees with the GPU bit for bit") 
       const size_t n = kThreads * sizeof(H);
       const test::Bytes ek(e[3].begin() + k * n, e[3].begin() + (k + 1) * n),
           gk(g[3].begin() + k * n, g[3].begin() + (k + 1) * n);
-      CHECK(test::count_differences(ek, gk, sizeof(H), std::string(fn_name(fns[k])) + "." + ptx_name(t)) == 0);
+      CHECK(test::count_differences(ek, gk, sizeof(H), std::string(fn_name(fns[k])) + "." + ptx_name(t),
+                                    t == Type::F64) == 0);
     }
   };
   const std::vector<Fn> floats = {Fn::Add, Fn::Sub, Fn::Mul, Fn::Div, Fn::Min,

@@ -58,14 +58,22 @@ inline std::pair<std::vector<Bytes>, std::vector<Bytes>> run_both(const codegen:
   return out;
 }
 
-// The elements (of `bytes` bytes) where the two runs differ, the first few reported.
-inline int count_differences(const Bytes& emu, const Bytes& gpu, int bytes, const std::string& what) {
+// Whether an f64 element (8 bytes) is a NaN.
+inline bool is_nan64(uint64_t v) { return (v & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (v << 12) != 0; }
+
+// The elements (of `bytes` bytes) where the two runs differ, the first few reported. With
+// `f64_nan_any`, two f64 NaNs count as equal whatever their sign and payload: the H100 gave
+// 0xfff8... for NaN results of mul.f64/fma.f64 in one run where an earlier run had shown
+// 0x7ff8... for others; which rule it follows is not settled (docs/emulator.md).
+inline int count_differences(const Bytes& emu, const Bytes& gpu, int bytes, const std::string& what,
+                             bool f64_nan_any = false) {
   int wrong = 0;
   for (size_t i = 0; i + bytes <= emu.size(); i += bytes) {
     if (std::memcmp(emu.data() + i, gpu.data() + i, bytes) == 0) continue;
     uint64_t e = 0, g = 0;
     std::memcpy(&e, emu.data() + i, bytes);
     std::memcpy(&g, gpu.data() + i, bytes);
+    if (f64_nan_any && bytes == 8 && is_nan64(e) && is_nan64(g)) continue;
     if (++wrong <= 5)
       FAIL_CHECK(what << " element " << i / bytes << ": emulator " << emu::hex(e) << ", GPU " << emu::hex(g));
   }
