@@ -16,18 +16,6 @@ std::vector<int64_t> static_extents(int rank) {
   return std::vector<int64_t>(e, e + rank);
 }
 
-// Compact strides of `shape` with mode `fastest` the contiguous one and the others in order.
-std::vector<int64_t> compact_strides(const std::vector<int64_t>& shape, bool last_fastest) {
-  std::vector<int64_t> s(shape.size());
-  int64_t acc = 1;
-  for (size_t k = 0; k < shape.size(); ++k) {
-    const size_t i = last_fastest ? shape.size() - 1 - k : k;
-    s[i] = acc;
-    acc *= shape[i];
-  }
-  return s;
-}
-
 }  // namespace
 
 ElementwiseConfig elementwise_config(const Options& o) {
@@ -48,7 +36,9 @@ ElementwiseConfig elementwise_config(const Options& o) {
     c.static_shape = static_extents(c.rank);
     for (int x = 0; x < 3; ++x) {
       if (x == 1 && is_unary(c.op)) continue;
-      c.static_stride[x] = compact_strides(c.static_shape, c.rank == 1 || majors[x] == 'r');
+      const bool last_fastest = c.rank == 1 || majors[x] == 'r';
+      c.static_stride[x] = (last_fastest ? row_major(0, c.dtype, c.static_shape)
+                                         : column_major(0, c.dtype, c.static_shape)).stride;
     }
     // The ragged static extents make odd pitches: the vector is what the strides allow.
     auto fits = [&](int v) {

@@ -67,6 +67,16 @@ void check_output_distinct(const TensorView& c) {
   }
 }
 
+// Whether 32-bit offsets may overflow: some operand spans, or some extent (a coordinate plus a
+// tile's slack) reaches, past 2^31 less a margin.
+int64_t offset_reach(const ElementwiseArguments& a, const std::vector<int64_t>& shape) {
+  int64_t reach = 0;
+  for (int x : operands(a.op)) reach = std::max(reach, view(a, x).span_bytes());
+  for (int64_t e : shape) reach = std::max(reach, e);
+  return reach;
+}
+bool needs_wide_index(int64_t reach) { return reach > (int64_t{1} << 31) - (int64_t{1} << 22); }
+
 }  // namespace
 
 bool ElementwiseProblem::empty() const {
@@ -197,10 +207,7 @@ ElementwiseConfig choose_elementwise_config(const ElementwiseProblem& p, const E
   while (v > 1 && !fits(v)) v /= 2;
   c.vector = static_cast<int>(v);
   // 32-bit offsets while every byte offset (and coordinate, with a tile's slack) fits.
-  int64_t reach = 0;
-  for (int x : ops) reach = std::max(reach, view(a, x).span_bytes());
-  for (int64_t e : p.shape) reach = std::max(reach, e);
-  c.wide_index = reach > (int64_t{1} << 31) - (int64_t{1} << 22);
+  c.wide_index = needs_wide_index(offset_reach(a, p.shape));
   c.nc = a.C.data != a.A.data && (is_unary(a.op) || a.C.data != a.B.data);
   return c;
 }
@@ -252,10 +259,8 @@ Prepared prepare_for(const ElementwiseConfig& c, const ElementwiseArguments& a, 
              std::to_string(t.stride[k]) + " in mode " + std::to_string(k) + " is not a multiple");
     }
   }
-  int64_t reach = 0;
-  for (int x : operands(a.op)) reach = std::max(reach, view(a, x).span_bytes());
-  for (int64_t e : shape) reach = std::max(reach, e);
-  if (!c.wide_index && reach > (int64_t{1} << 31) - (int64_t{1} << 22))
+  const int64_t reach = offset_reach(a, shape);
+  if (!c.wide_index && needs_wide_index(reach))
     fail(kernel + "uses 32-bit offsets; the operands span " + std::to_string(reach) + " bytes");
   const std::vector<int64_t> tile = c.tile();
   int64_t ntiles = 1;

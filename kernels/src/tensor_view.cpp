@@ -12,14 +12,6 @@ int64_t TensorView::size() const {
   return n;
 }
 
-int64_t TensorView::lowest_offset_bytes() const {
-  int64_t lo = 0;
-  for (size_t i = 0; i < shape.size() && i < stride.size(); ++i) {
-    if (shape[i] > 0 && stride[i] < 0) lo += (shape[i] - 1) * stride[i];
-  }
-  return lo * codegen::bytes(dtype);
-}
-
 int64_t TensorView::span_bytes() const {
   if (size() == 0) return 0;
   int64_t lo = 0, hi = 0;

@@ -36,7 +36,6 @@ std::string run_host_api(ElementwiseCase& k, bool in_place = false) {
   std::vector<uint8_t> out = (in_place ? da : dc).to_vector<uint8_t>();
   out.resize(k.c_bytes + ElementwiseCase::kGuardBytes);
   if (in_place) {  // bytes of A that are not C's elements keep A's values, not the poison
-    ElementwiseCase expect = k;
     std::vector<uint8_t> ref(out.size(), ElementwiseCase::kPoison);
     std::copy(k.a.begin(), k.a.end(), ref.begin());
     elementwise_reference(k.args, k.a, k.b, ref);

@@ -19,9 +19,8 @@ struct TensorView {
   int rank() const { return static_cast<int>(shape.size()); }
   int64_t size() const;  // the number of elements (1 for rank 0)
   // Bytes from the lowest to one past the highest element addressed (negative strides allowed),
-  // and the lowest byte offset (<= 0), for range and overlap checks. 0 bytes when size() == 0.
+  // for range and overlap checks. 0 bytes when size() == 0.
   int64_t span_bytes() const;
-  int64_t lowest_offset_bytes() const;
   // "bf16 (4,8):(8,1) at 0x7f0000000000"
   std::string to_string() const;
 };
