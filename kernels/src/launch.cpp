@@ -41,6 +41,8 @@ void launch_kernel(const rt::Function& f, const Kernel& k, const LaunchPlan& pla
     const auto& p = plan.params[i];
     args.add_bytes(p.data(), p.size(), k.params[i].kind == Param::Kind::TensorMap ? 64 : p.size());
   }
+  // Above 48 KB a function's dynamic shared memory must be allowed first (cuFuncSetAttribute).
+  if (plan.dynamic_shared_bytes > 48 * 1024) f.set_max_dynamic_shared_memory(static_cast<int>(plan.dynamic_shared_bytes));
   rt::LaunchConfig lc;
   lc.grid = {plan.grid[0], plan.grid[1], plan.grid[2]};
   lc.block = {plan.block[0], plan.block[1], plan.block[2]};

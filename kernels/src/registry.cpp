@@ -4,12 +4,13 @@
 #include "tessel/algebra/error.hpp"
 #include "tessel/kernels/demos.hpp"
 #include "tessel/kernels/elementwise.hpp"
+#include "tessel/kernels/hopper_gemm.hpp"
 
 namespace tessel::kernels {
 
 const std::vector<KernelFamily>& kernel_families() {
   static const std::vector<KernelFamily> all = {vector_copy_family(), tma_tile_family(), wgmma_tile_family(),
-                                                elementwise_family()};
+                                                elementwise_family(), hopper_gemm_family()};
   return all;
 }
 

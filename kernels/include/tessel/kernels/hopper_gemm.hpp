@@ -1,0 +1,96 @@
+// hopper_gemm.hpp: the Hopper GEMM (sm_90a), the kernel of the CuTe DSL's hopper/dense_gemm.py
+// written by tessel as PTX: out = alpha * (A @ B) + beta * out over a batch, with
+//   - TMA (cp.async.bulk.tensor) loads of A and B tiles into 128-byte-swizzled shared memory, whose
+//     layouts come from the algebra and also give the wgmma matrix descriptors;
+//   - a ring of `stages` buffers, each with a "full" mbarrier (the producer's expect_tx, completed
+//     by the TMA's transaction bytes) and an "empty" one (an arrive per consumer warp when the
+//     wgmmas reading it have finished);
+//   - warp specialization: warpgroup 0 produces (one thread issues every TMA; setmaxnreg gives its
+//     registers away), warpgroups 1.. consume, each a 64-row slab of the tile with wgmma.mma_async
+//     m64nNk(32 bytes), one k-tile of MMAs kept in flight;
+//   - a persistent grid (one CTA per SM) walking the tiles in groups of 8 tile-rows, so that the
+//     CTAs running at once share A and B tiles in L2;
+//   - an epilogue from the accumulator fragment to global memory (alpha, beta, conversion), with
+//     vector stores on interior tiles and per-element predicates on the ragged edge; out-of-range
+//     rows, columns and k are zero-filled by the TMA.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tessel/codegen/ir.hpp"
+#include "tessel/codegen/launch_plan.hpp"
+#include "tessel/codegen/wgmma.hpp"
+#include "tessel/kernels/catalog.hpp"
+#include "tessel/kernels/registry.hpp"
+#include "tessel/runtime/tensor_map.hpp"
+
+namespace tessel::kernels {
+
+struct HopperGemmConfig {
+  // A and B in memory: bf16 or f16; f32 (multiplied as tf32); e4m3 or e5m2 (fp8). f32 accumulators.
+  codegen::Type ab = codegen::Type::BF16;
+  codegen::Type out = codegen::Type::BF16;  // bf16, f16 or f32
+  // K: K contiguous (A row-major, B column-major); MN: M (N) contiguous. MN only for bf16/f16.
+  codegen::Major a_major = codegen::Major::K, b_major = codegen::Major::K;
+  Major out_major = Major::Row;  // Row (N contiguous) or Column (M contiguous)
+  int tile_m = 128;              // 64 or 128: one consumer warpgroup per 64 rows
+  int tile_n = 128;              // 64, 128 or 256: the N of every wgmma
+  int stages = 4;                // shared-memory buffers in the ring
+
+  codegen::Type mma_type() const;  // tf32 for f32 inputs, else `ab`
+  int tile_k() const;              // 128 bytes of `ab`: one 128-byte swizzle row
+  int consumers() const { return tile_m / 64; }
+  int threads() const { return 128 * (1 + consumers()); }
+  int a_stage_bytes() const;
+  int b_stage_bytes() const;
+  // Dynamic shared memory: the stages, 16 bytes of mbarriers per stage and 1024 bytes of slack
+  // to align the base to the 128-byte swizzle's 1024-byte period.
+  int shared_bytes() const;
+  // tessel_hopper_gemm_bf16_bf16_128x128x64_s4_kkr (majors of A, B: k or m/n; out: r or c).
+  std::string name() const;
+  // Throws tessel::Error naming the value and the rule.
+  void check() const;
+};
+
+// The kernel. Parameters, in order: tmap_a, tmap_b (TMA descriptors, see hopper_gemm_tensor_maps),
+// out (u64), M, N, K, L (s32), ld_out, batch_stride_out (s64, elements), alpha, beta (f32).
+// Block threads(), dynamic shared memory shared_bytes(), any grid (persistent: CTA i takes tiles
+// i, i + gridDim.x, ...).
+codegen::Module hopper_gemm(const HopperGemmConfig& c);
+
+// Whether the configuration runs `args`, and why not: ranks and shapes, types, majors, the TMA's
+// 16-byte rules on addresses and strides, extents above 2^31, alpha/beta not finite.
+Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& args);
+
+// The TMA descriptor specs of A and B for `args` (which the configuration supports).
+std::pair<rt::TensorMapSpec, rt::TensorMapSpec> hopper_gemm_tensor_maps(const HopperGemmConfig& c,
+                                                                        const GemmArguments& args);
+
+// Makes the 128 bytes of a TMA descriptor: rt::encode_tensor_map on a GPU, the emulator's
+// emu::encode_tensor_map on the CPU.
+using TensorMapEncoder = std::function<rt::TensorMap(const rt::TensorMapSpec&, uint64_t address)>;
+
+// The launch of `module` (hopper_gemm(c)) on `args`, with at most `max_ctas` persistent CTAs
+// (the SM count; at least 1 even for an empty problem).
+codegen::LaunchPlan hopper_gemm_plan(const HopperGemmConfig& c, const GemmArguments& args, codegen::Module module,
+                                     int max_ctas, const TensorMapEncoder& encode);
+
+KernelMetadata hopper_gemm_metadata(const HopperGemmConfig& c);
+
+// The catalog class "hopper_gemm": types x tiles x stages x majors.
+class HopperGemmClass : public KernelClass {
+ public:
+  std::string name() const override { return "hopper_gemm"; }
+  std::string description() const override;
+  std::vector<KernelPtr> generate_kernels(const MetadataFilter& filter = {}, std::optional<Epilogue> epilogue = {},
+                                          std::optional<int> cc = {}) const override;
+  static std::vector<HopperGemmConfig> configurations();
+};
+
+// The `tessel dump hopper_gemm` family.
+HopperGemmConfig hopper_gemm_config(const Options& o);
+KernelFamily hopper_gemm_family();
+
+}  // namespace tessel::kernels

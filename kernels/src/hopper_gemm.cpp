@@ -1,0 +1,317 @@
+// hopper_gemm.cpp: the generator of the Hopper GEMM (see hopper_gemm.hpp for the design).
+//
+// Shared memory (dynamic, its base rounded up to 1024 bytes):
+//   [A stage 0 .. A stage S-1][B stage 0 .. B stage S-1][full mbarrier x S][empty mbarrier x S]
+// Each operand stage is laid out by the algebra as the TMA box writes it with the 128-byte
+// swizzle; slicing that layout by one wgmma's (MN, K) block gives the matrix descriptor (checked
+// against the PTX ISA's canonical layouts by make_matrix_descriptor) and its start offset.
+#include <string>
+#include <vector>
+
+#include "tessel/algebra/error.hpp"
+#include "tessel/codegen/async_copy.hpp"
+#include "tessel/codegen/builder.hpp"
+#include "tessel/codegen/mbarrier.hpp"
+#include "tessel/codegen/sync.hpp"
+#include "tessel/codegen/wgmma.hpp"
+#include "tessel/kernels/hopper_gemm.hpp"
+
+namespace tessel::kernels {
+
+using namespace codegen;
+
+namespace {
+
+constexpr int kSwizzleRow = 128;  // bytes: every operand tile uses the 128-byte swizzle
+constexpr int kGroupRows = 8;     // tile-rows per rasterization group (L2 reuse)
+
+bool is_fp8(Type t) { return t == Type::E4M3 || t == Type::E5M2; }
+
+const char* major_letter(codegen::Major m, bool is_a) { return m == codegen::Major::K ? "k" : is_a ? "m" : "n"; }
+
+// The shared-memory layout of one operand stage, (MN, K) -> element offset, as TMA boxes with the
+// 128-byte swizzle leave it. K-major: one box of `rows` rows of 128 bytes. MN-major: one box of K
+// rows of 128 bytes of MN per 128-byte chunk of MN: ((chunk, rows/chunk), K).
+ComposedLayout stage_layout(Type elem, codegen::Major major, int rows, int k) {
+  const Swizzle sw = element_swizzle(SmemSwizzle::B128, elem);
+  if (major == codegen::Major::K) return composition(sw, make_layout(IntTuple{rows, k}, IntTuple{k, 1}));
+  const int chunk = kSwizzleRow / bytes(elem);
+  return composition(sw, make_layout(IntTuple{IntTuple{chunk, rows / chunk}, k}, IntTuple{IntTuple{1, chunk * k}, chunk}));
+}
+
+// The descriptors of every wgmma block of an operand stage: block (i, kb) covers MN rows
+// [i*mn, (i+1)*mn) and the kb-th k of the instruction. All share LBO, SBO and the swizzle, and
+// differ by a static start offset, which is returned in bytes (the encoding adds start >> 4).
+struct StageDescriptors {
+  MatrixDescriptor base;        // start 0
+  std::vector<int64_t> starts;  // [i * kblocks + kb], bytes
+};
+
+StageDescriptors stage_descriptors(const ComposedLayout& stage, Type mma, codegen::Major major, int mn, int blocks_mn,
+                                   int k_inst, int kblocks) {
+  StageDescriptors out;
+  ComposedLayout divided = stage;
+  divided.layout = zipped_divide(stage.layout, Tiler::from_shape(IntTuple{mn, k_inst}));
+  for (int i = 0; i < blocks_mn; ++i) {
+    for (int kb = 0; kb < kblocks; ++kb) {
+      // The block as a tile of its own: (MN, K) of the instruction, its position in the offset.
+      const ComposedLayout tile = slice(SliceCoord{_, SliceCoord{i, kb}}, divided);
+      const MatrixDescriptor d = make_matrix_descriptor(tile, mma, major);
+      if (out.starts.empty()) {
+        out.base = d;
+        out.base.start = 0;
+      } else if (d.lbo != out.base.lbo || d.sbo != out.base.sbo || d.swizzle != out.base.swizzle) {
+        fail("hopper_gemm: the wgmma blocks of one stage have different descriptors");
+      }
+      out.starts.push_back(d.start.value("wgmma block start"));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Type HopperGemmConfig::mma_type() const { return ab == Type::F32 ? Type::TF32 : ab; }
+int HopperGemmConfig::tile_k() const { return kSwizzleRow / bytes(ab); }
+int HopperGemmConfig::a_stage_bytes() const { return tile_m * kSwizzleRow; }
+int HopperGemmConfig::b_stage_bytes() const { return tile_n * kSwizzleRow; }
+int HopperGemmConfig::shared_bytes() const { return stages * (a_stage_bytes() + b_stage_bytes() + 16) + 1024; }
+
+std::string HopperGemmConfig::name() const {
+  return std::string("tessel_hopper_gemm_") + ptx_name(ab) + "_" + ptx_name(out) + "_" + std::to_string(tile_m) + "x" +
+         std::to_string(tile_n) + "x" + std::to_string(tile_k()) + "_s" + std::to_string(stages) + "_" +
+         major_letter(a_major, true) + major_letter(b_major, false) + (out_major == Major::Row ? "r" : "c");
+}
+
+void HopperGemmConfig::check() const {
+  const std::string who = "hopper_gemm " + name() + ": ";
+  if (ab != Type::BF16 && ab != Type::F16 && ab != Type::F32 && !is_fp8(ab))
+    fail(who + "input type " + ptx_name(ab) + " (bf16, f16, f32 as tf32, e4m3 or e5m2)");
+  if (out != Type::BF16 && out != Type::F16 && out != Type::F32)
+    fail(who + "output type " + ptx_name(out) + " (bf16, f16 or f32)");
+  if ((a_major == codegen::Major::MN || b_major == codegen::Major::MN) && ab != Type::BF16 && ab != Type::F16)
+    fail(who + "M/N-major operands need bf16 or f16 (wgmma transposes only 16-bit types)");
+  if (out_major == Major::Any) fail(who + "out must be row or column major");
+  if (tile_m != 64 && tile_m != 128) fail(who + "tile_m " + std::to_string(tile_m) + " (64 or 128)");
+  if (tile_n != 64 && tile_n != 128 && tile_n != 256) fail(who + "tile_n " + std::to_string(tile_n) + " (64, 128 or 256)");
+  if (stages < 2) fail(who + std::to_string(stages) + " stages (at least 2)");
+  if (shared_bytes() > 227 * 1024)
+    fail(who + std::to_string(shared_bytes()) + " bytes of shared memory (an sm_90 block has at most 232448)");
+}
+
+Module hopper_gemm(const HopperGemmConfig& c) {
+  c.check();
+  const Type mma = c.mma_type();
+  const WgmmaAtom atom{c.tile_n, Type::F32, mma, mma};
+  atom.check();
+  const int BM = c.tile_m, BN = c.tile_n, BK = c.tile_k(), S = c.stages;
+  const int k_inst = atom.k(), kblocks = BK / k_inst, eb = bytes(c.ab), ob = bytes(c.out);
+  const int a_bytes = c.a_stage_bytes(), b_bytes = c.b_stage_bytes();
+
+  KernelBuilder b(c.name());
+  b.kernel().maxntid = std::array<int, 3>{c.threads(), 1, 1};
+  b.kernel().minnctapersm = 1;  // a register count at entry, so that setmaxnreg takes effect
+
+  b.note("parameters: the TMA descriptors of A and B, out, the sizes, out's strides, alpha and beta");
+  Value tmap_a = b.tensor_map_param("tmap_a"), tmap_b = b.tensor_map_param("tmap_b");
+  Value pout = b.global_pointer_param("out");
+  Value M = b.param("M", Type::S32), N = b.param("N", Type::S32), K = b.param("K", Type::S32),
+        L = b.param("L", Type::S32);
+  Value ld_out = b.param("ld_out", Type::S64), bs_out = b.param("batch_stride_out", Type::S64);
+  Value alpha = b.param("alpha", Type::F32), beta = b.param("beta", Type::F32);
+
+  b.note("shared memory: the base rounded up to the 1024-byte period of the 128-byte swizzle");
+  Value smem = (b.dynamic_shared("smem", 1024) + 1023) & ~int64_t{1023};
+  const int64_t a_region = int64_t{S} * a_bytes, bars = a_region + int64_t{S} * b_bytes;
+  auto full_bar = [&](Value s) { return smem + (s << 3) + bars; };
+  auto empty_bar = [&](Value s) { return smem + (s << 3) + (bars + 8 * S); };
+  auto a_stage = [&](Value s) { return smem + s * int64_t{a_bytes}; };
+  auto b_stage = [&](Value s) { return smem + s * int64_t{b_bytes} + a_region; };
+
+  Value tid = b.special(Special::TidX);
+  Value wg = tid >> 7;
+  b.note("thread 0 initializes the barriers: full (1 arrival + transaction bytes), empty (one per consumer warp)");
+  b.if_(tid == 0, [&] {
+    for (int s = 0; s < S; ++s) {
+      mbarrier_init(b, smem + (bars + 8 * s), 1);
+      mbarrier_init(b, smem + (bars + 8 * (S + s)), 4 * c.consumers());
+    }
+    fence_mbarrier_init(b);
+  });
+  bar_sync(b);
+
+  b.note("the persistent tile loop: tiles ctaid.x, ctaid.x + nctaid.x, ... of ceil(M/BM) x ceil(N/BN) x L");
+  Value tiles_m = (M + (BM - 1)) / BM, tiles_n = (N + (BN - 1)) / BN;
+  Value per_batch = tiles_m * tiles_n, total = per_batch * L;
+  Value k_tiles = (K + (BK - 1)) / BK;
+  Value first = b.cvt(b.special(Special::CtaidX), Type::S32), step = b.cvt(b.special(Special::NctaidX), Type::S32);
+  // Tile t -> (m block, n block, batch): groups of kGroupRows tile-rows, walked down M first, so
+  // that the CTAs running at once cover a few rows and columns of tiles (their A and B stay in L2).
+  struct Coords {
+    Value m0, n0, l;
+  };
+  auto schedule = [&](Value t) {
+    Value l = t / per_batch, r = t % per_batch;
+    Value group = r / (tiles_n * kGroupRows), in_group = r % (tiles_n * kGroupRows);
+    Value first_m = group * kGroupRows;
+    Value rows = b.min(tiles_m - first_m, b.constant(kGroupRows, Type::S32));
+    Value mi = first_m + in_group % rows, ni = in_group / rows;
+    return Coords{mi * BM, ni * BN, l};
+  };
+  auto advance = [&](Value stage, Value phase) {
+    b.assign(stage, stage + 1);
+    b.if_(stage == S, [&] {
+      b.assign(stage, 0);
+      b.assign(phase, phase ^ b.constant(1, Type::U32));
+    });
+  };
+  auto tile_loop = [&](const std::function<void(const Coords&)>& body) {
+    Value t = b.mov(first);
+    b.while_([&] { return t < total; },
+             [&] {
+               body(schedule(t));
+               b.assign(t, t + step);
+             });
+  };
+
+  b.if_(
+      wg == 0,
+      [&] {
+        b.note("producer warpgroup: gives registers away; thread 0 issues every TMA load");
+        setmaxnreg(b, false, 40);
+        b.if_(tid == 0, [&] {
+          Value stage = b.constant(0, Type::U32), phase = b.constant(0, Type::U32);
+          tile_loop([&](const Coords& at) {
+            b.for_range(b.constant(0, Type::S32), k_tiles, 1, [&](Value kt) {
+              b.note("wait until the consumers have released the stage, then load A and B into it");
+              // A fresh barrier's preceding phase counts as complete: the first pass does not wait.
+              mbarrier_wait(b, empty_bar(stage), phase ^ b.constant(1, Type::U32));
+              Value full = full_bar(stage);
+              mbarrier_arrive_expect_tx(b, full, int64_t{a_bytes} + b_bytes);
+              Value k0 = kt * BK;
+              auto load = [&](Value tmap, Value dst, codegen::Major major, Value mn0, int rows) {
+                if (major == codegen::Major::K) {
+                  tma_load(b, dst, tmap, {k0, mn0, at.l}, full);
+                  return;
+                }
+                const int chunk = kSwizzleRow / eb;  // MN elements per 128-byte box row
+                for (int j = 0; j < rows / chunk; ++j)
+                  tma_load(b, dst + int64_t{j} * chunk * BK * eb, tmap, {mn0 + j * chunk, k0, at.l}, full);
+              };
+              load(tmap_a, a_stage(stage), c.a_major, at.m0, BM);
+              load(tmap_b, b_stage(stage), c.b_major, at.n0, BN);
+              advance(stage, phase);
+            });
+          });
+        });
+      },
+      [&] {
+        b.note("consumer warpgroups: wgmma on 64-row slabs of the tile");
+        setmaxnreg(b, true, c.consumers() == 2 ? 232 : 240);
+        Value w = wg - 1;
+        Value lane0 = (tid & 31) == 0;
+        Value t128 = tid & 127;
+        const StageDescriptors da = stage_descriptors(stage_layout(mma, c.a_major, BM, BK), mma, c.a_major, 64,
+                                                      c.consumers(), k_inst, kblocks);
+        const StageDescriptors db =
+            stage_descriptors(stage_layout(mma, c.b_major, BN, BK), mma, c.b_major, BN, 1, k_inst, kblocks);
+        Value stage = b.constant(0, Type::U32), phase = b.constant(0, Type::U32);
+        Value prev = b.constant(0, Type::U32);
+        std::vector<Value> acc = wgmma_accumulators(b, atom);
+        Value zero = b.constant_f32(0.0f);
+        Value on = b.constant(1, Type::U32) == 1;
+        // The slab's descriptors start at stage 0; warpgroup w's A block is w (a runtime offset).
+        Value a_slab = b.cvt(w * static_cast<int64_t>(da.starts[static_cast<size_t>(kblocks)] >> 4), Type::U64);
+        if (c.consumers() == 1) b.assign(a_slab, 0);
+        tile_loop([&](const Coords& at) {
+          for (Value& r : acc) b.assign(r, zero);
+          b.for_range(b.constant(0, Type::S32), k_tiles, 1, [&](Value kt) {
+            mbarrier_wait(b, full_bar(stage), phase);
+            Value desc_a = matrix_descriptor(b, a_stage(stage), da.base) + a_slab;
+            Value desc_b = matrix_descriptor(b, b_stage(stage), db.base);
+            wgmma_fence(b);
+            for (int kb = 0; kb < kblocks; ++kb) {
+              wgmma(b, atom, acc, desc_a + (da.starts[static_cast<size_t>(kb)] >> 4),
+                    desc_b + (db.starts[static_cast<size_t>(kb)] >> 4), on, c.a_major, c.b_major);
+            }
+            wgmma_commit_group(b);
+            b.note("one k-tile of MMAs stays in flight; the one before has finished: release its stage");
+            wgmma_wait_group(b, 1);
+            b.if_(kt > 0, [&] { b.if_(lane0, [&] { mbarrier_arrive(b, empty_bar(prev)); }); });
+            b.assign(prev, stage);
+            advance(stage, phase);
+          });
+          wgmma_wait_group(b, 0);
+          b.if_(k_tiles > 0, [&] { b.if_(lane0, [&] { mbarrier_arrive(b, empty_bar(prev)); }); });
+
+          b.note("epilogue: the accumulator fragment (T128, V) -> (M64, N) composed with out's slab");
+          Value row0 = at.m0 + w * 64;
+          // Out's slab: (64, BN) with out's strides, at (row0, n0, l).
+          // supports() asks 16-byte multiples of ld: the divisibility lets pairs of columns move as vectors.
+          const Int ld = b.symbol("ld_out", ld_out, 16 / ob, 0);
+          const Layout slab_layout = c.out_major == Major::Row ? make_layout(IntTuple{64, BN}, IntTuple{ld, 1})
+                                                               : make_layout(IntTuple{64, BN}, IntTuple{1, ld});
+          Value row_off = b.cvt(row0, Type::S64), col_off = b.cvt(at.n0, Type::S64);
+          Value elem_off = b.cvt(at.l, Type::S64) * bs_out +
+                           (c.out_major == Major::Row ? row_off * ld_out + col_off : col_off * ld_out + row_off);
+          Value slab_base = pout + elem_off * int64_t{ob};
+          const Layout frag = wgmma_accumulator_layout(BN);
+          const Int t_sym = b.symbol("t128", t128, 1, 0);
+          const Tensor slab(slab_base, Space::Global, c.out, slab_layout, Type::S64, 16);
+          const Tensor mine = slab.compose(frag)(SliceCoord{t_sym, _});
+          // The element (row, col) of value i of this thread: the fragment's offset m + 64 n splits
+          // into the thread's part and the value's part without carries (both are sums of
+          // disjoint bit fields), so row = row_t + row_i and col = col_t + col_i.
+          Value idx_t = b.lower(frag(Coord{t_sym, Int(0)}).leaf(), Type::S32);
+          Value rows_left = M - row0 - (idx_t & 63), cols_left = N - at.n0 - (idx_t >> 6);
+          const int nv = BN / 2;
+          auto result = [&](int i, Value c_in) {
+            Value v = acc[static_cast<size_t>(i)] * alpha;
+            if (c_in.valid()) {
+              Value cf = c.out == Type::F32 ? c_in : b.cvt(c_in, Type::F32);
+              v = b.mad(beta, cf, v);
+            }
+            return c.out == Type::F32 ? v : b.cvt(v, c.out, Round::Rn);
+          };
+          Value interior = ((at.m0 + w * 64 + 64) <= M) & ((at.n0 + BN) <= N);
+          Value use_c = beta != b.constant_f32(0.0f);
+          b.if_(
+              interior,
+              [&] {
+                b.if_(
+                    use_c,
+                    [&] {
+                      const std::vector<Value> cv = b.load_tensor(mine);
+                      std::vector<Value> out;
+                      for (int i = 0; i < nv; ++i) out.push_back(result(i, cv[static_cast<size_t>(i)]));
+                      b.store_tensor(mine, out);
+                    },
+                    [&] {
+                      std::vector<Value> out;
+                      for (int i = 0; i < nv; ++i) out.push_back(result(i, Value()));
+                      b.store_tensor(mine, out);
+                    });
+              },
+              [&] {
+                b.note("the ragged edge: one predicate per element, each element on its own");
+                for (int i = 0; i < nv; ++i) {
+                  const int64_t off = frag(Coord{Int(0), Int(i)}).leaf().value("fragment offset");
+                  Value inside = (rows_left > (off % 64)) & (cols_left > (off / 64));
+                  b.if_(inside, [&] {
+                    Value addr = b.address(mine, Coord{Int(i)});
+                    Value v = b.mov(result(i, Value()));
+                    b.if_(use_c, [&] {
+                      b.assign(v, result(i, b.load(Space::Global, c.out, addr)[0]));
+                    });
+                    b.store(Space::Global, c.out, addr, {v});
+                  });
+                }
+              });
+        });
+      });
+  Module m;
+  m.kernels.push_back(b.finish());
+  return m;
+}
+
+}  // namespace tessel::kernels
