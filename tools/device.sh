@@ -39,6 +39,20 @@ grep -E "tests passed|tests failed|Skipped|Failed|\*\*\*" "$OUT/ctest.log" | tai
 build/device/tests/tessel_tests -tc="*gpu*" -s -d > "$OUT/gpu_tests.log" 2>&1
 grep -E "test cases|assertions|SKIP" "$OUT/gpu_tests.log" | tail -5
 
+# The Hopper GEMM under compute-sanitizer (memcheck and synccheck) on small problems.
+for tool in memcheck synccheck; do
+  compute-sanitizer --tool $tool --error-exitcode 9 build/device/tests/tessel_tests \
+    -tc="hopper_gemm: gpu K = 0*" > "$OUT/sanitizer_$tool.log" 2>&1
+  echo "compute-sanitizer $tool: exit $? ($(grep -E 'ERROR SUMMARY' "$OUT/sanitizer_$tool.log" | tail -1))"
+done
+# The ptxas resource report of the Hopper GEMM configurations that the benchmark runs.
+for t in "128 256" "128 128"; do
+  set -- $t
+  build/device/bin/tessel dump hopper_gemm --tile_m $1 --tile_n $2 > build/device/hg.ptx &&
+    ptxas -arch=sm_90a -v build/device/hg.ptx -o /dev/null 2>&1 | grep -E "entry|registers|spill"
+done > "$OUT/hopper_ptxas.txt" 2>&1
+cat "$OUT/hopper_ptxas.txt"
+
 # `tessel run --all` of every kernel family, for the record.
 for k in $(build/device/bin/tessel dump --list | cut -d' ' -f1 | sort -u); do
   build/device/bin/tessel run "$k" --all

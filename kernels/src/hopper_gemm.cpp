@@ -99,8 +99,19 @@ void HopperGemmConfig::check() const {
     fail(who + std::to_string(shared_bytes()) + " bytes of shared memory (an sm_90 block has at most 232448)");
 }
 
-Module hopper_gemm(const HopperGemmConfig& c) {
-  c.check();
+// A column-major out is the row-major out^T = B^T A^T: the kernel of the swapped configuration
+// (A's and B's majors exchanged; K-major stays K-major), which keeps one epilogue, the fast one.
+HopperGemmConfig row_major_equivalent(const HopperGemmConfig& c) {
+  if (c.out_major == Major::Row) return c;
+  HopperGemmConfig t = c;
+  std::swap(t.a_major, t.b_major);
+  t.out_major = Major::Row;
+  return t;
+}
+
+Module hopper_gemm(const HopperGemmConfig& config) {
+  config.check();
+  const HopperGemmConfig c = row_major_equivalent(config);
   const Type mma = c.mma_type();
   const WgmmaAtom atom{c.tile_n, Type::F32, mma, mma};
   atom.check();
@@ -108,7 +119,7 @@ Module hopper_gemm(const HopperGemmConfig& c) {
   const int k_inst = atom.k(), kblocks = BK / k_inst, eb = bytes(c.ab), ob = bytes(c.out);
   const int a_bytes = c.a_stage_bytes(), b_bytes = c.b_stage_bytes();
 
-  KernelBuilder b(c.name());
+  KernelBuilder b(config.name());
   b.kernel().maxntid = std::array<int, 3>{c.threads(), 1, 1};
   b.kernel().minnctapersm = 1;  // a register count at entry, so that setmaxnreg takes effect
 
@@ -246,14 +257,12 @@ Module hopper_gemm(const HopperGemmConfig& c) {
 
           b.note("epilogue: the accumulator fragment (T128, V) -> (M64, N) composed with out's slab");
           Value row0 = at.m0 + w * 64;
-          // Out's slab: (64, BN) with out's strides, at (row0, n0, l).
+          // Out's slab: (64, BN), row-major, at (row0, n0, l).
           // supports() asks 16-byte multiples of ld: the divisibility lets pairs of columns move as vectors.
           const Int ld = b.symbol("ld_out", ld_out, 16 / ob, 0);
-          const Layout slab_layout = c.out_major == Major::Row ? make_layout(IntTuple{64, BN}, IntTuple{ld, 1})
-                                                               : make_layout(IntTuple{64, BN}, IntTuple{1, ld});
+          const Layout slab_layout = make_layout(IntTuple{64, BN}, IntTuple{ld, 1});
           Value row_off = b.cvt(row0, Type::S64), col_off = b.cvt(at.n0, Type::S64);
-          Value elem_off = b.cvt(at.l, Type::S64) * bs_out +
-                           (c.out_major == Major::Row ? row_off * ld_out + col_off : col_off * ld_out + row_off);
+          Value elem_off = b.cvt(at.l, Type::S64) * bs_out + row_off * ld_out + col_off;
           Value slab_base = pout + elem_off * int64_t{ob};
           const Layout frag = wgmma_accumulator_layout(BN);
           const Int t_sym = b.symbol("t128", t128, 1, 0);

@@ -117,8 +117,31 @@ Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& g) {
   return Status::success();
 }
 
-std::pair<rt::TensorMapSpec, rt::TensorMapSpec> hopper_gemm_tensor_maps(const HopperGemmConfig& c,
-                                                                        const GemmArguments& g) {
+namespace {
+
+TensorView transposed(TensorView v) {
+  const size_t r = v.shape.size();
+  std::swap(v.shape[r - 1], v.shape[r - 2]);
+  std::swap(v.stride[r - 1], v.stride[r - 2]);
+  return v;
+}
+
+// The problem the kernel computes: the arguments, or for a column-major out out^T = B^T A^T.
+GemmArguments kernel_arguments(const HopperGemmConfig& c, const GemmArguments& g) {
+  if (c.out_major == Major::Row) return g;
+  GemmArguments t = g;
+  t.A = transposed(g.B);
+  t.B = transposed(g.A);
+  t.out = transposed(g.out);
+  return t;
+}
+
+}  // namespace
+
+std::pair<rt::TensorMapSpec, rt::TensorMapSpec> hopper_gemm_tensor_maps(const HopperGemmConfig& config,
+                                                                        const GemmArguments& args) {
+  const HopperGemmConfig c = row_major_equivalent(config);
+  const GemmArguments g = kernel_arguments(config, args);
   const Matrix a = as_matrix(g.A), b = as_matrix(g.B);
   const int64_t L = a.shape[0], M = a.shape[1], K = a.shape[2], N = b.shape[2];
   const int chunk = 128 / codegen::bytes(c.ab);  // elements in one 128-byte swizzle row
@@ -141,20 +164,22 @@ std::pair<rt::TensorMapSpec, rt::TensorMapSpec> hopper_gemm_tensor_maps(const Ho
   return {sa, sb};
 }
 
-codegen::LaunchPlan hopper_gemm_plan(const HopperGemmConfig& c, const GemmArguments& g, codegen::Module module,
-                                     int max_ctas, const TensorMapEncoder& encode) {
-  if (Status s = hopper_gemm_supports(c, g); !s) fail(c.name() + " cannot run these arguments: " + s.reason);
+codegen::LaunchPlan hopper_gemm_plan(const HopperGemmConfig& config, const GemmArguments& args,
+                                     codegen::Module module, int max_ctas, const TensorMapEncoder& encode) {
+  if (Status s = hopper_gemm_supports(config, args); !s) fail(config.name() + " cannot run these arguments: " + s.reason);
+  const auto [sa, sb] = hopper_gemm_tensor_maps(config, args);
+  const HopperGemmConfig c = row_major_equivalent(config);
+  const GemmArguments g = kernel_arguments(config, args);
   const Matrix a = as_matrix(g.A), o = as_matrix(g.out);
   const int64_t L = o.shape[0], M = o.shape[1], N = o.shape[2], K = a.shape[2];
-  const auto [sa, sb] = hopper_gemm_tensor_maps(c, g);
   const int64_t tiles = ((M + c.tile_m - 1) / c.tile_m) * ((N + c.tile_n - 1) / c.tile_n) * L;
   codegen::LaunchPlan p;
   p.module = std::move(module);
-  p.kernel = c.name();
+  p.kernel = config.name();
   p.grid = {static_cast<unsigned>(std::clamp<int64_t>(tiles, 1, std::max(1, max_ctas))), 1, 1};
   p.block = {static_cast<unsigned>(c.threads()), 1, 1};
   p.dynamic_shared_bytes = static_cast<unsigned>(c.shared_bytes());
-  const int64_t ld = c.out_major == Major::Row ? o.stride[1] : o.stride[2];
+  const int64_t ld = o.stride[1];
   p.arg(encode(sa, g.A.data)).arg(encode(sb, g.B.data)).arg(g.out.data);
   p.arg(static_cast<int32_t>(M)).arg(static_cast<int32_t>(N)).arg(static_cast<int32_t>(K)).arg(static_cast<int32_t>(L));
   p.arg(ld).arg(o.stride[0]).arg(static_cast<float>(g.alpha)).arg(static_cast<float>(g.beta));
@@ -220,7 +245,7 @@ std::vector<HopperGemmConfig> HopperGemmClass::configurations() {
   struct Tile {
     int m, n, stages;  // stages for 16-bit types: about 192 KB of shared memory
   };
-  const Tile tiles[] = {{128, 256, 4}, {128, 128, 6}, {64, 256, 6}, {64, 128, 8}};
+  const Tile tiles[] = {{128, 256, 4}, {128, 128, 6}, {64, 256, 5}, {64, 128, 8}};
   struct Types {
     Type ab, out;
   };

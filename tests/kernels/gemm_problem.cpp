@@ -1,6 +1,7 @@
 // gemm_problem.cpp: see gemm_problem.hpp.
 #include "kernels/gemm_problem.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -63,18 +64,42 @@ int64_t extent(const kernels::TensorView& v) {
   return hi + 1;
 }
 
+// fp8 (OCP FP8): e4m3 has bias 7, no infinities and one NaN per sign (S.1111.111); e5m2 has
+// bias 15 and IEEE infinities and NaNs. Subnormals in both.
+double fp8_to_double(uint8_t b, Type t) {
+  const bool e4 = t == Type::E4M3;
+  const int mbits = e4 ? 3 : 2, bias = e4 ? 7 : 15, emax = e4 ? 15 : 31;
+  const int e = (b & 0x7f) >> mbits, m = b & ((1 << mbits) - 1);
+  const double sign = (b & 0x80) ? -1.0 : 1.0;
+  if (e4 && e == emax && m == 7) return NAN;
+  if (!e4 && e == emax) return m ? NAN : sign * INFINITY;
+  if (e == 0) return sign * std::ldexp(m, 1 - bias - mbits);
+  return sign * std::ldexp(m + (1 << mbits), e - bias - mbits);
+}
+
+// The encoding of v, which must be exact in the type (the tests' values are).
+uint8_t double_to_fp8(double v, Type t) {
+  for (int b = 0; b < 256; ++b) {
+    if (fp8_to_double(static_cast<uint8_t>(b), t) == v && !(v == 0 && b != 0)) return static_cast<uint8_t>(b);
+  }
+  fail("double_to_fp8: " + std::to_string(v) + " is not exact in " + codegen::ptx_name(t));
+}
+
 // Strides of (L, rows, cols) for a major: contiguous with padding between rows/columns and
 // batches (so that the kernel must honour every stride); "any" puts neither mode at stride 1.
-std::vector<int64_t> strides_for(Major m, int64_t rows, int64_t cols, std::mt19937_64& rng) {
+// Non-unit strides are multiples of `align` elements (the kernel's alignment).
+std::vector<int64_t> strides_for(Major m, int64_t rows, int64_t cols, int align, std::mt19937_64& rng) {
   const int64_t pad = std::uniform_int_distribution<int64_t>(0, 3)(rng);
-  if (m == Major::Row) return {rows * (cols + pad) + 5, cols + pad, 1};
-  if (m == Major::Column) return {cols * (rows + pad) + 3, 1, rows + pad};
+  auto up = [&](int64_t x) { return (x + align - 1) / align * align; };
+  if (m == Major::Row) return {up(rows * up(cols + pad) + 5), up(cols + pad), 1};
+  if (m == Major::Column) return {up(cols * up(rows + pad) + 3), 1, up(rows + pad)};
   return {(2 * rows + 1) * cols + 1, 2, 2 * rows + 1};  // row stride 2, column stride 2*rows+1: no overlap
 }
 
-HostOperand make_operand(Type t, Major m, int64_t L, int64_t rows, int64_t cols, bool rank2, std::mt19937_64& rng) {
+HostOperand make_operand(Type t, Major m, int align, int64_t L, int64_t rows, int64_t cols, bool rank2,
+                         std::mt19937_64& rng) {
   HostOperand o;
-  std::vector<int64_t> s = strides_for(m, rows, cols, rng);
+  std::vector<int64_t> s = strides_for(m, rows, cols, align, rng);
   o.view.dtype = t;
   o.view.shape = {L, rows, cols};
   o.view.stride = s;
@@ -87,8 +112,15 @@ HostOperand make_operand(Type t, Major m, int64_t L, int64_t rows, int64_t cols,
 }
 
 // Values exact in every type: integers in [-8, 8] without 0 for s32, multiples of 1/16 in
-// (-2, 2) without 0 otherwise (exact in f16 and bf16 too).
+// (-2, 2) without 0 otherwise (exact in f16, bf16 and tf32 too); for fp8, at most the type's
+// significant bits: multiples of 1/8 in (-2, 2) for e4m3, of 1/4 in (-2, 2) for e5m2.
 double random_value(Type t, std::mt19937_64& rng) {
+  if (t == Type::E4M3 || t == Type::E5M2) {
+    const int n = t == Type::E4M3 ? 15 : 7;
+    int v = 0;
+    while (v == 0) v = std::uniform_int_distribution<int>(-n, n)(rng);
+    return v / (t == Type::E4M3 ? 8.0 : 4.0);
+  }
   if (t == Type::S32) {
     int v = 0;
     while (v == 0) v = std::uniform_int_distribution<int>(-8, 8)(rng);
@@ -162,6 +194,9 @@ double load_element(const std::vector<uint8_t>& bytes, Type t, int64_t i) {
       std::memcpy(&v, p, 2);
       return bf16_to_f32(v);
     }
+    case Type::E4M3:
+    case Type::E5M2:
+      return fp8_to_double(*p, t);
     default:
       fail(std::string("load_element: type ") + codegen::ptx_name(t));
   }
@@ -193,20 +228,29 @@ void store_element(std::vector<uint8_t>& bytes, Type t, int64_t i, double v) {
       std::memcpy(p, &h, 2);
       return;
     }
+    case Type::E4M3:
+    case Type::E5M2:
+      *p = double_to_fp8(v, t);
+      return;
     default:
       fail(std::string("store_element: type ") + codegen::ptx_name(t));
   }
 }
 
-GemmProblem make_gemm_problem(const kernels::KernelMetadata& md, std::mt19937_64& rng, bool rank2) {
+GemmProblem make_gemm_problem(const kernels::KernelMetadata& md, std::mt19937_64& rng, bool rank2, int64_t max_k,
+                              int tiles) {
   auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
-  const int64_t L = rank2 ? 1 : pick(1, 3), M = pick(md.design.tile[0] + 1, 2 * md.design.tile[0] + 7),
-                N = pick(md.design.tile[1] + 1, 2 * md.design.tile[1] + 7), K = pick(1, 40);
+  const int64_t L = rank2 ? 1 : pick(1, 3), M = pick(md.design.tile[0] + 1, tiles * md.design.tile[0] + 7),
+                N = pick(md.design.tile[1] + 1, tiles * md.design.tile[1] + 7), K = pick(1, max_k);
   GemmProblem p;
   const Type t = md.operand("A").dtype, to = md.operand("out").dtype;
-  p.A = make_operand(t, md.operand("A").major, L, M, K, rank2, rng);
-  p.B = make_operand(md.operand("B").dtype, md.operand("B").major, L, K, N, rank2, rng);
-  p.out = make_operand(to, md.operand("out").major, L, M, N, rank2, rng);
+  auto operand = [&](const char* name, int64_t rows, int64_t cols) {
+    const kernels::OperandAttributes& a = md.operand(name);
+    return make_operand(a.dtype, a.major, std::max(1, a.alignment), L, rows, cols, rank2, rng);
+  };
+  p.A = operand("A", M, K);
+  p.B = operand("B", K, N);
+  p.out = operand("out", M, N);
   p.accumulator = md.accumulator;
   for (HostOperand* o : {&p.A, &p.B}) {
     for (int64_t i = 0; i < static_cast<int64_t>(o->bytes.size()) / codegen::bytes(o->view.dtype); ++i)

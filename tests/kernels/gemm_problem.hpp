@@ -29,8 +29,10 @@ struct GemmProblem {
 };
 
 // A problem for a kernel of this metadata: L in [1, 3], M and N ragged around the tile
-// (tile + 1 .. 2 * tile + 7), K in [1, 40]; rank 3 unless `rank2`. Beta is 0 half the time.
-GemmProblem make_gemm_problem(const kernels::KernelMetadata& md, std::mt19937_64& rng, bool rank2 = false);
+// (tile + 1 .. tiles * tile + 7), K in [1, max_k]; rank 3 unless `rank2`. Beta is 0 half the
+// time. Non-unit strides are multiples of the metadata's alignment, with random padding.
+GemmProblem make_gemm_problem(const kernels::KernelMetadata& md, std::mt19937_64& rng, bool rank2 = false,
+                              int64_t max_k = 40, int tiles = 2);
 
 // Arguments laid out as `md` asks, at made-up device addresses: for CPU tests (compile, plans).
 kernels::GemmArguments fitting_arguments(const kernels::KernelMetadata& md, std::mt19937_64& rng);

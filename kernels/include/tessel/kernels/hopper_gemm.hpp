@@ -60,11 +60,17 @@ struct HopperGemmConfig {
 // i, i + gridDim.x, ...).
 codegen::Module hopper_gemm(const HopperGemmConfig& c);
 
+// A column-major out is computed as the row-major out^T = B^T A^T: the configuration with A's
+// and B's majors exchanged and a row-major out (the kernel of a Column configuration is this one's,
+// under its own name; its plan transposes the arguments).
+HopperGemmConfig row_major_equivalent(const HopperGemmConfig& c);
+
 // Whether the configuration runs `args`, and why not: ranks and shapes, types, majors, the TMA's
 // 16-byte rules on addresses and strides, extents above 2^31, alpha/beta not finite.
 Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& args);
 
-// The TMA descriptor specs of A and B for `args` (which the configuration supports).
+// The TMA descriptor specs of the kernel's A and B for `args` (which the configuration supports;
+// for a column-major out, the kernel's A is B^T and its B is A^T).
 std::pair<rt::TensorMapSpec, rt::TensorMapSpec> hopper_gemm_tensor_maps(const HopperGemmConfig& c,
                                                                         const GemmArguments& args);
 

@@ -1,0 +1,183 @@
+// hopper_gemm_test.cpp: the Hopper GEMM on the CPU: configuration checks, every catalog
+// configuration assembled by ptxas for sm_90a without spills, the PTX it must contain, supports()
+// messages, and the launch plan (tensor-map specs, persistent grid, parameters).
+#include "tessel/kernels/hopper_gemm.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <regex>
+
+#include "codegen/ptxas.hpp"
+#include "kernels/gemm_problem.hpp"
+#include "tessel/algebra/error.hpp"
+#include "tessel/codegen/ptx.hpp"
+
+using namespace tessel;
+using namespace tessel::kernels;
+using codegen::Type;
+
+namespace {
+
+// A problem laid out as the configuration asks, at made-up (16-byte aligned) addresses.
+GemmArguments arguments_for(const HopperGemmConfig& c, int64_t L, int64_t M, int64_t N, int64_t K) {
+  auto view = [&](Type t, bool cols_contiguous, int64_t rows, int64_t cols, uint64_t addr) {
+    const int64_t align = 16 / codegen::bytes(t);
+    const int64_t ld = ((cols_contiguous ? cols : rows) + align - 1) / align * align;
+    const int64_t batch = ld * (cols_contiguous ? rows : cols);
+    return cols_contiguous ? TensorView{addr, t, {L, rows, cols}, {batch, ld, 1}}
+                           : TensorView{addr, t, {L, rows, cols}, {batch, 1, ld}};
+  };
+  GemmArguments g;
+  g.A = view(c.ab, c.a_major == codegen::Major::K, M, K, 0x10000000);
+  g.B = view(c.ab, c.b_major != codegen::Major::K, K, N, 0x20000000);
+  g.out = view(c.out, c.out_major == Major::Row, M, N, 0x30000000);
+  return g;
+}
+
+rt::TensorMap fake_encode(const rt::TensorMapSpec& s, uint64_t addr) {
+  rt::validate_tensor_map(s, addr);
+  rt::TensorMap m;
+  m.words[0] = addr;
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("hopper_gemm: every catalog configuration assembles for sm_90a without spills") {
+  const std::vector<HopperGemmConfig> all = HopperGemmClass::configurations();
+  CHECK(all.size() > 60);
+  if (test::ptxas_path().empty()) {
+    test::check_assembles(hopper_gemm(all.front()));  // prints the skip
+    return;
+  }
+  for (const HopperGemmConfig& c : all) {
+    const codegen::Module m = hopper_gemm(c);
+    CHECK(codegen::target_name(codegen::requirement(m)) == "sm_90a");
+    const test::PtxasResult r = test::run_ptxas(codegen::print_ptx(m), "sm_90a");
+    INFO(c.name() << "\n" << r.log);
+    REQUIRE(r.ok);
+    CHECK(r.log.find(" 0 bytes spill stores, 0 bytes spill loads") != std::string::npos);
+    CHECK(r.log.find("C7508") == std::string::npos);  // setmaxnreg ignored
+  }
+}
+
+TEST_CASE("hopper_gemm: the PTX has the pipeline's instructions") {
+  HopperGemmConfig c;
+  c.a_major = codegen::Major::MN;
+  c.b_major = codegen::Major::MN;
+  c.tile_n = 256;
+  std::string ptx = codegen::print_ptx(hopper_gemm(c));
+  ptx = std::regex_replace(ptx, std::regex("[ \t]+"), " ");
+  for (const char* needle :
+       {"cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes", "mbarrier.arrive.expect_tx",
+        "mbarrier.try_wait.parity", "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "wgmma.wait_group.sync.aligned 1",
+        "setmaxnreg.dec.sync.aligned.u32 40", "setmaxnreg.inc.sync.aligned.u32 232"}) {
+    INFO(std::string(needle));
+    CHECK(ptx.find(needle) != std::string::npos);
+  }
+  // M- and N-major operands: transposed wgmma (imm-trans-a = imm-trans-b = 1), two TMA boxes of
+  // A (128 rows of M in 64-element chunks) and four of B per stage.
+  CHECK(ptx.find(", 1, 1, 1, 1;") != std::string::npos);
+  size_t loads = 0;
+  for (size_t at = ptx.find("cp.async.bulk.tensor"); at != std::string::npos; at = ptx.find("cp.async.bulk.tensor", at + 1))
+    ++loads;
+  CHECK(loads == 2 + 4);
+}
+
+TEST_CASE("hopper_gemm: configuration errors name the value and the rule") {
+  auto error_of = [](const HopperGemmConfig& c) {
+    try {
+      c.check();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  HopperGemmConfig c;
+  c.ab = Type::E4M3;
+  c.a_major = codegen::Major::MN;
+  CHECK(error_of(c).find("M/N-major operands need bf16 or f16") != std::string::npos);
+  c = HopperGemmConfig{};
+  c.tile_n = 96;
+  CHECK(error_of(c).find("tile_n 96 (64, 128 or 256)") != std::string::npos);
+  c = HopperGemmConfig{};
+  c.stages = 9;
+  c.tile_n = 256;
+  CHECK(error_of(c).find("bytes of shared memory") != std::string::npos);
+  c = HopperGemmConfig{};
+  c.out = Type::S32;
+  CHECK(error_of(c).find("output type s32") != std::string::npos);
+}
+
+TEST_CASE("hopper_gemm: supports() explains what it refuses") {
+  HopperGemmConfig c;
+  GemmArguments g = arguments_for(c, 2, 300, 200, 100);
+  CHECK(hopper_gemm_supports(c, g).ok);
+  SUBCASE("a leading dimension that is not a multiple of 16 bytes") {
+    g.A.stride = {300 * 104, 101, 1};
+    const Status s = hopper_gemm_supports(c, g);
+    CHECK(!s.ok);
+    CHECK(s.reason.find("202 bytes is not a multiple of 16") != std::string::npos);
+  }
+  SUBCASE("a misaligned address") {
+    g.B.data += 8;
+    CHECK(hopper_gemm_supports(c, g).reason.find("is not 16-byte aligned") != std::string::npos);
+  }
+  SUBCASE("the other major") {
+    g.A.stride = {300 * 104, 1, 304};
+    CHECK(hopper_gemm_supports(c, g).reason.find("needs stride 1 there") != std::string::npos);
+  }
+  SUBCASE("another type") {
+    g.out.dtype = Type::F16;
+    CHECK(hopper_gemm_supports(c, g).reason.find("out is f16; this kernel takes bf16") != std::string::npos);
+  }
+  SUBCASE("broadcast batches") {
+    g.A.stride[0] = 0;
+    CHECK(hopper_gemm_supports(c, g).reason.find("no broadcast") != std::string::npos);
+  }
+  SUBCASE("mismatched K") {
+    g.B.shape[1] = 99;
+    CHECK(hopper_gemm_supports(c, g).reason.find("B has K = 99, A has K = 100") != std::string::npos);
+  }
+  SUBCASE("an s32 accumulator") {
+    g.accumulator_type = Type::S32;
+    CHECK(hopper_gemm_supports(c, g).reason.find("accumulates in f32") != std::string::npos);
+  }
+  SUBCASE("infinite alpha") {
+    g.alpha = 1.0 / 0.0;
+    CHECK(hopper_gemm_supports(c, g).reason.find("must be finite") != std::string::npos);
+  }
+}
+
+TEST_CASE("hopper_gemm: the plan's tensor maps, persistent grid and parameters") {
+  for (codegen::Major am : {codegen::Major::K, codegen::Major::MN}) {
+    for (codegen::Major bm : {codegen::Major::K, codegen::Major::MN}) {
+      HopperGemmConfig c;
+      c.a_major = am;
+      c.b_major = bm;
+      const GemmArguments g = arguments_for(c, 3, 1000, 700, 333);
+      const auto [sa, sb] = hopper_gemm_tensor_maps(c, g);
+      INFO(c.name() << ": " << rt::to_string(sa) << " | " << rt::to_string(sb));
+      // Dimension 0 is the contiguous one; the box covers one 128-byte swizzle row of it.
+      CHECK(sa.dims == (am == codegen::Major::K ? std::vector<int64_t>{333, 1000, 3} : std::vector<int64_t>{1000, 333, 3}));
+      CHECK(sb.dims == (bm == codegen::Major::K ? std::vector<int64_t>{333, 700, 3} : std::vector<int64_t>{700, 333, 3}));
+      CHECK(sa.box == (am == codegen::Major::K ? std::vector<int64_t>{64, 128, 1} : std::vector<int64_t>{64, 64, 1}));
+      CHECK(sa.swizzle == rt::TensorMapSwizzle::B128);
+      const codegen::LaunchPlan p = hopper_gemm_plan(c, g, hopper_gemm(c), 132, fake_encode);
+      // ceil(1000/128) * ceil(700/128) * 3 = 8 * 6 * 3 = 144 tiles on at most 132 CTAs.
+      CHECK(p.grid == std::array<unsigned, 3>{132, 1, 1});
+      CHECK(p.block == std::array<unsigned, 3>{384, 1, 1});
+      CHECK(p.dynamic_shared_bytes == static_cast<unsigned>(c.shared_bytes()));
+      REQUIRE(p.params.size() == 11);
+      CHECK(p.params[0].size() == 128);
+      int32_t m = 0;
+      std::memcpy(&m, p.params[3].data(), 4);
+      CHECK(m == 1000);
+    }
+  }
+  HopperGemmConfig c;
+  const codegen::LaunchPlan small = hopper_gemm_plan(c, arguments_for(c, 1, 100, 100, 10), hopper_gemm(c), 132, fake_encode);
+  CHECK(small.grid[0] == 1);
+}
