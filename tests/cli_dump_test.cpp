@@ -136,7 +136,7 @@ TEST_CASE("cli: dump with a missing ptxas exits 1 and says that ptxas failed") {
 TEST_CASE("cli: dump errors exit 2 and name the valid choices") {
   const Run unknown = run_cli({"dump", "nope"});
   check_exit(unknown, 2);
-  CHECK(unknown.err == "error: unknown kernel 'nope' (valid: vector_copy, tma_tile, wgmma_tile, elementwise)\n");
+  CHECK(unknown.err == "error: unknown kernel 'nope' (valid: vector_copy, tma_tile, wgmma_tile, elementwise, hopper_gemm)\n");
   CHECK(unknown.out.empty());
 
   const Run option = run_cli({"dump", "vector_copy", "--bogus", "1"});
@@ -255,7 +255,7 @@ TEST_CASE("cli: run says why it cannot run, and refuses bad arguments") {
   CHECK(no_driver.err.rfind("error: cannot run vector_copy --dtype f32 --threads 128: no CUDA driver found: ", 0) == 0);
   const Run unknown = run_cli({"run", "nope"});
   check_exit(unknown, 2);
-  CHECK(unknown.err == "error: unknown kernel 'nope' (valid: vector_copy, tma_tile, wgmma_tile, elementwise)\n");
+  CHECK(unknown.err == "error: unknown kernel 'nope' (valid: vector_copy, tma_tile, wgmma_tile, elementwise, hopper_gemm)\n");
   const Run seed = run_cli({"run", "vector_copy", "--seed", "x"});
   check_exit(seed, 2);
   CHECK(seed.err == "error: --seed takes a non-negative integer, got 'x'\n");

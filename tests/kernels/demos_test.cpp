@@ -235,9 +235,9 @@ TEST_CASE("kernels: the registry lists, completes and names options") {
 }
 
 TEST_CASE("kernels: registry misuse names the valid choices") {
-  CHECK_THROWS_WITH_AS(kernels::find_family("nope"), "unknown kernel 'nope' (valid: vector_copy, tma_tile, wgmma_tile, elementwise)",
+  CHECK_THROWS_WITH_AS(kernels::find_family("nope"), "unknown kernel 'nope' (valid: vector_copy, tma_tile, wgmma_tile, elementwise, hopper_gemm)",
                        Error);
-  CHECK_THROWS_WITH_AS(kernels::find_family(""), "unknown kernel '' (valid: vector_copy, tma_tile, wgmma_tile, elementwise)", Error);
+  CHECK_THROWS_WITH_AS(kernels::find_family(""), "unknown kernel '' (valid: vector_copy, tma_tile, wgmma_tile, elementwise, hopper_gemm)", Error);
 
   const kernels::KernelFamily& vc = kernels::find_family("vector_copy");
   CHECK_THROWS_WITH_AS(kernels::resolve_options(vc, {{"bogus", "1"}}),
