@@ -666,11 +666,13 @@ uint32_t BlockRunner::mbarrier_address(const Decoded& d, const uint64_t* R) {
 
 void BlockRunner::completed(Mbarrier& b) {
   ++L_.stats.mbarrier_phases;
+  b.last_arrivals = std::move(b.arrivals);
+  b.arrivals.clear();
   for (uint32_t u : b.waiters) threads_[u].state = State::Ready;  // they run their try_wait again
   b.waiters.clear();
 }
 
-void BlockRunner::mbarrier(uint32_t, const Decoded& d, uint64_t* R) {
+void BlockRunner::mbarrier(uint32_t t, const Decoded& d, uint64_t* R) {
   const uint32_t addr = mbarrier_address(d, R);
   if (d.op == Op::MbarInit) {
     mbarriers_.init(addr, value(R, d.src[1]));
@@ -681,6 +683,7 @@ void BlockRunner::mbarrier(uint32_t, const Decoded& d, uint64_t* R) {
   if (d.op == Op::MbarArriveExpectTx && mbarriers_.expect_tx(b, static_cast<uint32_t>(value(R, d.src[1])))) {
     completed(b);
   }
+  b.arrivals.emplace_back(t, shared_.arrive_epoch(t));  // release: t's earlier shared writes
   if (mbarriers_.arrive(b)) completed(b);
   if (d.ndst > 0 && d.dst[0] >= 0) R[d.dst[0]] = state & L_.program.slot_mask[d.dst[0]];
 }
@@ -693,6 +696,7 @@ bool BlockRunner::try_wait(uint32_t t, const Decoded& d, uint64_t* R) {
   // current phase has the other parity.
   if ((b.phase & 1) != parity) {
     shared_.observe(t, addr, b.phase);
+    shared_.acquire(t, b.last_arrivals);  // acquire: the arrivers' writes before their arrival
     if (d.dst[0] >= 0) R[d.dst[0]] = 1;
     return true;
   }

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tessel::emu::detail {
@@ -24,6 +25,9 @@ struct Mbarrier {
   int64_t tx = 0;         // tx-count of the current phase
   uint32_t phase = 0;     // the current phase's number (= phases completed)
   std::vector<uint32_t> waiters;  // threads parked in try_wait on this barrier
+  // (thread, its epoch after the arrival) of the current and of the last completed phase: a wait
+  // that sees the phase complete is ordered after the arrivers' earlier shared writes.
+  std::vector<std::pair<uint32_t, uint32_t>> arrivals, last_arrivals;
 };
 
 class Mbarriers {

@@ -44,6 +44,15 @@ void SharedMemory::observe(uint32_t t, uint32_t mbar, uint32_t completed) {
   seen_[t].emplace_back(mbar, completed);
 }
 
+void SharedMemory::acquire(uint32_t r, const std::vector<std::pair<uint32_t, uint32_t>>& arrivals) {
+  if (!races_ || arrivals.empty()) return;
+  if (pair_.empty()) pair_.assign(size_t{nthreads_} * nthreads_, 0);
+  for (const auto& [w, e] : arrivals) {
+    uint32_t& p = pair_[size_t{r} * nthreads_ + w];
+    p = std::max(p, e);
+  }
+}
+
 void SharedMemory::async_store(uint32_t addr, const void* src, uint32_t n, uint32_t mbar, uint32_t phase) {
   check_range(addr, n, "writes");
   std::memcpy(bytes_.data() + addr, src, n);

@@ -43,6 +43,12 @@ class SharedMemory {
   // Thread t saw the mbarrier at `mbar` with `completed` phases complete (a successful try_wait).
   void observe(uint32_t t, uint32_t mbar, uint32_t completed);
 
+  // mbarrier arrive (release) and a successful wait (acquire): arrive_epoch makes t's later writes
+  // a new epoch and returns it; acquire orders reader r after the writes each (writer, epoch) of
+  // `arrivals` made before its arrival.
+  uint32_t arrive_epoch(uint32_t t) { return ++epoch_[t]; }
+  void acquire(uint32_t r, const std::vector<std::pair<uint32_t, uint32_t>>& arrivals);
+
   // Throws Fault unless [addr, addr + n) lies in one shared array (`what`: "reads", "writes").
   void check(uint32_t addr, uint32_t n, const char* what) const { check_range(addr, n, what); }
 
