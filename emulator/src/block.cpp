@@ -17,6 +17,9 @@ namespace {
 
 inline uint64_t value(const uint64_t* R, const Src& s) { return s.imm ? s.value : R[s.slot]; }
 
+// Collectives that every thread of the warp (ldmatrix, stmatrix) or warpgroup (wgmma) executes.
+bool is_aligned_collective(Op op) { return op == Op::Wgmma || op == Op::Ldmatrix || op == Op::Stmatrix; }
+
 std::string triple(unsigned x, unsigned y, unsigned z) {
   return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
 }
@@ -125,6 +128,7 @@ void BlockRunner::run(std::array<unsigned, 3> ctaid) {
   }
   for (Barrier& b : barriers_) b = Barrier{};
   shared_.reset(P, block_, L_.options.check_uninitialized_shared, L_.options.check_shared_races);
+  mbarriers_.reset();
   // Passes over the threads in order; a pass in which nothing can run while some thread waits
   // is a deadlock (barriers and collectives complete as their last participant arrives).
   for (;;) {
@@ -148,6 +152,7 @@ void BlockRunner::run_thread(uint32_t t) {
     execute(t, pc);
     th.pc = pc;
     if (th.state == State::AtBarrier) arrive(t);
+    if (th.state == State::AtCollective && is_aligned_collective(L_.program.code[th.pc].op)) try_aligned(t);
     if (th.state != State::Ready) try_collectives(t / 32);
   } catch (const Fault& f) {
     throw EmulationError("emulator: " + f.kind + ": " + where(t, pc) + ": " + f.what);
@@ -200,8 +205,40 @@ void BlockRunner::execute(uint32_t t, uint32_t& pc) {
         return;
       case Op::Shfl:
       case Op::ElectSync:
+      case Op::Wgmma:
+      case Op::Ldmatrix:
+      case Op::Stmatrix:
         th.state = State::AtCollective;
         return;
+      case Op::MbarInit:
+      case Op::MbarArrive:
+      case Op::MbarArriveExpectTx:
+        mbarrier(t, d, R);
+        break;
+      case Op::MbarTryWait:
+        if (!try_wait(t, d, R)) return;  // parked at this instruction
+        break;
+      case Op::Mapa:
+        put(d.dst[0], mapa(d, R), d.type);
+        break;
+      case Op::TmaLoad:
+        tma_load(t, d, R);
+        break;
+      case Op::TmaStore:
+        tma_store(t, d, R);
+        break;
+      case Op::BarrierClusterArrive:
+      case Op::BarrierClusterWait:
+        if (cluster_size() > 1) {
+          fault("not emulated yet", "clusters of more than 1 CTA (this launch has clusters of " +
+                                        std::to_string(cluster_size()) + ")");
+        }
+        // A cluster of one CTA: the cluster barrier is a barrier of the whole block.
+        if (d.op == Op::BarrierClusterWait) {
+          th.state = State::AtBarrier;
+          return;
+        }
+        break;
       case Op::Mov: {
         const int w = d.type == Type::Pred ? 1 : bits(d.type);
         if (d.pack) {  // mov.bN d, {a, b, ...}: the first source in the low bits
@@ -363,8 +400,10 @@ void BlockRunner::arrive(uint32_t t) {
   Thread& th = threads_[t];
   const Decoded& d = L_.program.code[th.pc];
   const uint64_t* R = regs(t);
-  const uint64_t id = value(R, d.src[0]);
-  if (id > 15) fault("invalid barrier", "barrier " + std::to_string(id) + " is not in [0, 15]");
+  // barrier.cluster.wait in a cluster of one CTA: barrier 16, which bar.sync cannot name.
+  const bool cluster = d.op == Op::BarrierClusterWait;
+  const uint64_t id = cluster ? kClusterBarrier : value(R, d.src[0]);
+  if (id > 15 && !cluster) fault("invalid barrier", "barrier " + std::to_string(id) + " is not in [0, 15]");
   const uint64_t expected = d.nsrc > 1 ? value(R, d.src[1]) : nthreads_;
   if (d.nsrc > 1 && (expected == 0 || expected % 32 != 0)) {
     fault("invalid barrier", "thread count " + std::to_string(expected) + " is not a positive multiple of 32");
@@ -400,6 +439,7 @@ void BlockRunner::try_collectives(uint32_t warp) {
     if (threads_[l].state != State::AtCollective) continue;
     const uint32_t pc = threads_[l].pc;
     const Decoded& d = P.code[pc];
+    if (is_aligned_collective(d.op)) continue;
     const uint32_t mask = membermask(d, regs(l));
     auto fail_at = [&](uint32_t u, const std::string& kind, const std::string& what) {
       throw EmulationError("emulator: " + kind + ": " + where(u, threads_[u].pc) + ": " + what);
@@ -497,8 +537,36 @@ void BlockRunner::perform(const Decoded& d, const std::vector<uint32_t>& group, 
   ++L_.stats.collectives;
 }
 
+void BlockRunner::try_aligned(uint32_t t) {
+  const uint32_t pc = threads_[t].pc;
+  const Decoded& d = L_.program.code[pc];
+  const uint32_t size = d.op == Op::Wgmma ? 128 : 32, first = t / size * size;
+  const char* unit = size == 128 ? "warpgroup" : "warp";
+  if (first + size > nthreads_) {
+    fault("incomplete " + std::string(unit), "the block has " + std::to_string(nthreads_) + " threads, so the " + unit +
+                                                 " of threads " + std::to_string(first) + ".." +
+                                                 std::to_string(first + size - 1) + " is not whole");
+  }
+  for (uint32_t u = first; u < first + size; ++u) {
+    if (threads_[u].state == State::Exited) {
+      fault("collective with an exited thread", "thread " + thread_name(u) + " of the " + unit +
+                                                    " has exited, and every thread of it must execute this instruction");
+    }
+    if (threads_[u].state != State::AtCollective || threads_[u].pc != pc) return;
+  }
+  d.op == Op::Wgmma ? wgmma(d, first) : matrix(d, first);
+  for (uint32_t u = first; u < first + size; ++u) {
+    threads_[u].state = State::Ready;
+    ++threads_[u].pc;
+  }
+  ++L_.stats.collectives;
+}
+
 void BlockRunner::deadlock() {
   const Program& P = L_.program;
+  for (const Thread& th : threads_) {
+    if (th.state == State::AtMbarrier) mbarrier_deadlock();
+  }
   uint32_t t = 0;
   while (t < nthreads_ && threads_[t].state == State::Exited) ++t;
   auto doing = [&](uint32_t u) -> std::string {
@@ -507,7 +575,7 @@ void BlockRunner::deadlock() {
   };
   const Decoded& d = P.code[threads_[t].pc];
   if (threads_[t].state == State::AtBarrier) {
-    const uint64_t id = value(regs(t), d.src[0]);
+    const uint64_t id = d.op == Op::BarrierClusterWait ? kClusterBarrier : value(regs(t), d.src[0]);
     const Barrier& b = barriers_[id];
     std::string missing;
     for (uint32_t u = 0; u < nthreads_ && missing.empty(); ++u) {
@@ -519,6 +587,20 @@ void BlockRunner::deadlock() {
     throw EmulationError("emulator: barrier deadlock: " + where(t, threads_[t].pc) + ": barrier " + std::to_string(id) +
                          " waits for " + std::to_string(b.expected) + " threads, " + std::to_string(b.arrived.size()) +
                          " arrived and no other thread can run: " + missing);
+  }
+  if (is_aligned_collective(d.op)) {
+    const uint32_t size = d.op == Op::Wgmma ? 128 : 32, group = t / size * size;
+    std::string missing = "the block has only " + std::to_string(nthreads_) + " threads";
+    for (uint32_t u = group; u < group + size && u < nthreads_; ++u) {
+      if (threads_[u].state != State::AtCollective || threads_[u].pc != threads_[t].pc) {
+        missing = "thread " + thread_name(u) + ", which " + doing(u);
+        break;
+      }
+    }
+    throw EmulationError("emulator: " + std::string(size == 128 ? "warpgroup" : "warp") +
+                         " collective deadlock: " + where(t, threads_[t].pc) + ": every thread of the " +
+                         (size == 128 ? "warpgroup (threads " : "warp (threads ") + std::to_string(group) + ".." +
+                         std::to_string(group + size - 1) + ") must execute it, and it waits for " + missing);
   }
   const uint32_t first = t / 32 * 32;
   const uint32_t mask = membermask(d, regs(t));
@@ -532,6 +614,108 @@ void BlockRunner::deadlock() {
   }
   throw EmulationError("emulator: warp collective deadlock: " + where(t, threads_[t].pc) + ": membermask " + hex(mask) +
                        " waits for " + missing);
+}
+
+void BlockRunner::mbarrier_deadlock() {
+  const Program& P = L_.program;
+  uint32_t t = 0;
+  while (threads_[t].state != State::AtMbarrier) ++t;
+  const uint32_t addr = threads_[t].wait_addr, parity = threads_[t].wait_parity;
+  uint32_t same = 0;
+  std::string others;
+  uint32_t exited = 0, listed = 0, unlisted = 0;
+  for (uint32_t u = 0; u < nthreads_; ++u) {
+    const Thread& th = threads_[u];
+    if (th.state == State::AtMbarrier && th.wait_addr == addr && th.wait_parity == parity) {
+      ++same;
+    } else if (th.state == State::Exited) {
+      ++exited;
+    } else if (listed < 3) {
+      others += std::string(listed++ ? "; " : "") + "thread " + thread_name(u) + " waits at `" +
+                P.text(P.code[th.pc]) + "`" +
+                (th.state == State::AtMbarrier ? " on the mbarrier at " + shared_.describe(th.wait_addr) +
+                                                     " for parity " + std::to_string(th.wait_parity)
+                                               : "");
+    } else {
+      ++unlisted;
+    }
+  }
+  if (unlisted) others += "; and " + std::to_string(unlisted) + " more threads wait";
+  if (exited) others += std::string(others.empty() ? "" : "; ") + std::to_string(exited) + " threads have exited";
+  Mbarrier& b = mbarriers_.get(addr, "wait");
+  throw EmulationError("emulator: mbarrier deadlock: " + where(t, threads_[t].pc) + ": thread " + thread_name(t) +
+                       (same > 1 ? " and " + std::to_string(same - 1) + " other threads wait" : " waits") +
+                       " for the phase of parity " + std::to_string(parity) + " of the mbarrier at shared address " +
+                       shared_.describe(addr) + " to complete; the mbarrier is in " + Mbarriers::state(b) +
+                       ", and no other thread can run (" + (others.empty() ? "there are none" : others) + ")");
+}
+
+// --- mbarriers ------------------------------------------------------------------------------------
+
+unsigned BlockRunner::cluster_size() const { return L_.plan.cluster[0] * L_.plan.cluster[1] * L_.plan.cluster[2]; }
+
+uint32_t BlockRunner::mbarrier_address(const Decoded& d, const uint64_t* R) {
+  const uint64_t a = value(R, d.src[0]) + static_cast<uint64_t>(d.offset);
+  if (a > 0xffffffff) fault("out-of-bounds shared access", "an mbarrier at shared address " + hex(a) + " (past 4 GiB)");
+  if (a % 8 != 0) {
+    fault("misaligned address", "an mbarrier at shared address " + hex(a) + ", which is not a multiple of 8");
+  }
+  shared_.check(static_cast<uint32_t>(a), 8, "accesses an mbarrier of");
+  return static_cast<uint32_t>(a);
+}
+
+void BlockRunner::completed(Mbarrier& b) {
+  ++L_.stats.mbarrier_phases;
+  b.last_arrivals = std::move(b.arrivals);
+  b.arrivals.clear();
+  for (uint32_t u : b.waiters) threads_[u].state = State::Ready;  // they run their try_wait again
+  b.waiters.clear();
+}
+
+void BlockRunner::mbarrier(uint32_t t, const Decoded& d, uint64_t* R) {
+  const uint32_t addr = mbarrier_address(d, R);
+  if (d.op == Op::MbarInit) {
+    mbarriers_.init(addr, value(R, d.src[1]));
+    return;
+  }
+  Mbarrier& b = mbarriers_.get(addr, d.op == Op::MbarArrive ? "mbarrier.arrive" : "mbarrier.arrive.expect_tx");
+  const uint64_t state = b.phase;  // the opaque state: the phase before the arrival
+  if (d.op == Op::MbarArriveExpectTx && mbarriers_.expect_tx(b, static_cast<uint32_t>(value(R, d.src[1])))) {
+    completed(b);
+  }
+  b.arrivals.emplace_back(t, shared_.arrive_epoch(t));  // release: t's earlier shared writes
+  if (mbarriers_.arrive(b)) completed(b);
+  if (d.ndst > 0 && d.dst[0] >= 0) R[d.dst[0]] = state & L_.program.slot_mask[d.dst[0]];
+}
+
+bool BlockRunner::try_wait(uint32_t t, const Decoded& d, uint64_t* R) {
+  const uint32_t addr = mbarrier_address(d, R);
+  Mbarrier& b = mbarriers_.get(addr, "mbarrier.try_wait");
+  const uint32_t parity = static_cast<uint32_t>(value(R, d.src[1]) & 1);
+  // PTX ISA 9.0 §9.7.13.15.16: true once the phase of this parity has completed, i.e. while the
+  // current phase has the other parity.
+  if ((b.phase & 1) != parity) {
+    shared_.observe(t, addr, b.phase);
+    shared_.acquire(t, b.last_arrivals);  // acquire: the arrivers' writes before their arrival
+    if (d.dst[0] >= 0) R[d.dst[0]] = 1;
+    return true;
+  }
+  Thread& th = threads_[t];
+  th.state = State::AtMbarrier;
+  th.wait_addr = addr;
+  th.wait_parity = parity;
+  b.waiters.push_back(t);
+  return false;
+}
+
+uint64_t BlockRunner::mapa(const Decoded& d, const uint64_t* R) {
+  if (cluster_size() > 1) {
+    fault("not emulated yet", "clusters of more than 1 CTA (this launch has clusters of " +
+                                  std::to_string(cluster_size()) + ")");
+  }
+  const uint64_t rank = value(R, d.src[1]) & 0xffffffff;
+  if (rank != 0) fault("invalid cluster rank", "mapa to CTA rank " + std::to_string(rank) + " of a cluster of 1 CTA");
+  return value(R, d.src[0]);  // in a cluster of one CTA, shared::cluster addresses are its shared::cta ones
 }
 
 }  // namespace tessel::emu::detail

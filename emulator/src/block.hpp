@@ -1,7 +1,10 @@
 // block.hpp: runs the blocks of a launch, one at a time: every thread of the block with its own
 // register file, scheduled deterministically. A thread runs until it reaches a bar.sync, a warp
-// collective (shfl.sync, elect.sync) or its end; a collective completes when every lane of its
-// membermask that has not exited waits at it, a barrier when the threads it counts have arrived;
+// collective (shfl.sync, elect.sync, ldmatrix, stmatrix), a warpgroup collective (wgmma), an
+// mbarrier.try_wait whose phase has not completed, or its end; a collective completes when every
+// lane of its membermask that has not exited waits at it (the .aligned ones: every thread of the
+// warp or warpgroup), a barrier when the threads it counts have arrived, a try_wait when its
+// mbarrier's phase completes (the thread is parked until then, then runs the try_wait again);
 // when nothing can run and some thread still waits, the block is deadlocked (an error).
 #pragma once
 
@@ -9,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "mbarrier.hpp"
 #include "program.hpp"
 #include "shared_memory.hpp"
 #include "tessel/codegen/launch_plan.hpp"
@@ -33,10 +37,11 @@ class BlockRunner {
   void run(std::array<unsigned, 3> ctaid);
 
  private:
-  enum class State : uint8_t { Ready, AtBarrier, AtCollective, Exited };
+  enum class State : uint8_t { Ready, AtBarrier, AtCollective, AtMbarrier, Exited };
   struct Thread {
     uint32_t pc = 0;
     State state = State::Ready;
+    uint32_t wait_addr = 0, wait_parity = 0;  // AtMbarrier: the mbarrier and the parity of the phase awaited
   };
   struct Barrier {
     uint32_t expected = 0;
@@ -48,7 +53,25 @@ class BlockRunner {
   void arrive(uint32_t t);
   void try_collectives(uint32_t warp);
   void perform(const Decoded& d, const std::vector<uint32_t>& lanes, uint32_t warp);
+  // The .aligned collectives of thread t's warp (ldmatrix, stmatrix) or warpgroup (wgmma).
+  void try_aligned(uint32_t t);
   [[noreturn]] void deadlock();
+  [[noreturn]] void mbarrier_deadlock();
+
+  // mbarrier operations of thread t (mbarrier.cpp holds the state machine).
+  uint32_t mbarrier_address(const Decoded& d, const uint64_t* R);
+  void mbarrier(uint32_t t, const Decoded& d, uint64_t* R);  // init, arrive, arrive.expect_tx
+  bool try_wait(uint32_t t, const Decoded& d, uint64_t* R);  // false: the thread is parked
+  void completed(Mbarrier& b);                               // wakes the threads parked on b
+  uint64_t mapa(const Decoded& d, const uint64_t* R);
+  unsigned cluster_size() const;
+
+  // Asynchronous copies and matrix instructions (tma.cpp, wgmma.cpp, matrix.cpp).
+  void tma_load(uint32_t t, const Decoded& d, const uint64_t* R);
+  void tma_store(uint32_t t, const Decoded& d, const uint64_t* R);
+  void wgmma(const Decoded& d, uint32_t first);           // the warpgroup of threads first..first+127
+  void matrix(const Decoded& d, uint32_t first);          // ldmatrix / stmatrix of the warp at first
+  std::array<uint64_t, 16> read_tensor_map(uint32_t t, const Decoded& d, uint64_t addr);
 
   // Memory accesses of thread t (registers R); throw Fault.
   void load(uint32_t t, const Decoded& d, uint64_t* R);
@@ -65,8 +88,10 @@ class BlockRunner {
   uint32_t nthreads_ = 0;
   std::vector<Thread> threads_;
   std::vector<uint64_t> regs_;
-  std::array<Barrier, 16> barriers_;
+  static constexpr uint32_t kClusterBarrier = 16;  // barrier.cluster in a cluster of one CTA
+  std::array<Barrier, 17> barriers_;
   SharedMemory shared_;
+  Mbarriers mbarriers_;
 };
 
 }  // namespace tessel::emu::detail

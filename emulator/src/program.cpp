@@ -37,31 +37,30 @@ uint64_t class_mask(RegClass c) {
 uint32_t align_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
 
 // The instructions the emulator runs as no-ops: without asynchronous proxies and a register
-// allocator, fences of the async proxy and register-count hints change nothing it models.
-bool is_nop(Op op) { return op == Op::FenceProxyAsync || op == Op::FenceMbarrierInit || op == Op::Setmaxnreg; }
+// allocator, fences of the async proxy and register-count hints change nothing it models; TMA
+// copies and wgmma complete when they are issued (legal: their results may only be used after the
+// completion mechanism says so), so the bulk and wgmma groups have nothing left to wait for.
+bool is_nop(Op op) {
+  switch (op) {
+    case Op::FenceProxyAsync:
+    case Op::FenceMbarrierInit:
+    case Op::Setmaxnreg:
+    case Op::BulkCommit:
+    case Op::BulkWait:
+    case Op::WgmmaFence:
+    case Op::WgmmaCommit:
+    case Op::WgmmaWait:
+      return true;
+    default:
+      return false;
+  }
+}
 
 bool is_unsupported(const Instr& i) {
   switch (i.op) {
-    case Op::BarrierClusterArrive:
-    case Op::BarrierClusterWait:
     case Op::CpAsync:
     case Op::CpAsyncCommit:
     case Op::CpAsyncWait:
-    case Op::TmaLoad:
-    case Op::TmaStore:
-    case Op::BulkCommit:
-    case Op::BulkWait:
-    case Op::MbarInit:
-    case Op::MbarArrive:
-    case Op::MbarArriveExpectTx:
-    case Op::MbarTryWait:
-    case Op::Mapa:
-    case Op::WgmmaFence:
-    case Op::Wgmma:
-    case Op::WgmmaCommit:
-    case Op::WgmmaWait:
-    case Op::Ldmatrix:
-    case Op::Stmatrix:
     case Op::MmaSync:
       return true;
     case Op::Ld:
@@ -166,7 +165,7 @@ struct Decoder {
   }
 
   void add_src(const Instr& i, Decoded& d, const Operand& o, Type t) {
-    if (d.nsrc >= d.src.size()) bad(i, "more than 5 source operands");
+    if (d.nsrc >= d.src.size()) bad(i, "more than " + std::to_string(d.src.size()) + " source operands");
     d.src[d.nsrc++] = src(i, o, t);
   }
 
@@ -174,6 +173,27 @@ struct Decoder {
     if (o.kind != Operand::Kind::Addr || o.elems.size() != 1) bad(i, "a memory operand must be [base+offset]");
     add_src(i, d, o.elems[0], Type::U64);
     d.offset = o.imm;
+  }
+
+  // An address operand [base+offset] as one source: the offset folds into an immediate base; a
+  // register base must come without an offset (codegen emits none on these instructions).
+  void address_src(const Instr& i, Decoded& d, const Operand& o) {
+    if (o.kind != Operand::Kind::Addr || o.elems.empty()) bad(i, "expected a memory operand [base]");
+    add_src(i, d, o.elems[0], Type::U64);
+    Src& s = d.src[d.nsrc - 1];
+    if (o.imm != 0) {
+      if (!s.imm) bad(i, "an offset on this address is not emulated");
+      s.value += static_cast<uint64_t>(o.imm);
+    }
+  }
+
+  // The tensor coordinates of [tensor_map, {c0, ...}]: rank Instr::n, s32 each.
+  void coords(const Instr& i, Decoded& d, const Operand& o) {
+    if (o.kind != Operand::Kind::Addr || o.elems.size() != 2 || o.elems[1].kind != Operand::Kind::Vec)
+      bad(i, "the tensor operand must be [tensor_map, {c0, ...}]");
+    const auto& c = o.elems[1].elems;
+    if (c.size() != static_cast<size_t>(i.n) || c.empty() || c.size() > 5) bad(i, "the rank and the coordinates disagree");
+    for (const Operand& e : c) add_src(i, d, e, Type::S32);
   }
 
   void need(const Instr& i, size_t n) {
@@ -195,6 +215,8 @@ struct Decoder {
     d.guard = i.guard;
     d.guard_negated = i.guard_negated;
     d.index = index;
+    d.n = i.n;
+    d.type3 = i.type3;
     if (is_nop(i.op)) {
       d.exec = Exec::Nop;
       return d;
@@ -285,7 +307,91 @@ struct Decoder {
         break;
       }
       case Op::Ret:
+      case Op::BarrierClusterArrive:
+      case Op::BarrierClusterWait:
         break;
+      case Op::MbarInit:  // [addr], count
+        need(i, 2);
+        address(i, d, i.ops[0]);
+        add_src(i, d, i.ops[1], Type::U32);
+        break;
+      case Op::MbarArrive:  // state, [addr]
+        need(i, 2);
+        dst(i, d, i.ops[0]);
+        address(i, d, i.ops[1]);
+        break;
+      case Op::MbarArriveExpectTx:  // state, [addr], tx
+      case Op::MbarTryWait:         // done, [addr], parity
+        need(i, 3);
+        dst(i, d, i.ops[0]);
+        address(i, d, i.ops[1]);
+        add_src(i, d, i.ops[2], Type::U32);
+        break;
+      case Op::Mapa:  // d, addr, rank
+        need(i, 3);
+        dst(i, d, i.ops[0]);
+        add_src(i, d, i.ops[1], i.type);
+        add_src(i, d, i.ops[2], Type::U32);
+        break;
+      case Op::TmaLoad:  // [dst], [tmap, {c...}], [mbar]{, cta_mask}: src = dst, tmap, mbar, c..., mask
+        need(i, 3);
+        address_src(i, d, i.ops[0]);
+        address_src(i, d, i.ops[1]);
+        address_src(i, d, i.ops[2]);
+        coords(i, d, i.ops[1]);
+        if (i.has(kMulticast)) {
+          need(i, 4);
+          add_src(i, d, i.ops[3], Type::U16);
+        }
+        break;
+      case Op::TmaStore:  // [tmap, {c...}], [src]: src = src, tmap, (unused), c...
+        need(i, 2);
+        address_src(i, d, i.ops[1]);
+        address_src(i, d, i.ops[0]);
+        add_src(i, d, Operand::i(0), Type::U64);
+        coords(i, d, i.ops[0]);
+        break;
+      case Op::Ldmatrix:  // {r...}, [addr]
+        need(i, 2);
+        dst(i, d, i.ops[0]);
+        address(i, d, i.ops[1]);
+        if (d.ndst != i.n) bad(i, "the matrix count and the destinations disagree");
+        break;
+      case Op::Stmatrix:  // [addr], {r...}
+        need(i, 2);
+        address(i, d, i.ops[0]);
+        sources(i, d, 1, Type::B32);
+        if (d.nsrc != 1 + i.n) bad(i, "the matrix count and the sources disagree");
+        break;
+      case Op::Wgmma: {
+        // {d...}, a-desc | {a0..a3}, b-desc, scale-d, imm-scale-a, imm-scale-b{, imm-trans-a}{, imm-trans-b}
+        // src = a-desc, b-desc, scale-d, scale-a, scale-b, trans-a, trans-b (absent ones: 0).
+        need(i, 6);
+        if (i.ops[0].kind != Operand::Kind::Vec) bad(i, "the accumulators must be a vector");
+        RegList list;
+        for (const Operand& e : i.ops[0].elems) {
+          if (e.kind != Operand::Kind::Reg) bad(i, "an accumulator must be a register");
+          list.acc.push_back(e.reg);
+        }
+        const bool reg_a = i.has(kRegA);
+        if (reg_a) {
+          if (i.ops[1].kind != Operand::Kind::Vec || i.ops[1].elems.size() != 4) bad(i, "A from registers is 4 registers");
+          for (const Operand& e : i.ops[1].elems) list.a.push_back(src(i, e, Type::B32));
+          add_src(i, d, Operand::i(0), Type::U64);
+        } else {
+          add_src(i, d, i.ops[1], Type::U64);
+        }
+        add_src(i, d, i.ops[2], Type::U64);
+        add_src(i, d, i.ops[3], Type::Pred);
+        add_src(i, d, i.ops[4], Type::S32);
+        add_src(i, d, i.ops[5], Type::S32);
+        if (reg_a) add_src(i, d, Operand::i(0), Type::S32);
+        for (size_t j = 6; j < i.ops.size(); ++j) add_src(i, d, i.ops[j], Type::S32);
+        while (d.nsrc < 7) add_src(i, d, Operand::i(0), Type::S32);
+        d.list = static_cast<uint32_t>(p.lists.size());
+        p.lists.push_back(std::move(list));
+        break;
+      }
       default:  // arithmetic, logic, setp, cvta: destinations, then sources of the instruction type
         need(i, 2);
         dst(i, d, i.ops[0]);

@@ -50,11 +50,20 @@ struct Decoded {
   uint8_t ndst = 0, nsrc = 0;
   bool pack = false;             // mov.bN d, {a, b, ...}: sources joined into one value
   std::array<int32_t, 4> dst{};  // slots; -1 for the sink `_`
-  std::array<Src, 5> src{};      // memory ops: src[0] is the address base, then the data
+  std::array<Src, 10> src{};     // memory ops: src[0] is the address base, then the data
   int64_t offset = 0;            // memory ops: the address's byte offset
+  int32_t n = 0;                 // Instr::n (wgmma N, tensor rank, matrix count)
+  codegen::Type type3 = codegen::Type::None;  // wgmma: B's type
+  uint32_t list = 0;             // wgmma: index in Program::lists of its accumulator and A slots
   uint32_t target = 0;           // bra: the instruction index to go to
   uint32_t index = 0;            // the instruction in Program::instrs (for messages)
   bool has(uint32_t f) const { return (flags & f) != 0; }
+};
+
+// The register lists of a wgmma (its accumulators are read and written, up to 128 per thread).
+struct RegList {
+  std::vector<int32_t> acc;  // accumulator slots
+  std::vector<Src> a;        // A from registers: 4 b32 sources (empty: A from a descriptor)
 };
 
 struct SharedArray {
@@ -78,6 +87,7 @@ struct Program {
   std::vector<uint64_t> slot_mask;  // the register's width as a mask (pred: 1)
   std::vector<SharedArray> shared;  // in address order
   uint32_t shared_end = kSharedBase;
+  std::vector<RegList> lists;     // wgmma operands (Decoded::list)
   std::vector<ParamSlot> params;  // in declaration order
   uint32_t param_bytes = 0;
 

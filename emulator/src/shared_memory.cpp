@@ -24,6 +24,39 @@ void SharedMemory::reset(const Program& p, std::array<unsigned, 3> block, bool c
   epoch_.assign(nthreads_, 0);
   full_ = 0;
   pair_.clear();
+  seen_.assign(nthreads_, {});
+}
+
+uint32_t SharedMemory::seen_phases(uint32_t t, uint32_t mbar) const {
+  for (const auto& [a, n] : seen_[t]) {
+    if (a == mbar) return n;
+  }
+  return 0;
+}
+
+void SharedMemory::observe(uint32_t t, uint32_t mbar, uint32_t completed) {
+  for (auto& [a, n] : seen_[t]) {
+    if (a == mbar) {
+      n = std::max(n, completed);
+      return;
+    }
+  }
+  seen_[t].emplace_back(mbar, completed);
+}
+
+void SharedMemory::acquire(uint32_t r, const std::vector<std::pair<uint32_t, uint32_t>>& arrivals) {
+  if (!races_ || arrivals.empty()) return;
+  if (pair_.empty()) pair_.assign(size_t{nthreads_} * nthreads_, 0);
+  for (const auto& [w, e] : arrivals) {
+    uint32_t& p = pair_[size_t{r} * nthreads_ + w];
+    p = std::max(p, e);
+  }
+}
+
+void SharedMemory::async_store(uint32_t addr, const void* src, uint32_t n, uint32_t mbar, uint32_t phase) {
+  check_range(addr, n, "writes");
+  std::memcpy(bytes_.data() + addr, src, n);
+  if (!shadow_.empty()) std::fill(shadow_.begin() + addr, shadow_.begin() + addr + n, Shadow{kAsync, mbar, phase, 0});
 }
 
 std::string SharedMemory::thread_name(uint32_t t) const {
@@ -63,13 +96,22 @@ void SharedMemory::load(uint32_t addr, void* dst, uint32_t n, uint32_t t, bool a
   if (!shadow_.empty()) {
     for (uint32_t b = addr; b < addr + n; ++b) {
       const Shadow& s = shadow_[b];
-      if (s.writer < 0) {
+      if (s.writer == -1) {
         if (uninit_) {
           fault("uninitialized shared read", "reads " + std::to_string(n) + " bytes at shared address " +
                                                  describe(addr) + ", and byte " + describe(b) +
                                                  " was never written by any thread");
         }
         continue;
+      }
+      if (s.writer == kAsync) {
+        if (!races_ || seen_phases(t, s.epoch) > s.full) continue;
+        fault("shared-memory race", "reads " + std::to_string(n) + " bytes at shared address " + describe(addr) +
+                                        ", and byte " + describe(b) +
+                                        " was written by a TMA load that completes on the mbarrier at " + describe(s.epoch) +
+                                        " in its phase " + std::to_string(s.full) +
+                                        ", which this thread has not waited for (mbarrier.try_wait), itself or "
+                                        "through a barrier with a thread that did");
       }
       if (!races_ || static_cast<uint32_t>(s.writer) == t || (atomic && s.atomic) || full_ > s.full) continue;
       if (!pair_.empty() && pair_[size_t{t} * nthreads_ + s.writer] > s.epoch) continue;
@@ -93,6 +135,21 @@ void SharedMemory::store(uint32_t addr, const void* src, uint32_t n, uint32_t t,
 
 void SharedMemory::barrier(const std::vector<uint32_t>& threads, bool all) {
   for (uint32_t t : threads) ++epoch_[t];
+  // What one participant has seen of mbarrier phases, all have seen after the barrier.
+  std::vector<std::pair<uint32_t, uint32_t>> merged;
+  for (uint32_t t : threads) {
+    for (const auto& [a, n] : seen_[t]) {
+      auto it = std::find_if(merged.begin(), merged.end(), [&](const auto& e) { return e.first == a; });
+      if (it == merged.end()) {
+        merged.emplace_back(a, n);
+      } else {
+        it->second = std::max(it->second, n);
+      }
+    }
+  }
+  if (!merged.empty()) {
+    for (uint32_t t : threads) seen_[t] = merged;
+  }
   if (all) {
     ++full_;
     return;

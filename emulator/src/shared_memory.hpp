@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "program.hpp"
@@ -31,8 +32,25 @@ class SharedMemory {
   void load(uint32_t addr, void* dst, uint32_t n, uint32_t t, bool atomic);
   void store(uint32_t addr, const void* src, uint32_t n, uint32_t t, bool atomic);
 
-  // A barrier completed for these threads (all: every thread of the block).
+  // A barrier completed for these threads (all: every thread of the block). It also passes on
+  // what each of them has observed of mbarrier phases (observe) to all of them.
   void barrier(const std::vector<uint32_t>& threads, bool all);
+
+  // A write by the async proxy (a TMA load) that completes on the mbarrier at `mbar` in its phase
+  // `phase`: a thread may read these bytes once it has observed that phase complete (observe),
+  // itself or through a barrier with a thread that did; before, the read is a race.
+  void async_store(uint32_t addr, const void* src, uint32_t n, uint32_t mbar, uint32_t phase);
+  // Thread t saw the mbarrier at `mbar` with `completed` phases complete (a successful try_wait).
+  void observe(uint32_t t, uint32_t mbar, uint32_t completed);
+
+  // mbarrier arrive (release) and a successful wait (acquire): arrive_epoch makes t's later writes
+  // a new epoch and returns it; acquire orders reader r after the writes each (writer, epoch) of
+  // `arrivals` made before its arrival.
+  uint32_t arrive_epoch(uint32_t t) { return ++epoch_[t]; }
+  void acquire(uint32_t r, const std::vector<std::pair<uint32_t, uint32_t>>& arrivals);
+
+  // Throws Fault unless [addr, addr + n) lies in one shared array (`what`: "reads", "writes").
+  void check(uint32_t addr, uint32_t n, const char* what) const { check_range(addr, n, what); }
 
   // "0x41c (offset 28 of smem)"
   std::string describe(uint32_t addr) const;
@@ -42,10 +60,11 @@ class SharedMemory {
   void check_range(uint32_t addr, uint32_t n, const char* what) const;
   std::string thread_name(uint32_t t) const;
 
+  static constexpr int32_t kAsync = -2;  // Shadow::writer of a TMA write
   struct Shadow {
-    int32_t writer = -1;  // thread; -1: never written
-    uint32_t epoch = 0;   // the writer's barrier count at the write
-    uint32_t full = 0;    // the block's whole-block barrier count at the write
+    int32_t writer = -1;  // thread; -1: never written; kAsync: a TMA load
+    uint32_t epoch = 0;   // the writer's barrier count at the write (kAsync: the mbarrier's address)
+    uint32_t full = 0;    // the block's whole-block barrier count at the write (kAsync: the phase)
     uint32_t atomic = 0;  // written by an atomic
   };
   const Program* p_ = nullptr;
@@ -57,6 +76,9 @@ class SharedMemory {
   std::vector<uint32_t> epoch_;   // per thread: barriers passed
   uint32_t full_ = 0;             // whole-block barriers completed
   std::vector<uint32_t> pair_;    // [reader * n + writer]: writer's epoch at their last common barrier
+  // Per thread: (mbarrier address, phases it has seen completed), for TMA writes.
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> seen_;
+  uint32_t seen_phases(uint32_t t, uint32_t mbar) const;
 };
 
 }  // namespace tessel::emu::detail

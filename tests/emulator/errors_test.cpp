@@ -5,7 +5,7 @@
 #include <string>
 
 #include "emulator/support.hpp"
-#include "tessel/codegen/mbarrier.hpp"
+#include "tessel/codegen/async_copy.hpp"
 #include "tessel/codegen/sync.hpp"
 
 using namespace tessel;
@@ -129,14 +129,13 @@ TEST_CASE("emulator: a shuffle whose lanes wait at a barrier instead is a deadlo
 }
 
 TEST_CASE("emulator: an instruction it does not run yet is named") {
-  KernelBuilder b("tessel_test_mbarrier");
-  Value bar = b.shared_array("bar", 8, 8);
-  mbarrier_init(b, bar, 1);
+  KernelBuilder b("tessel_test_cp_async");
+  cp_async_commit_group(b);
   emu::Memory mem;
   LaunchPlan plan = test::plan_of(b.finish(), 1, 32);
   check_contains(test::emulation_error(plan, mem),
-                 {"emulator: not emulated yet: mbarrier.init.shared::cta.b64: kernel tessel_test_mbarrier, block "
-                  "(0,0,0), thread (0,0,0), instruction `mbarrier.init.shared::cta.b64 [%r1], 1`"});
+                 {"emulator: not emulated yet: cp.async.commit_group: kernel tessel_test_cp_async, block "
+                  "(0,0,0), thread (0,0,0), instruction `cp.async.commit_group`"});
 }
 
 TEST_CASE("emulator: a plan that does not fit its kernel is a tessel::Error") {

@@ -5,3 +5,4 @@
 #include "tessel/emulator/error.hpp"
 #include "tessel/emulator/memory.hpp"
 #include "tessel/emulator/run.hpp"
+#include "tessel/emulator/tensor_map.hpp"

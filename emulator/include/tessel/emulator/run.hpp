@@ -24,7 +24,11 @@ struct RunStats {
   uint64_t steps = 0;        // instructions executed (guarded-off ones included), all threads
   uint64_t blocks = 0;       // blocks run
   uint64_t barriers = 0;     // barrier completions, all blocks
-  uint64_t collectives = 0;  // warp collectives (shfl.sync, elect.sync) performed
+  uint64_t collectives = 0;  // warp and warpgroup collectives (shfl.sync, elect.sync, ldmatrix, stmatrix, wgmma)
+  uint64_t mbarrier_phases = 0;  // mbarrier phase completions, all blocks
+  uint64_t tma_loads = 0;        // cp.async.bulk.tensor global -> shared
+  uint64_t tma_stores = 0;       // cp.async.bulk.tensor shared -> global
+  uint64_t wgmmas = 0;           // wgmma.mma_async instructions (one per warpgroup)
 };
 
 // Executes plan.entry() for every block of plan.grid and every thread of plan.block, one block

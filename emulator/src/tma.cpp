@@ -1,0 +1,192 @@
+// tma.cpp: cp.async.bulk.tensor in tile mode, global -> shared (completing on an mbarrier) and
+// shared -> global (bulk async-group), performed when issued. PTX ISA 9.0 §9.7.9.25.5.2
+// cp.async.bulk.tensor and §5.5 "Tensors" (tile mode, bounding box, traversal strides,
+// out-of-bound access); the swizzle modes as in swizzle.hpp.
+#include <cstring>
+
+#include "block.hpp"
+#include "fault.hpp"
+#include "swizzle.hpp"
+#include "tensor_map.hpp"
+
+namespace tessel::emu::detail {
+
+using namespace codegen;
+
+namespace {
+
+inline uint64_t value(const uint64_t* R, const Src& s) { return s.imm ? s.value : R[s.slot]; }
+
+int swizzle_span(rt::TensorMapSwizzle s) {
+  switch (s) {
+    case rt::TensorMapSwizzle::B32:
+      return 32;
+    case rt::TensorMapSwizzle::B64:
+      return 64;
+    case rt::TensorMapSwizzle::B128:
+      return 128;
+    default:
+      return 16;
+  }
+}
+
+// The box of one copy: elements per dimension (box / traversal stride, rounded up) and the
+// global coordinates of box element i.
+struct Box {
+  const TmaMap& m;
+  std::array<int32_t, 5> start{};
+  std::array<int, 5> count{};
+  int64_t elements = 1;
+
+  Box(const TmaMap& map, const uint64_t* R, const Decoded& d) : m(map) {
+    for (int k = 0; k < 5; ++k) {
+      start[k] = k < m.rank ? static_cast<int32_t>(static_cast<uint32_t>(value(R, d.src[3 + k]))) : 0;
+      count[k] = (m.box[k] + m.estride[k] - 1) / m.estride[k];
+      elements *= count[k];
+    }
+  }
+  // Calls f(shared byte offset, global address, in bounds) for each element, dimension 0 fastest.
+  template <class F>
+  void each(F&& f) const {
+    std::array<int, 5> i{};
+    for (int64_t e = 0; e < elements; ++e) {
+      bool inside = true;
+      uint64_t addr = m.address;
+      for (int k = 0; k < m.rank; ++k) {
+        const int64_t g = int64_t{start[k]} + int64_t{i[k]} * m.estride[k];
+        inside = inside && g >= 0 && g < static_cast<int64_t>(m.dims[k]);
+        addr += static_cast<uint64_t>(g) * m.strides[k];
+      }
+      f(static_cast<uint32_t>(e * m.esize), addr, inside);
+      for (int k = 0; k < 5 && ++i[k] == count[k]; ++k) i[k] = 0;
+    }
+  }
+  std::string coords() const {
+    std::string s = "(";
+    for (int k = 0; k < m.rank; ++k) s += (k ? "," : "") + std::to_string(start[k]);
+    return s + ")";
+  }
+};
+
+// The shared address of a box: 128-byte aligned (PTX ISA, cp.async.bulk.tensor), and for a
+// swizzled box aligned to the swizzle's repeat of 8 rows: 256, 512, 1024 bytes for 32B, 64B, 128B
+// (CUDA programming guide, "TMA Swizzle": the shared memory alignment of each swizzle mode).
+uint32_t box_address(uint64_t a, const TmaMap& m, const char* what) {
+  if (a > 0xffffffff) fault("out-of-bounds shared access", std::string(what) + " at shared address " + hex(a) + " (past 4 GiB)");
+  const int span = swizzle_span(m.swizzle);
+  const uint64_t align = span == 16 ? 128 : 8 * static_cast<uint64_t>(span);
+  if (a % align != 0) {
+    fault("misaligned address", std::string(what) + " at shared address " + hex(a) + ", which is not a multiple of " +
+                                    std::to_string(align) +
+                                    (span == 16 ? " (a TMA box in shared memory is 128-byte aligned)"
+                                                : " (a box with the " + std::to_string(span) + "B swizzle is aligned to its 8-row repeat)"));
+  }
+  return static_cast<uint32_t>(a);
+}
+
+}  // namespace
+
+std::array<uint64_t, 16> BlockRunner::read_tensor_map(uint32_t, const Decoded&, uint64_t addr) {
+  std::array<uint64_t, 16> w{};
+  if (addr % 64 != 0) {
+    fault("misaligned address", "the tensor map at generic address " + hex(addr) + " is not 64-byte aligned");
+  }
+  if (addr >= kParamWindow && addr < kParamWindow + kWindowSize) {
+    const uint64_t off = addr - kParamWindow;
+    if (off + 128 > L_.params.size()) {
+      fault("out-of-bounds param access", "the 128-byte tensor map at param address " + hex(off) + " runs past the " +
+                                              std::to_string(L_.params.size()) + " bytes of the kernel's parameters");
+    }
+    std::memcpy(w.data(), L_.params.data() + off, 128);
+    return w;
+  }
+  const Memory::Buffer* b = L_.memory.find(addr, 128);
+  if (!b) {
+    fault("out-of-bounds global access",
+          "the 128-byte tensor map at " + hex(addr) + " is neither a kernel parameter nor in a buffer: " +
+              L_.memory.describe(addr));
+  }
+  std::memcpy(w.data(), b->data.data() + (addr - b->addr), 128);
+  return w;
+}
+
+void BlockRunner::tma_load(uint32_t t, const Decoded& d, const uint64_t* R) {
+  const TmaMap m = decode_tensor_map(read_tensor_map(t, d, value(R, d.src[1])));
+  if (m.rank != d.n) {
+    fault("tensor map rank mismatch", "a " + std::to_string(d.n) + "-d copy with a tensor map of rank " + std::to_string(m.rank));
+  }
+  if (d.has(kMulticast)) {
+    if (cluster_size() > 1) {
+      fault("not emulated yet", "multicast in clusters of more than 1 CTA (this launch has clusters of " +
+                                    std::to_string(cluster_size()) + ")");
+    }
+    const uint64_t mask = value(R, d.src[3 + d.n]) & 0xffff;
+    if (mask != 1) {
+      fault("invalid multicast mask", "cta_mask " + hex(mask) +
+                                          " names CTAs other than this one (rank 0), the only CTA of its cluster");
+    }
+  }
+  const Box box(m, R, d);
+  const uint32_t bytes = static_cast<uint32_t>(box.elements * m.esize);
+  const uint32_t dst = box_address(value(R, d.src[0]), m, "the TMA load writes its box");
+  shared_.check(dst, bytes, "writes (TMA box)");
+  if (const Mbarrier* over = mbarriers_.overlapping(dst, bytes)) {
+    fault("TMA overwrites an mbarrier", "the box of " + std::to_string(bytes) + " bytes at shared address " +
+                                            shared_.describe(dst) + " covers the mbarrier at " +
+                                            shared_.describe(over->addr));
+  }
+  // The mbarrier: in this CTA (shared::cluster of a cluster of one), 8-byte aligned, initialised.
+  const uint64_t ma = value(R, d.src[2]);
+  if (ma > 0xffffffff || ma % 8 != 0) fault("misaligned address", "an mbarrier at shared address " + hex(ma));
+  Mbarrier& bar = mbarriers_.get(static_cast<uint32_t>(ma), "cp.async.bulk.tensor's complete_tx");
+  const int sw = swizzle_bits(swizzle_span(m.swizzle));
+  std::byte zero[8] = {};
+  std::byte nan[8];
+  std::memset(nan, 0xff, sizeof nan);
+  const std::byte* fill = m.oob == rt::TensorMapOobFill::NanRequestZeroFma ? nan : zero;
+  std::byte buf[8];
+  box.each([&](uint32_t off, uint64_t addr, bool inside) {
+    const std::byte* src = fill;
+    if (inside) {
+      const Memory::Buffer* b = L_.memory.find(addr, static_cast<size_t>(m.esize));
+      if (!b) {
+        fault("out-of-bounds global access", "the TMA load of the box at " + box.coords() + " reads " +
+                                                 std::to_string(m.esize) + " bytes at global address " + hex(addr) +
+                                                 ", " + L_.memory.describe(addr));
+      }
+      std::memcpy(buf, b->data.data() + (addr - b->addr), static_cast<size_t>(m.esize));
+      src = buf;
+    }
+    shared_.async_store(swizzle_address(dst + off, sw), src, static_cast<uint32_t>(m.esize), bar.addr, bar.phase);
+  });
+  // PTX ISA 9.0 §9.7.9.25.5.2: complete-tx of the box's bytes (out-of-bound elements included).
+  if (mbarriers_.complete_tx(bar, bytes)) completed(bar);
+  ++L_.stats.tma_loads;
+}
+
+void BlockRunner::tma_store(uint32_t t, const Decoded& d, const uint64_t* R) {
+  const TmaMap m = decode_tensor_map(read_tensor_map(t, d, value(R, d.src[1])));
+  if (m.rank != d.n) {
+    fault("tensor map rank mismatch", "a " + std::to_string(d.n) + "-d copy with a tensor map of rank " + std::to_string(m.rank));
+  }
+  const Box box(m, R, d);
+  const uint32_t src = box_address(value(R, d.src[0]), m, "the TMA store reads its box");
+  shared_.check(src, static_cast<uint32_t>(box.elements * m.esize), "reads (TMA box)");
+  const int sw = swizzle_bits(swizzle_span(m.swizzle));
+  std::byte buf[8];
+  // Out-of-bound elements are not written (the box is clipped to the tensor).
+  box.each([&](uint32_t off, uint64_t addr, bool inside) {
+    if (!inside) return;
+    shared_.load(swizzle_address(src + off, sw), buf, static_cast<uint32_t>(m.esize), t, false);
+    Memory::Buffer* b = L_.memory.find(addr, static_cast<size_t>(m.esize));
+    if (!b) {
+      fault("out-of-bounds global access", "the TMA store of the box at " + box.coords() + " writes " +
+                                               std::to_string(m.esize) + " bytes at global address " + hex(addr) + ", " +
+                                               L_.memory.describe(addr));
+    }
+    std::memcpy(b->data.data() + (addr - b->addr), buf, static_cast<size_t>(m.esize));
+  });
+  ++L_.stats.tma_stores;
+}
+
+}  // namespace tessel::emu::detail
