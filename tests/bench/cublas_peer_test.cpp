@@ -2,26 +2,27 @@
 // cublasLt is looked for, how a missing one is reported, the mapping of tessel's row-major GEMM
 // onto cuBLAS's column-major convention (CPU), and, on a GPU with cuBLAS, small problems of every
 // layout against a host reference.
+#include "cublas_peer.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "cublas_peer.hpp"
 #include "fp8.hpp"
 #include "runtime/gpu.hpp"
 #include "tessel/kernels/half.hpp"
 
 using namespace tessel;
 using namespace tessel::bench;
+using codegen::Type;
 using kernels::GemmArguments;
 using kernels::TensorView;
-using codegen::Type;
 
 namespace {
 
@@ -131,7 +132,7 @@ TEST_CASE("cublas peer: K-major A and B give cuBLAS's TN form (fp8) whatever out
   }
 }
 
-TEST_CASE("cublas peer: column-major out maps directly; every major combination maps") {
+TEST_CASE("cublas peer: column-major out maps directly, and every major combination maps") {
   const LtMapping r = map_gemm_to_cublaslt(problem(Type::F16, Type::F32, 1, 100, 200, 300, 'm', 'k', 'm'));
   INFO(r.to_string());
   REQUIRE(r.ok);
@@ -199,10 +200,17 @@ HostMatrix random_operand(const TensorView& v, std::mt19937_64& rng) {
         std::memcpy(p, &b, 2);
         break;
       }
-      case Type::F32: std::memcpy(p, &x, 4); break;
-      case Type::E4M3: *p = float_to_e4m3(x); break;
-      case Type::E5M2: *p = float_to_e5m2(x); break;
-      default: FAIL("type");
+      case Type::F32:
+        std::memcpy(p, &x, 4);
+        break;
+      case Type::E4M3:
+        *p = float_to_e4m3(x);
+        break;
+      case Type::E5M2:
+        *p = float_to_e5m2(x);
+        break;
+      default:
+        FAIL("type");
     }
     h.values[i] = x;
   }

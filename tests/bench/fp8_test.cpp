@@ -2,6 +2,8 @@
 // encoding decoded and encoded back, values taken from the OCP FP8 definition, and rounding of
 // random floats against a reference derived independently (the nearest of all 256 decoded
 // values, ties to the even encoding, saturating at the largest finite value).
+#include "fp8.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -9,7 +11,6 @@
 #include <random>
 #include <vector>
 
-#include "fp8.hpp"
 #include "runtime/gpu.hpp"  // gpu_seed(): a fresh seed per run, TESSEL_SEED=N to reproduce
 
 using namespace tessel::bench;

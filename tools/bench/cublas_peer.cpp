@@ -51,27 +51,27 @@ inline constexpr int CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1;  // uint64_t
 inline constexpr size_t kWorkspaceBytes = size_t{32} << 20;
 
 // Every entry point: name, and its type. Enums pass as int (the C ABI of an enum of int values).
-#define TESSEL_LT_FUNCTIONS(X)                                                                                    \
-  X(cublasLtCreate, cublasStatus_t (*)(cublasLtHandle_t*))                                                        \
-  X(cublasLtDestroy, cublasStatus_t (*)(cublasLtHandle_t))                                                        \
-  X(cublasLtGetVersion, size_t (*)())                                                                             \
-  X(cublasLtMatmulDescCreate, cublasStatus_t (*)(cublasLtMatmulDesc_t*, int, int))                                \
-  X(cublasLtMatmulDescDestroy, cublasStatus_t (*)(cublasLtMatmulDesc_t))                                          \
-  X(cublasLtMatmulDescSetAttribute, cublasStatus_t (*)(cublasLtMatmulDesc_t, int, const void*, size_t))           \
-  X(cublasLtMatrixLayoutCreate, cublasStatus_t (*)(cublasLtMatrixLayout_t*, int, uint64_t, uint64_t, int64_t))    \
-  X(cublasLtMatrixLayoutDestroy, cublasStatus_t (*)(cublasLtMatrixLayout_t))                                      \
-  X(cublasLtMatrixLayoutSetAttribute, cublasStatus_t (*)(cublasLtMatrixLayout_t, int, const void*, size_t))       \
-  X(cublasLtMatmulPreferenceCreate, cublasStatus_t (*)(cublasLtMatmulPreference_t*))                              \
-  X(cublasLtMatmulPreferenceDestroy, cublasStatus_t (*)(cublasLtMatmulPreference_t))                              \
-  X(cublasLtMatmulPreferenceSetAttribute, cublasStatus_t (*)(cublasLtMatmulPreference_t, int, const void*, size_t)) \
-  X(cublasLtMatmulAlgoGetHeuristic,                                                                               \
-    cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,    \
-                       cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatmulPreference_t, int,           \
-                       cublasLtMatmulHeuristicResult_t*, int*))                                                   \
-  X(cublasLtMatmul,                                                                                               \
-    cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, const void*, const void*, cublasLtMatrixLayout_t,  \
-                       const void*, cublasLtMatrixLayout_t, const void*, const void*, cublasLtMatrixLayout_t,     \
-                       void*, cublasLtMatrixLayout_t, const cublasLtMatmulAlgo_t*, void*, size_t, void*))
+#define TESSEL_LT_FUNCTIONS(X)                                                                                       \
+  X(cublasLtCreate, cublasStatus_t (*)(cublasLtHandle_t*))                                                           \
+  X(cublasLtDestroy, cublasStatus_t (*)(cublasLtHandle_t))                                                           \
+  X(cublasLtGetVersion, size_t (*)())                                                                                \
+  X(cublasLtMatmulDescCreate, cublasStatus_t (*)(cublasLtMatmulDesc_t*, int, int))                                   \
+  X(cublasLtMatmulDescDestroy, cublasStatus_t (*)(cublasLtMatmulDesc_t))                                             \
+  X(cublasLtMatmulDescSetAttribute, cublasStatus_t (*)(cublasLtMatmulDesc_t, int, const void*, size_t))              \
+  X(cublasLtMatrixLayoutCreate, cublasStatus_t (*)(cublasLtMatrixLayout_t*, int, uint64_t, uint64_t, int64_t))       \
+  X(cublasLtMatrixLayoutDestroy, cublasStatus_t (*)(cublasLtMatrixLayout_t))                                         \
+  X(cublasLtMatrixLayoutSetAttribute, cublasStatus_t (*)(cublasLtMatrixLayout_t, int, const void*, size_t))          \
+  X(cublasLtMatmulPreferenceCreate, cublasStatus_t (*)(cublasLtMatmulPreference_t*))                                 \
+  X(cublasLtMatmulPreferenceDestroy, cublasStatus_t (*)(cublasLtMatmulPreference_t))                                 \
+  X(cublasLtMatmulPreferenceSetAttribute, cublasStatus_t (*)(cublasLtMatmulPreference_t, int, const void*, size_t))  \
+  X(cublasLtMatmulAlgoGetHeuristic,                                                                                  \
+    cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,       \
+                       cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatmulPreference_t, int,              \
+                       cublasLtMatmulHeuristicResult_t*, int*))                                                      \
+  X(cublasLtMatmul,                                                                                                  \
+    cublasStatus_t (*)(cublasLtHandle_t, cublasLtMatmulDesc_t, const void*, const void*, cublasLtMatrixLayout_t,     \
+                       const void*, cublasLtMatrixLayout_t, const void*, const void*, cublasLtMatrixLayout_t, void*, \
+                       cublasLtMatrixLayout_t, const cublasLtMatmulAlgo_t*, void*, size_t, void*))
 
 template <class T>
 using Id = T;  // so that a function pointer type can precede a member's name
@@ -92,17 +92,28 @@ std::string status_name(const LtApi* api, cublasStatus_t s) {
     if (const char* n = api->cublasLtGetStatusName(s)) return n;
   }
   switch (s) {
-    case 0: return "CUBLAS_STATUS_SUCCESS";
-    case 1: return "CUBLAS_STATUS_NOT_INITIALIZED";
-    case 3: return "CUBLAS_STATUS_ALLOC_FAILED";
-    case 7: return "CUBLAS_STATUS_INVALID_VALUE";
-    case 8: return "CUBLAS_STATUS_ARCH_MISMATCH";
-    case 11: return "CUBLAS_STATUS_MAPPING_ERROR";
-    case 13: return "CUBLAS_STATUS_EXECUTION_FAILED";
-    case 14: return "CUBLAS_STATUS_INTERNAL_ERROR";
-    case 15: return "CUBLAS_STATUS_NOT_SUPPORTED";
-    case 16: return "CUBLAS_STATUS_LICENSE_ERROR";
-    default: return "cublasStatus_t " + std::to_string(s);
+    case 0:
+      return "CUBLAS_STATUS_SUCCESS";
+    case 1:
+      return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case 3:
+      return "CUBLAS_STATUS_ALLOC_FAILED";
+    case 7:
+      return "CUBLAS_STATUS_INVALID_VALUE";
+    case 8:
+      return "CUBLAS_STATUS_ARCH_MISMATCH";
+    case 11:
+      return "CUBLAS_STATUS_MAPPING_ERROR";
+    case 13:
+      return "CUBLAS_STATUS_EXECUTION_FAILED";
+    case 14:
+      return "CUBLAS_STATUS_INTERNAL_ERROR";
+    case 15:
+      return "CUBLAS_STATUS_NOT_SUPPORTED";
+    case 16:
+      return "CUBLAS_STATUS_LICENSE_ERROR";
+    default:
+      return "cublasStatus_t " + std::to_string(s);
   }
 }
 
@@ -120,12 +131,12 @@ bool open_library(const std::string& path, LtApi& api, std::string& why) {
     return false;
   }
   LtApi a;
-#define TESSEL_LT_RESOLVE(name, type)                                        \
-  a.name = reinterpret_cast<Id<type>>(dlsym(h, #name));                          \
-  if (!a.name) {                                                             \
-    why = path + " has no symbol " #name " (not a cublasLt library?)";       \
-    dlclose(h);                                                              \
-    return false;                                                            \
+#define TESSEL_LT_RESOLVE(name, type)                                  \
+  a.name = reinterpret_cast<Id<type>>(dlsym(h, #name));                \
+  if (!a.name) {                                                       \
+    why = path + " has no symbol " #name " (not a cublasLt library?)"; \
+    dlclose(h);                                                        \
+    return false;                                                      \
   }
   TESSEL_LT_FUNCTIONS(TESSEL_LT_RESOLVE)
 #undef TESSEL_LT_RESOLVE
@@ -193,23 +204,35 @@ bool is_directory(const std::string& p) {
 
 int lt_type(Type t) {
   switch (t) {
-    case Type::F32: return lt::CUDA_R_32F;
-    case Type::F16: return lt::CUDA_R_16F;
-    case Type::BF16: return lt::CUDA_R_16BF;
-    case Type::E4M3: return lt::CUDA_R_8F_E4M3;
-    case Type::E5M2: return lt::CUDA_R_8F_E5M2;
-    default: return -1;
+    case Type::F32:
+      return lt::CUDA_R_32F;
+    case Type::F16:
+      return lt::CUDA_R_16F;
+    case Type::BF16:
+      return lt::CUDA_R_16BF;
+    case Type::E4M3:
+      return lt::CUDA_R_8F_E4M3;
+    case Type::E5M2:
+      return lt::CUDA_R_8F_E5M2;
+    default:
+      return -1;
   }
 }
 
 const char* lt_type_name(int t) {
   switch (t) {
-    case lt::CUDA_R_32F: return "f32";
-    case lt::CUDA_R_16F: return "f16";
-    case lt::CUDA_R_16BF: return "bf16";
-    case lt::CUDA_R_8F_E4M3: return "e4m3";
-    case lt::CUDA_R_8F_E5M2: return "e5m2";
-    default: return "?";
+    case lt::CUDA_R_32F:
+      return "f32";
+    case lt::CUDA_R_16F:
+      return "f16";
+    case lt::CUDA_R_16BF:
+      return "bf16";
+    case lt::CUDA_R_8F_E4M3:
+      return "e4m3";
+    case lt::CUDA_R_8F_E5M2:
+      return "e5m2";
+    default:
+      return "?";
   }
 }
 
@@ -260,8 +283,8 @@ bool as_operand(const Mat& x, int dtype, bool prefer_t, LtMatrix& out, std::stri
     out.ld = x.cols == 1 ? std::max<int64_t>(x.rows, 1) : x.scol;
   }
   if (out.ld < static_cast<int64_t>(out.rows)) {
-    why = x.name + " has a leading stride " + std::to_string(out.ld) + " smaller than its " +
-          std::to_string(out.rows) + " contiguous elements (rows overlap); cuBLAS needs ld >= rows";
+    why = x.name + " has a leading stride " + std::to_string(out.ld) + " smaller than its " + std::to_string(out.rows) +
+          " contiguous elements (rows overlap); cuBLAS needs ld >= rows";
     return false;
   }
   return true;
@@ -352,7 +375,8 @@ LtMapping map_gemm_to_cublaslt(const kernels::GemmArguments& args) {
     return refuse(std::string("the peer accumulates in f32 only, not ") + codegen::ptx_name(args.accumulator_type));
   if (A.dtype != B.dtype) return refuse("A and B must have the same type");
   const int in = lt_type(A.dtype), out = lt_type(O.dtype);
-  if (in < 0) return refuse(std::string("the peer maps bf16, f16, f32, e4m3 and e5m2 inputs, not ") + codegen::ptx_name(A.dtype));
+  if (in < 0)
+    return refuse(std::string("the peer maps bf16, f16, f32, e4m3 and e5m2 inputs, not ") + codegen::ptx_name(A.dtype));
   if (out < 0 || out == lt::CUDA_R_8F_E4M3 || out == lt::CUDA_R_8F_E5M2)
     return refuse(std::string("the peer maps bf16, f16 and f32 outputs, not ") + codegen::ptx_name(O.dtype));
   r.compute = A.dtype == Type::F32 ? lt::CUBLAS_COMPUTE_32F_FAST_TF32 : lt::CUBLAS_COMPUTE_32F;
@@ -431,9 +455,9 @@ CublasLtGemm::CublasLtGemm(const kernels::GemmArguments& args)
       const int64_t stride = m.batch_stride;
       check(api.cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count),
             "cublasLtMatrixLayoutSetAttribute(BATCH_COUNT)");
-      check(api.cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
-                                                 sizeof stride),
-            "cublasLtMatrixLayoutSetAttribute(STRIDED_BATCH_OFFSET)");
+      check(
+          api.cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride),
+          "cublasLtMatrixLayoutSetAttribute(STRIDED_BATCH_OFFSET)");
     }
   };
   layout(mapping_.a, d_->a);
@@ -463,12 +487,13 @@ void CublasLtGemm::run(uint64_t a, uint64_t b, uint64_t out, rt::StreamRef strea
   const Shared& shared = shared_state();
   // Swapped: cuBLAS's A is our B and its B our A.
   const uint64_t first = mapping_.swapped ? b : a, second = mapping_.swapped ? a : b;
-  const cublasStatus_t s = api.cublasLtMatmul(
-      shared.handle, d_->op, &alpha_, reinterpret_cast<const void*>(first), d_->a,
-      reinterpret_cast<const void*>(second), d_->b, &beta_, reinterpret_cast<const void*>(out), d_->d,
-      reinterpret_cast<void*>(out), d_->d, &d_->heuristic.algo, reinterpret_cast<void*>(shared.workspace->ptr()),
-      kWorkspaceBytes, stream.native());
-  if (s != CUBLAS_STATUS_SUCCESS) fail("cublasLtMatmul failed: " + status_name(&api, s) + " for " + mapping_.to_string());
+  const cublasStatus_t s =
+      api.cublasLtMatmul(shared.handle, d_->op, &alpha_, reinterpret_cast<const void*>(first), d_->a,
+                         reinterpret_cast<const void*>(second), d_->b, &beta_, reinterpret_cast<const void*>(out),
+                         d_->d, reinterpret_cast<void*>(out), d_->d, &d_->heuristic.algo,
+                         reinterpret_cast<void*>(shared.workspace->ptr()), kWorkspaceBytes, stream.native());
+  if (s != CUBLAS_STATUS_SUCCESS)
+    fail("cublasLtMatmul failed: " + status_name(&api, s) + " for " + mapping_.to_string());
 }
 
 std::string cublaslt_description() {

@@ -54,7 +54,7 @@ uint8_t encode(const Format& f, float x) {
   const double q = std::nearbyint(a / quantum);
   a = q * quantum;
   if (a > f.max_finite) a = f.max_finite;  // rounded past the largest finite: saturate
-  if (a == 0) return sign;                  // rounded down to zero below half the smallest subnormal
+  if (a == 0) return sign;                 // rounded down to zero below half the smallest subnormal
   std::frexp(a, &exp);
   if (exp - 1 < min_exponent) {  // subnormal: exponent field 0, mantissa = a / 2^(min_exponent - mantissa_bits)
     const int m = static_cast<int>(std::ldexp(a, f.mantissa_bits - min_exponent));

@@ -141,10 +141,9 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
   BenchOptions o;
   std::map<std::string, std::string> v;
   bool sweep = false;
-  static const std::set<std::string> kValued = {"--m",     "--n",     "--k",      "--l",     "--dtype",
-                                                "--out",   "--a-major", "--b-major", "--out-major",
-                                                "--alpha", "--beta",  "--kernel", "--class", "--iters",
-                                                "--warmup", "--seed"};
+  static const std::set<std::string> kValued = {
+      "--m",         "--n",     "--k",    "--l",      "--dtype", "--out",   "--a-major", "--b-major",
+      "--out-major", "--alpha", "--beta", "--kernel", "--class", "--iters", "--warmup",  "--seed"};
   bool pad = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
@@ -207,8 +206,8 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
     }
   }
   if (sweep) {
-    for (const char* shape_option : {"--m", "--n", "--k", "--l", "--dtype", "--out", "--a-major", "--b-major",
-                                     "--out-major", "--alpha", "--beta"})
+    for (const char* shape_option :
+         {"--m", "--n", "--k", "--l", "--dtype", "--out", "--a-major", "--b-major", "--out-major", "--alpha", "--beta"})
       if (v.count(shape_option))
         throw ParseError{std::string("--sweep runs its own list of problems; it takes no ") + shape_option};
     if (pad) throw ParseError{"--sweep runs its own list of problems; it takes no --pad-ld"};
@@ -218,13 +217,17 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
   GemmCase c;
   if (v.count("--dtype")) {
     const auto t = parse_dtype(v["--dtype"], false);
-    if (!t) throw ParseError{"--dtype '" + printable(v["--dtype"]) + "' is not a type the benchmark runs (valid: " + kDtypes + ")"};
+    if (!t)
+      throw ParseError{"--dtype '" + printable(v["--dtype"]) + "' is not a type the benchmark runs (valid: " + kDtypes +
+                       ")"};
     c.dtype = *t;
   }
   c.out = default_out(c.dtype);
   if (v.count("--out")) {
     const auto t = parse_dtype(v["--out"], true);
-    if (!t) throw ParseError{"--out '" + printable(v["--out"]) + "' is not an output type the benchmark runs (valid: " + kOutTypes + ")"};
+    if (!t)
+      throw ParseError{"--out '" + printable(v["--out"]) +
+                       "' is not an output type the benchmark runs (valid: " + kOutTypes + ")"};
     c.out = *t;
   }
   auto major = [&](const std::string& option, const char* valid, char fallback) {
@@ -241,8 +244,8 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
   if (is_fp8(c.dtype) && (c.a_major != 'k' || c.b_major != 'k'))
     throw ParseError{std::string("--dtype ") + codegen::ptx_name(c.dtype) +
                      " runs K-major A and B only (--a-major k --b-major k): Hopper's wgmma reads fp8 operands K-major "
-                     "only, and cuBLAS runs fp8 only in its TN form; got --a-major " + c.a_major + " --b-major " +
-                     c.b_major};
+                     "only, and cuBLAS runs fp8 only in its TN form; got --a-major " +
+                     c.a_major + " --b-major " + c.b_major};
   for (const char* required : {"--m", "--n", "--k"})
     if (!v.count(required)) throw ParseError{"tessel bench gemm needs --m, --n and --k (or --sweep)"};
   const int64_t kMax = int64_t{1} << 20;
@@ -307,8 +310,10 @@ std::vector<uint8_t> random_bytes(Type t, int64_t count, uint64_t seed, uint64_t
 
 double element(const std::vector<uint8_t>& bytes, Type t, int64_t i) {
   switch (t) {
-    case Type::E4M3: return bench::e4m3_to_float(bytes[i]);
-    case Type::E5M2: return bench::e5m2_to_float(bytes[i]);
+    case Type::E4M3:
+      return bench::e4m3_to_float(bytes[i]);
+    case Type::E5M2:
+      return bench::e5m2_to_float(bytes[i]);
     case Type::F32: {
       float f;
       std::memcpy(&f, bytes.data() + 4 * i, 4);
@@ -399,8 +404,8 @@ struct Device {
 
 Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::Stream& stream, int index) {
   Row row;
-  row.shape = (c.l > 1 ? std::to_string(c.l) + "*" : std::string()) + std::to_string(c.m) + "x" +
-              std::to_string(c.n) + "x" + std::to_string(c.k) + (c.pad_ld ? " pad" : "");
+  row.shape = (c.l > 1 ? std::to_string(c.l) + "*" : std::string()) + std::to_string(c.m) + "x" + std::to_string(c.n) +
+              "x" + std::to_string(c.k) + (c.pad_ld ? " pad" : "");
   row.types = std::string(codegen::ptx_name(c.dtype)) + "->" + codegen::ptx_name(c.out);
   row.majors = std::string{c.a_major, ',', c.b_major, ',', c.out_major};
   const Layout la = make_layout(c.dtype, c.l, c.m, c.k, c.a_major == 'k', c.pad_ld);
@@ -443,8 +448,10 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
     O.emplace_back(bo);
     A.back().upload(ha.data(), ba);
     B.back().upload(hb.data(), bb);
-    if (c.beta != 0) O.back().upload(hc.data(), bo);
-    else O.back().fill(0);
+    if (c.beta != 0)
+      O.back().upload(hc.data(), bo);
+    else
+      O.back().fill(0);
   }
   rt::DeviceBuffer check(bo);  // cuBLAS's output for the comparison
 
@@ -568,10 +575,12 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
   if (best || peer) {
     try {
       for (rt::DeviceBuffer* b : {&O[0], &check}) {
-        if (c.beta != 0) b->upload(hc.data(), bo);
-        else b->fill(0xff);
+        if (c.beta != 0)
+          b->upload(hc.data(), bo);
+        else
+          b->fill(0xff);
       }
-      if (best) tessel_run(*best)(0);
+      if (best) tessel_run (*best)(0);
       if (peer) peer->run(A[0].ptr(), B[0].ptr(), check.ptr(), stream);
       stream.synchronize();
       const std::vector<uint8_t> t = best ? O[0].to_vector<uint8_t>() : std::vector<uint8_t>();
@@ -749,9 +758,10 @@ int bench_command(const std::vector<std::string>& args) {
     } catch (const Error& e) {
       std::printf("cuBLAS: not available (%s); timing tessel only\n", printable(e.what()).c_str());
     }
-    std::printf("method: median of %d runs after %d warm-up runs, CUDA events between back-to-back runs on one "
-                "stream, buffer sets rotated (together > 2x the L2 of %d MiB)\n\n",
-                o.iters, o.warmup, dev.props.l2_cache_bytes >> 20);
+    std::printf(
+        "method: median of %d runs after %d warm-up runs, CUDA events between back-to-back runs on one "
+        "stream, buffer sets rotated (together > 2x the L2 of %d MiB)\n\n",
+        o.iters, o.warmup, dev.props.l2_cache_bytes >> 20);
     rt::Stream stream;
     print_header();
     std::vector<double> ratios;
@@ -760,13 +770,15 @@ int bench_command(const std::vector<std::string>& args) {
       try {
         r = run_case(o.cases[i], o, dev, stream, static_cast<int>(i));
       } catch (const Error& e) {
-        r.shape = std::to_string(o.cases[i].m) + "x" + std::to_string(o.cases[i].n) + "x" + std::to_string(o.cases[i].k);
+        r.shape =
+            std::to_string(o.cases[i].m) + "x" + std::to_string(o.cases[i].n) + "x" + std::to_string(o.cases[i].k);
         r.error = true;
         r.notes.push_back(std::string("error: ") + e.what());
       }
       print_row(r);
       any_error = any_error || r.error;
-      if (r.tessel_tflops && r.cublas_tflops && *r.cublas_tflops > 0) ratios.push_back(*r.tessel_tflops / *r.cublas_tflops);
+      if (r.tessel_tflops && r.cublas_tflops && *r.cublas_tflops > 0)
+        ratios.push_back(*r.tessel_tflops / *r.cublas_tflops);
     }
     if (!ratios.empty()) {
       double log_sum = 0;
