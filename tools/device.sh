@@ -70,4 +70,7 @@ nvcc -ptx -arch=sm_90 -O3 -o build/device/peer_add.ptx tools/bench/peer_add.cu >
   peer=(--peer build/device/peer_add.ptx) || peer=()
 build/device/bin/tessel_elementwise_bench "${peer[@]}" > "$OUT/elementwise_bench.txt" 2>&1
 cat "$OUT/elementwise_bench.txt"
+# GEMM TFLOP/s against cuBLAS (cublasLt, opened at run time; set TESSEL_CUBLASLT if it is not on the
+# loader's path). A failure here must not change the script's exit status (the tests' status).
+{ build/device/bin/tessel bench gemm --sweep > "$OUT/gemm_bench.txt" 2>&1; cat "$OUT/gemm_bench.txt"; } || true
 exit $test_status

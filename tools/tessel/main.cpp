@@ -1,10 +1,11 @@
 // main.cpp: the `tessel` command-line tool: dispatches to its subcommands (`tessel layout`,
-// `tessel dump`, `tessel list`, `tessel run`).
+// `tessel dump`, `tessel list`, `tessel run`, `tessel bench`).
 // Exit status: 0 success, 1 an input failed (the subcommand says which), 2 misuse of the tool.
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "bench_command.hpp"
 #include "dump_command.hpp"
 #include "layout_command.hpp"
 #include "list_command.hpp"
@@ -25,6 +26,7 @@ void print_usage(std::ostream& out) {
          "  dump      print the PTX of a kernel configuration (--list lists them)\n"
          "  list      list the kernel catalog (filter with --filter KEY=VALUE)\n"
          "  run       run a kernel configuration on the GPU and check it against the host\n"
+         "  bench     benchmark on the GPU against a peer (`tessel bench gemm`: tessel vs cuBLAS)\n"
          "  help      show this help, or `tessel help <command>` for a command's help\n"
          "\n"
          "options:\n"
@@ -74,6 +76,10 @@ int main(int argc, char** argv) {
       tessel::cli::print_run_help(std::cout);
       return 0;
     }
+    if (rest[0] == "bench") {
+      tessel::cli::print_bench_help(std::cout);
+      return 0;
+    }
     std::cerr << "error: unknown command '" << tessel::cli::printable(rest[0]) << "'\n";
     return 2;
   }
@@ -81,6 +87,7 @@ int main(int argc, char** argv) {
   if (command == "dump") return tessel::cli::dump_command(rest);
   if (command == "list") return tessel::cli::list_command(rest);
   if (command == "run") return tessel::cli::run_command(rest);
+  if (command == "bench") return tessel::cli::bench_command(rest);
 
   if (command.rfind("-", 0) == 0)
     std::cerr << "error: unknown option '" << tessel::cli::printable(command) << "'\n";

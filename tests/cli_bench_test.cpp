@@ -1,0 +1,111 @@
+// cli_bench_test.cpp: `tessel bench gemm` as a user runs it: its options and their error messages
+// (CPU), the clear failure without a GPU, and a small run on a GPU (skipped without one).
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "cli_support.hpp"
+#include "runtime/gpu.hpp"
+
+namespace {
+
+using tessel::test::check_exit;
+using tessel::test::run_cli;
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// A misuse: exit status 2 and an error line containing `message`.
+void check_misuse(const std::vector<std::string>& args, const std::string& message) {
+  std::vector<std::string> full{"bench"};
+  full.insert(full.end(), args.begin(), args.end());
+  const tessel::test::CliRun r = run_cli(full);
+  INFO("args: " << [&] {
+    std::string s;
+    for (const auto& a : full) s += a + " ";
+    return s;
+  }());
+  check_exit(r, 2);
+  CHECK(r.err.rfind("error: ", 0) == 0);
+  CHECK(contains(r.err, message));
+  CHECK(r.out.empty());
+}
+
+}  // namespace
+
+TEST_CASE("cli bench: help") {
+  const tessel::test::CliRun r = run_cli({"bench", "--help"});
+  check_exit(r, 0);
+  CHECK(contains(r.out, "usage: tessel bench gemm"));
+  CHECK(contains(r.out, "--sweep"));
+  CHECK(contains(r.out, "TESSEL_CUBLASLT"));
+  const tessel::test::CliRun h = run_cli({"help", "bench"});
+  check_exit(h, 0);
+  CHECK(h.out == r.out);
+  CHECK(run_cli({"bench", "gemm", "-h"}).out == r.out);
+  CHECK(contains(run_cli({"--help"}).out, "bench"));
+}
+
+TEST_CASE("cli bench: options are checked, and the messages name the valid values") {
+  check_misuse({}, "tessel bench needs a benchmark: gemm");
+  check_misuse({"conv"}, "unknown benchmark 'conv' (valid: gemm)");
+  check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--dtype", "f64"},
+               "--dtype 'f64' is not a type the benchmark runs (valid: bf16, f16, f32, e4m3, e5m2)");
+  check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--out", "e4m3"},
+               "--out 'e4m3' is not an output type the benchmark runs (valid: bf16, f16, f32)");
+  check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--a-major", "n"},
+               "--a-major 'n' is not a major (valid: k or m");
+  check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--b-major", "m"},
+               "--b-major 'm' is not a major (valid: k or n");
+  check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--out-major", "k"},
+               "--out-major 'k' is not a major (valid: n or m");
+  check_misuse({"gemm", "--n", "8", "--k", "8"}, "needs --m, --n and --k (or --sweep)");
+  check_misuse({"gemm", "--m", "0", "--n", "8", "--k", "8"}, "--m takes an integer in [1, 1048576], got '0'");
+  check_misuse({"gemm", "--m", "8x", "--n", "8", "--k", "8"}, "--m takes an integer");
+  check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--iters", "0"}, "--iters takes an integer in [1,");
+  check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--alpha", "nan"}, "--alpha takes a finite number");
+  check_misuse({"gemm", "--m", "8", "--n", "8", "--k"}, "--k needs a value");
+  check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--frobnicate"}, "unknown option '--frobnicate'");
+  check_misuse({"gemm", "--sweep", "--m", "8"}, "--sweep runs its own list of problems; it takes no --m");
+  check_misuse({"gemm", "--sweep", "--dtype", "f16"}, "it takes no --dtype");
+  check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--class", "no_such_class"},
+               "--class: no kernel class is called 'no_such_class' (valid: simt_gemm");
+  check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--kernel", "no_such_kernel"},
+               "--kernel: no catalog kernel is called 'no_such_kernel'");
+}
+
+TEST_CASE("cli bench: fp8 takes K-major A and B only, and says so") {
+  for (const char* t : {"e4m3", "e5m2"}) {
+    check_misuse({"gemm", "--m", "64", "--n", "64", "--k", "64", "--dtype", t, "--a-major", "m"},
+                 std::string("--dtype ") + t + " runs K-major A and B only (--a-major k --b-major k)");
+    check_misuse({"gemm", "--m", "64", "--n", "64", "--k", "64", "--dtype", t, "--b-major", "n"},
+                 "got --a-major k --b-major n");
+  }
+}
+
+TEST_CASE("cli bench gpu: a small problem against cuBLAS, or a clear failure without a GPU") {
+  const std::vector<std::string> args{"bench", "gemm",    "--m", "256",      "--n", "192",     "--k",
+                                      "128",   "--iters", "3",   "--warmup", "1",   "--class", "simt_gemm"};
+  if (const std::string why = tessel::test::gpu_unavailable(); !why.empty()) {
+    // Valid options, no GPU: exit 1 with the reason.
+    const tessel::test::CliRun r = run_cli(args);
+    check_exit(r, 1);
+    CHECK(contains(r.err, "error: tessel bench gemm needs a GPU: "));
+    tessel::test::skip(why);
+    return;
+  }
+  const tessel::test::CliRun r = run_cli(args);
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  check_exit(r, 0);
+  CHECK(contains(r.out, "seed: "));
+  CHECK(contains(r.out, "TFLOP/s"));
+  CHECK(contains(r.out, "256x192x128"));
+  CHECK(contains(r.out, "tessel_simt_gemm_bf16"));
+  CHECK_FALSE(contains(r.out, "warning:"));
+  // fp8 needs sm_89+ in cuBLAS; the simt class has no fp8 kernel: the row says so, cuBLAS still runs.
+  const tessel::test::CliRun f = run_cli({"bench", "gemm", "--m", "128", "--n", "128", "--k", "128", "--dtype", "e4m3",
+                                          "--iters", "2", "--warmup", "1", "--class", "simt_gemm"});
+  INFO("fp8 stdout: " << f.out << "\nstderr: " << f.err);
+  check_exit(f, 0);
+  CHECK(contains(f.out, "no catalog kernel of class simt_gemm runs these arguments"));
+}

@@ -1,0 +1,799 @@
+// bench_command.cpp: `tessel bench gemm`: for each problem, every catalog kernel that supports it
+// (or the one --kernel names, or those of --class) and cuBLAS (cublasLt, tools/bench/cublas_peer)
+// are timed on the same rotated buffers with CUDA events, and their outputs are compared.
+//
+// Method (docs/performance.md says the same):
+//   - inputs are random, drawn on the host from a printed seed: uniform in [-1, 1] for bf16, f16
+//     and f32, multiples of 1/8 (e4m3) or 1/4 (e5m2) in [-2, 2] for fp8, and uploaded;
+//   - the problem's buffers are repeated in `sets` copies at different addresses (same values),
+//     enough that all of them together exceed twice the L2 cache (at least 2, at most what memory
+//     holds); run i uses set i % sets, so its inputs are not in L2 from the run before;
+//   - warm-up runs, then `iters` timed runs queued back to back on one stream with an event
+//     between each two (the GPU never waits for the host between runs); the median interval;
+//   - with several candidate kernels each is screened (1 warm-up, 3 runs) and the fastest timed;
+//   - TFLOP/s = 2 * M * N * K * L / time; ratio = tessel / cuBLAS;
+//   - the outputs of one run of each (out poisoned with NaN first when beta == 0) are compared:
+//     max relative difference = max |t - c| / max(|c|, 1e-3 * max |c|); and both are checked
+//     against a double-precision host reference at 256 sampled elements.
+#include "bench_command.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "cublas_peer.hpp"
+#include "fp8.hpp"
+#include "printable.hpp"
+#include "tessel/algebra/error.hpp"
+#include "tessel/kernels/catalog.hpp"
+#include "tessel/kernels/half.hpp"
+#include "tessel/runtime.hpp"
+
+namespace tessel::cli {
+
+namespace {
+
+using codegen::Type;
+using kernels::GemmArguments;
+using kernels::TensorView;
+
+// --- The problems -------------------------------------------------------------------------------
+
+struct GemmCase {
+  int64_t m = 0, n = 0, k = 0, l = 1;
+  Type dtype = Type::BF16, out = Type::BF16;
+  char a_major = 'k', b_major = 'n', out_major = 'n';  // A: k|m, B: k|n, out: n|m
+  double alpha = 1, beta = 0;
+  bool pad_ld = false;  // leading dimensions rounded up to a multiple of 16 bytes
+};
+
+struct BenchOptions {
+  std::vector<GemmCase> cases;
+  std::string kernel, kernel_class;
+  int iters = 20, warmup = 5;
+  uint64_t seed = 0;
+};
+
+const char* const kDtypes = "bf16, f16, f32, e4m3, e5m2";
+const char* const kOutTypes = "bf16, f16, f32";
+
+bool is_fp8(Type t) { return t == Type::E4M3 || t == Type::E5M2; }
+
+std::optional<Type> parse_dtype(const std::string& s, bool output) {
+  if (s == "bf16") return Type::BF16;
+  if (s == "f16") return Type::F16;
+  if (s == "f32") return Type::F32;
+  if (!output && s == "e4m3") return Type::E4M3;
+  if (!output && s == "e5m2") return Type::E5M2;
+  return std::nullopt;
+}
+
+Type default_out(Type in) { return is_fp8(in) ? Type::BF16 : in; }
+
+// The list of shapes.
+std::vector<GemmCase> sweep_cases() {
+  std::vector<GemmCase> v;
+  auto bf16 = [&](int64_t m, int64_t n, int64_t k, bool pad = false) {
+    GemmCase c;
+    c.m = m, c.n = n, c.k = k, c.pad_ld = pad;
+    for (const GemmCase& o : v)  // the K sweep repeats 8192^3
+      if (o.m == m && o.n == n && o.k == k && o.dtype == Type::BF16) return;
+    v.push_back(c);
+  };
+  bf16(8192, 8192, 8192);
+  bf16(4096, 4096, 4096);
+  bf16(2048, 2048, 2048);
+  for (int64_t k : {1024, 2048, 4096, 8192, 16384}) bf16(8192, 8192, k);
+  for (int64_t m : {128, 256, 512, 1024}) bf16(m, 8192, 8192);
+  // Ragged extents (no tile divides them); leading dimensions padded to 16 bytes so that TMA can
+  // describe the operands (its strides must be multiples of 16 bytes).
+  bf16(8191, 8191, 8191, true);
+  bf16(8193, 8193, 8193, true);
+  for (int64_t s : {8192, 4096}) {
+    GemmCase c;
+    c.m = c.n = c.k = s;
+    c.dtype = Type::E4M3;
+    c.out = Type::BF16;
+    c.a_major = 'k';
+    c.b_major = 'k';
+    v.push_back(c);
+  }
+  return v;
+}
+
+// --- Options ------------------------------------------------------------------------------------
+
+struct ParseError {
+  std::string message;
+};
+
+int64_t parse_int(const std::string& option, const std::string& value, int64_t lo, int64_t hi) {
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec != std::errc() || end != value.data() + value.size() || v < lo || v > hi)
+    throw ParseError{option + " takes an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got '" +
+                     printable(value) + "'"};
+  return v;
+}
+
+double parse_double(const std::string& option, const std::string& value) {
+  try {
+    size_t used = 0;
+    const double d = std::stod(value, &used);
+    if (used == value.size() && std::isfinite(d)) return d;
+  } catch (const std::exception&) {
+  }
+  throw ParseError{option + " takes a finite number, got '" + printable(value) + "'"};
+}
+
+// Throws ParseError naming the option and the valid values.
+BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help) {
+  BenchOptions o;
+  std::map<std::string, std::string> v;
+  bool sweep = false;
+  static const std::set<std::string> kValued = {
+      "--m",         "--n",     "--k",    "--l",      "--dtype", "--out",   "--a-major", "--b-major",
+      "--out-major", "--alpha", "--beta", "--kernel", "--class", "--iters", "--warmup",  "--seed"};
+  bool pad = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    if (a == "-h" || a == "--help") {
+      help = true;
+      return o;
+    }
+    if (a == "--sweep") {
+      sweep = true;
+      continue;
+    }
+    if (a == "--pad-ld") {
+      pad = true;
+      continue;
+    }
+    std::string value;
+    bool has_value = false;
+    if (const size_t eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = a.substr(eq + 1);
+      a = a.substr(0, eq);
+      has_value = true;
+    }
+    if (!kValued.count(a)) {
+      if (a.rfind("-", 0) == 0) throw ParseError{"unknown option '" + printable(a) + "'"};
+      throw ParseError{"unexpected argument '" + printable(a) + "' (tessel bench gemm takes options only)"};
+    }
+    if (!has_value) {
+      if (i + 1 >= args.size()) throw ParseError{a + " needs a value"};
+      value = args[++i];
+    }
+    v[a] = value;
+  }
+  if (v.count("--iters")) o.iters = static_cast<int>(parse_int("--iters", v["--iters"], 1, 100000));
+  if (v.count("--warmup")) o.warmup = static_cast<int>(parse_int("--warmup", v["--warmup"], 0, 100000));
+  if (v.count("--seed")) {
+    const std::string& s = v["--seed"];
+    uint64_t seed = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), seed);
+    if (ec != std::errc() || end != s.data() + s.size())
+      throw ParseError{"--seed takes a non-negative integer, got '" + printable(s) + "'"};
+    o.seed = seed;
+  } else {
+    o.seed = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  }
+  if (v.count("--kernel")) {
+    o.kernel = v["--kernel"];
+    try {
+      kernels::find_kernel(o.kernel);
+    } catch (const Error&) {
+      throw ParseError{"--kernel: no catalog kernel is called '" + printable(o.kernel) +
+                       "' (`tessel list --kind gemm` lists them)"};
+    }
+  }
+  if (v.count("--class")) {
+    o.kernel_class = v["--class"];
+    if (!kernels::Registry::global().find_class(o.kernel_class)) {
+      std::string names;
+      for (const auto& c : kernels::Registry::global().classes()) names += (names.empty() ? "" : ", ") + c->name();
+      throw ParseError{"--class: no kernel class is called '" + printable(o.kernel_class) + "' (valid: " + names + ")"};
+    }
+  }
+  if (sweep) {
+    for (const char* shape_option :
+         {"--m", "--n", "--k", "--l", "--dtype", "--out", "--a-major", "--b-major", "--out-major", "--alpha", "--beta"})
+      if (v.count(shape_option))
+        throw ParseError{std::string("--sweep runs its own list of problems; it takes no ") + shape_option};
+    if (pad) throw ParseError{"--sweep runs its own list of problems; it takes no --pad-ld"};
+    o.cases = sweep_cases();
+    return o;
+  }
+  GemmCase c;
+  if (v.count("--dtype")) {
+    const auto t = parse_dtype(v["--dtype"], false);
+    if (!t)
+      throw ParseError{"--dtype '" + printable(v["--dtype"]) + "' is not a type the benchmark runs (valid: " + kDtypes +
+                       ")"};
+    c.dtype = *t;
+  }
+  c.out = default_out(c.dtype);
+  if (v.count("--out")) {
+    const auto t = parse_dtype(v["--out"], true);
+    if (!t)
+      throw ParseError{"--out '" + printable(v["--out"]) +
+                       "' is not an output type the benchmark runs (valid: " + kOutTypes + ")"};
+    c.out = *t;
+  }
+  auto major = [&](const std::string& option, const char* valid, char fallback) {
+    if (!v.count(option)) return fallback;
+    const std::string& s = v[option];
+    if (s.size() != 1 || !std::strchr(valid, s[0]))
+      throw ParseError{option + " '" + printable(s) + "' is not a major (valid: " + valid[0] + " or " + valid[1] +
+                       ": the mode with unit stride)"};
+    return s[0];
+  };
+  c.a_major = major("--a-major", "km", 'k');
+  c.b_major = major("--b-major", "kn", is_fp8(c.dtype) ? 'k' : 'n');
+  c.out_major = major("--out-major", "nm", 'n');
+  if (is_fp8(c.dtype) && (c.a_major != 'k' || c.b_major != 'k'))
+    throw ParseError{std::string("--dtype ") + codegen::ptx_name(c.dtype) +
+                     " runs K-major A and B only (--a-major k --b-major k): Hopper's wgmma reads fp8 operands K-major "
+                     "only, and cuBLAS runs fp8 only in its TN form; got --a-major " +
+                     c.a_major + " --b-major " + c.b_major};
+  for (const char* required : {"--m", "--n", "--k"})
+    if (!v.count(required)) throw ParseError{"tessel bench gemm needs --m, --n and --k (or --sweep)"};
+  const int64_t kMax = int64_t{1} << 20;
+  c.m = parse_int("--m", v["--m"], 1, kMax);
+  c.n = parse_int("--n", v["--n"], 1, kMax);
+  c.k = parse_int("--k", v["--k"], 1, kMax);
+  if (v.count("--l")) c.l = parse_int("--l", v["--l"], 1, 65535);
+  if (v.count("--alpha")) c.alpha = parse_double("--alpha", v["--alpha"]);
+  if (v.count("--beta")) c.beta = parse_double("--beta", v["--beta"]);
+  c.pad_ld = pad;
+  o.cases = {c};
+  return o;
+}
+
+// --- Host data ----------------------------------------------------------------------------------
+
+uint64_t splitmix64(uint64_t& x) {
+  uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// `count` random elements of type t (see the file's comment), in parallel chunks whose seeds come
+// from (seed, stream, chunk): the same bytes whatever the number of threads.
+std::vector<uint8_t> random_bytes(Type t, int64_t count, uint64_t seed, uint64_t stream) {
+  const int eb = codegen::bytes(t);
+  std::vector<uint8_t> bytes(static_cast<size_t>(count) * eb);
+  const int64_t chunk = int64_t{1} << 20;
+  const int64_t chunks = (count + chunk - 1) / chunk;
+  auto fill = [&](int64_t c) {
+    uint64_t state = seed ^ (stream * 0xd1b54a32d192ed03ull) ^ (static_cast<uint64_t>(c) * 0x8cb92ba72f3d8dd7ull);
+    splitmix64(state);
+    const int64_t end = std::min(count, (c + 1) * chunk);
+    for (int64_t i = c * chunk; i < end; ++i) {
+      const uint64_t r = splitmix64(state);
+      uint8_t* p = bytes.data() + i * eb;
+      if (t == Type::E4M3) {
+        *p = bench::float_to_e4m3(static_cast<float>(static_cast<int>(r % 33) - 16) / 8.0f);
+      } else if (t == Type::E5M2) {
+        *p = bench::float_to_e5m2(static_cast<float>(static_cast<int>(r % 17) - 8) / 4.0f);
+      } else {
+        const float x = static_cast<float>(static_cast<double>(r >> 40) * 0x1p-24 * 2.0 - 1.0);
+        if (t == Type::F32) {
+          std::memcpy(p, &x, 4);
+        } else {
+          const uint16_t h = t == Type::BF16 ? kernels::float_to_bf16(x) : kernels::float_to_f16(x);
+          std::memcpy(p, &h, 2);
+        }
+      }
+    }
+  };
+  const int64_t threads = std::max<int64_t>(1, std::min<int64_t>(chunks, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (int64_t w = 0; w < threads; ++w)
+    pool.emplace_back([&, w] {
+      for (int64_t c = w; c < chunks; c += threads) fill(c);
+    });
+  for (auto& th : pool) th.join();
+  return bytes;
+}
+
+double element(const std::vector<uint8_t>& bytes, Type t, int64_t i) {
+  switch (t) {
+    case Type::E4M3:
+      return bench::e4m3_to_float(bytes[i]);
+    case Type::E5M2:
+      return bench::e5m2_to_float(bytes[i]);
+    case Type::F32: {
+      float f;
+      std::memcpy(&f, bytes.data() + 4 * i, 4);
+      return f;
+    }
+    default: {
+      uint16_t h;
+      std::memcpy(&h, bytes.data() + 2 * i, 2);
+      return t == Type::BF16 ? kernels::bf16_to_float(h) : kernels::f16_to_float(h);
+    }
+  }
+}
+
+// --- Layouts ------------------------------------------------------------------------------------
+
+// An (L, rows, cols) operand; `row_major`: cols has unit stride. Its leading dimension is the
+// contiguous extent, rounded up to 16 bytes with pad_ld.
+struct Layout {
+  std::vector<int64_t> shape, stride;
+  int64_t elements = 0;  // allocation, padding included
+};
+
+Layout make_layout(Type t, int64_t l, int64_t rows, int64_t cols, bool row_major, bool pad) {
+  const int64_t inner = row_major ? cols : rows, outer = row_major ? rows : cols;
+  const int64_t q = pad ? std::max(1, 16 / codegen::bytes(t)) : 1;
+  const int64_t ld = (inner + q - 1) / q * q;
+  Layout x;
+  x.shape = {l, rows, cols};
+  x.stride = row_major ? std::vector<int64_t>{outer * ld, ld, 1} : std::vector<int64_t>{outer * ld, 1, ld};
+  x.elements = l * outer * ld;
+  return x;
+}
+
+TensorView view(uint64_t ptr, Type t, const Layout& x, bool rank2) {
+  TensorView v;
+  v.data = ptr;
+  v.dtype = t;
+  v.shape = x.shape;
+  v.stride = x.stride;
+  if (rank2) {
+    v.shape.erase(v.shape.begin());
+    v.stride.erase(v.stride.begin());
+  }
+  return v;
+}
+
+// --- Timing -------------------------------------------------------------------------------------
+
+// The median time of one run, in ms: `warmup` runs, then `iters` runs back to back with an event
+// between each two. run(i) queues run i on the stream (it uses buffer set i % sets).
+double median_ms(const std::function<void(int)>& run, int warmup, int iters, rt::Stream& stream) {
+  int i = 0;
+  for (; i < warmup; ++i) run(i);
+  std::vector<rt::Event> events(static_cast<size_t>(iters) + 1);
+  events[0].record(stream);
+  for (int t = 0; t < iters; ++t, ++i) {
+    run(i);
+    events[t + 1].record(stream);
+  }
+  events.back().synchronize();
+  std::vector<double> ms;
+  for (int t = 0; t < iters; ++t) ms.push_back(rt::elapsed_ms(events[t], events[t + 1]));
+  std::sort(ms.begin(), ms.end());
+  return ms.size() % 2 ? ms[ms.size() / 2] : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
+}
+
+// --- One problem --------------------------------------------------------------------------------
+
+struct Row {
+  std::string shape, types, majors, kernel = "-";
+  std::optional<double> tessel_tflops, cublas_tflops, max_rel;
+  int sets = 0;
+  std::vector<std::string> notes;
+  bool error = false;
+};
+
+std::string fmt(const char* f, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, x);
+  return buf;
+}
+
+struct Device {
+  rt::DeviceProperties props;
+  int cc = 0;
+  bool cublas = false;
+};
+
+Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::Stream& stream, int index) {
+  Row row;
+  row.shape = (c.l > 1 ? std::to_string(c.l) + "*" : std::string()) + std::to_string(c.m) + "x" + std::to_string(c.n) +
+              "x" + std::to_string(c.k) + (c.pad_ld ? " pad" : "");
+  row.types = std::string(codegen::ptx_name(c.dtype)) + "->" + codegen::ptx_name(c.out);
+  row.majors = std::string{c.a_major, ',', c.b_major, ',', c.out_major};
+  const Layout la = make_layout(c.dtype, c.l, c.m, c.k, c.a_major == 'k', c.pad_ld);
+  const Layout lb = make_layout(c.dtype, c.l, c.k, c.n, c.b_major == 'n', c.pad_ld);
+  const Layout lo = make_layout(c.out, c.l, c.m, c.n, c.out_major == 'n', c.pad_ld);
+  const size_t ba = la.elements * codegen::bytes(c.dtype), bb = lb.elements * codegen::bytes(c.dtype),
+               bo = lo.elements * codegen::bytes(c.out);
+  const size_t set_bytes = ba + bb + bo;
+
+  // Sets: more than twice the L2 in all, at least 2, as many as memory holds beside the check
+  // buffer and a margin for workspaces (cuBLAS's 32 MiB included).
+  const size_t l2 = static_cast<size_t>(std::max(dev.props.l2_cache_bytes, 1));
+  const size_t free_bytes = rt::memory_info().free;
+  const size_t reserve = bo + (size_t{512} << 20);
+  const size_t fit = free_bytes > reserve ? (free_bytes - reserve) / set_bytes : 0;
+  if (fit < 1) {
+    row.error = true;
+    row.notes.push_back("error: one set of buffers (" + std::to_string(set_bytes >> 20) + " MiB) does not fit in " +
+                        std::to_string(free_bytes >> 20) + " MiB of free device memory");
+    return row;
+  }
+  size_t sets = std::max<size_t>(2, 2 * l2 / set_bytes + 1);
+  if (sets > fit) {
+    row.notes.push_back("only " + std::to_string(fit) + " buffer sets fit in memory (" + std::to_string(sets) +
+                        " would exceed twice the L2)");
+    sets = fit;
+  }
+  sets = std::min<size_t>(sets, 64);
+  row.sets = static_cast<int>(sets);
+
+  // Host inputs (one stream of random numbers per operand and problem), uploaded to every set.
+  const uint64_t seed = o.seed + static_cast<uint64_t>(index) * 0x100;
+  const std::vector<uint8_t> ha = random_bytes(c.dtype, la.elements, seed, 1);
+  const std::vector<uint8_t> hb = random_bytes(c.dtype, lb.elements, seed, 2);
+  const std::vector<uint8_t> hc = c.beta != 0 ? random_bytes(c.out, lo.elements, seed, 3) : std::vector<uint8_t>();
+  std::vector<rt::DeviceBuffer> A, B, O;
+  for (size_t s = 0; s < sets; ++s) {
+    A.emplace_back(ba);
+    B.emplace_back(bb);
+    O.emplace_back(bo);
+    A.back().upload(ha.data(), ba);
+    B.back().upload(hb.data(), bb);
+    if (c.beta != 0)
+      O.back().upload(hc.data(), bo);
+    else
+      O.back().fill(0);
+  }
+  rt::DeviceBuffer check(bo);  // cuBLAS's output for the comparison
+
+  auto args_for = [&](size_t s, bool rank2) {
+    GemmArguments g;
+    g.A = view(A[s].ptr(), c.dtype, la, rank2);
+    g.B = view(B[s].ptr(), c.dtype, lb, rank2);
+    g.out = view(O[s].ptr(), c.out, lo, rank2);
+    g.accumulator_type = Type::F32;
+    g.alpha = c.alpha;
+    g.beta = c.beta;
+    return g;
+  };
+  const double flops = 2.0 * static_cast<double>(c.m) * c.n * c.k * c.l;
+  auto tflops = [&](double ms) { return flops / (ms * 1e9); };
+
+  // --- tessel: the catalog's kernels for these arguments (rank 3; rank 2 when none takes L = 1).
+  const kernels::MetadataFilter filter = [&](const kernels::KernelMetadata& md) {
+    return (o.kernel.empty() || md.name == o.kernel) && (o.kernel_class.empty() || md.kernel_class == o.kernel_class);
+  };
+  bool rank2 = false;
+  std::vector<kernels::KernelPtr> found = kernels::get_kernels(args_for(0, false), filter, dev.cc);
+  if (found.empty() && c.l == 1) {
+    found = kernels::get_kernels(args_for(0, true), filter, dev.cc);
+    rank2 = !found.empty();
+  }
+  std::vector<GemmArguments> args;
+  for (size_t s = 0; s < sets; ++s) args.push_back(args_for(s, rank2));
+  if (found.empty()) {
+    // Say why, with one kernel's reason (the one named, or the first of the wanted ones).
+    std::string why = "no catalog kernel";
+    if (!o.kernel_class.empty()) why += " of class " + o.kernel_class;
+    why += " runs these arguments on sm_" + std::to_string(dev.cc);
+    for (const kernels::KernelPtr& k : kernels::list_kernels(filter)) {
+      if (k->metadata().operation != kernels::Operation::Gemm) continue;
+      const kernels::Status s = k->supports(args[0]);
+      if (!s) {
+        why += "; e.g. " + k->name() + ": " + s.reason;
+        break;
+      }
+      if (k->metadata().min_cc > dev.cc) {
+        why += "; e.g. " + k->name() + " needs sm_" + std::to_string(k->metadata().min_cc);
+        break;
+      }
+    }
+    row.notes.push_back(why);
+  }
+  struct Candidate {
+    kernels::KernelPtr kernel;
+    kernels::Artifact artifact;
+    std::shared_ptr<rt::DeviceBuffer> workspace;
+    double ms = 0;
+  };
+  std::vector<Candidate> candidates;
+  for (const kernels::KernelPtr& k : found) {
+    try {
+      Candidate cand{k, k->compile(args[0], dev.cc), nullptr, 0};
+      if (const size_t ws = k->workspace_size(args[0])) cand.workspace = std::make_shared<rt::DeviceBuffer>(ws);
+      candidates.push_back(std::move(cand));
+    } catch (const Error& e) {
+      row.notes.push_back(k->name() + " did not compile: " + e.what());
+    }
+  }
+  auto tessel_run = [&](const Candidate& cand) {
+    return [&, cand_ptr = &cand](int i) {
+      const size_t s = static_cast<size_t>(i) % sets;
+      cand_ptr->kernel->run(args[s], cand_ptr->artifact, stream, cand_ptr->workspace ? cand_ptr->workspace->ptr() : 0);
+    };
+  };
+  const Candidate* best = nullptr;
+  if (candidates.size() > 1) {
+    for (Candidate& cand : candidates) {
+      try {
+        cand.ms = median_ms(tessel_run(cand), 1, 3, stream);
+        if (!best || cand.ms < best->ms) best = &cand;
+      } catch (const Error& e) {
+        row.notes.push_back(cand.kernel->name() + " failed: " + e.what());
+      }
+    }
+    if (best) row.notes.push_back("fastest of " + std::to_string(candidates.size()) + " catalog kernels");
+  } else if (candidates.size() == 1) {
+    best = &candidates[0];
+  }
+  if (best) {
+    try {
+      const double ms = median_ms(tessel_run(*best), o.warmup, o.iters, stream);
+      row.tessel_tflops = tflops(ms);
+      row.kernel = best->kernel->name();
+    } catch (const Error& e) {
+      row.error = true;
+      row.notes.push_back("error: " + best->kernel->name() + ": " + e.what());
+      best = nullptr;
+    }
+  }
+
+  // --- cuBLAS on the same buffers.
+  std::unique_ptr<bench::CublasLtGemm> peer;
+  if (dev.cublas) {
+    try {
+      peer = std::make_unique<bench::CublasLtGemm>(args[0]);
+      if (!peer->supported()) {
+        row.notes.push_back(peer->reason());
+        peer.reset();
+      } else {
+        const double ms = median_ms(
+            [&](int i) {
+              const size_t s = static_cast<size_t>(i) % sets;
+              peer->run(A[s].ptr(), B[s].ptr(), O[s].ptr(), stream);
+            },
+            o.warmup, o.iters, stream);
+        row.cublas_tflops = tflops(ms);
+      }
+    } catch (const Error& e) {
+      row.error = true;
+      row.notes.push_back(std::string("error: cuBLAS: ") + e.what());
+      peer.reset();
+    }
+  }
+
+  // --- Correctness: one run of each from the same out (C0, or NaN when beta == 0).
+  if (best || peer) {
+    try {
+      for (rt::DeviceBuffer* b : {&O[0], &check}) {
+        if (c.beta != 0)
+          b->upload(hc.data(), bo);
+        else
+          b->fill(0xff);
+      }
+      if (best) tessel_run (*best)(0);
+      if (peer) peer->run(A[0].ptr(), B[0].ptr(), check.ptr(), stream);
+      stream.synchronize();
+      const std::vector<uint8_t> t = best ? O[0].to_vector<uint8_t>() : std::vector<uint8_t>();
+      const std::vector<uint8_t> p = peer ? check.to_vector<uint8_t>() : std::vector<uint8_t>();
+      auto out_index = [&](int64_t l, int64_t m, int64_t n) {
+        return l * lo.stride[0] + m * lo.stride[1] + n * lo.stride[2];
+      };
+      if (best && peer) {
+        double max_c = 0;
+        for (int64_t l = 0; l < c.l; ++l)
+          for (int64_t m = 0; m < c.m; ++m)
+            for (int64_t n = 0; n < c.n; ++n) {
+              const double v = std::fabs(element(p, c.out, out_index(l, m, n)));
+              if (std::isfinite(v)) max_c = std::max(max_c, v);
+            }
+        double worst = 0;
+        for (int64_t l = 0; l < c.l; ++l)
+          for (int64_t m = 0; m < c.m; ++m)
+            for (int64_t n = 0; n < c.n; ++n) {
+              const int64_t i = out_index(l, m, n);
+              const double tv = element(t, c.out, i), cv = element(p, c.out, i);
+              const double d = std::fabs(tv - cv) / std::max(std::fabs(cv), 1e-3 * max_c);
+              worst = std::isfinite(d) ? std::max(worst, d) : INFINITY;  // a NaN or an infinity on either side
+            }
+        row.max_rel = worst;
+        if (!(worst <= 1e-2))
+          row.notes.push_back("warning: tessel's and cuBLAS's outputs differ: max relative difference " +
+                              fmt("%.3g", worst) + " exceeds 1e-2");
+      }
+      // Both against a double-precision host reference at 256 sampled elements, relative to
+      // |alpha| * sum |a b| + |beta c|.
+      std::mt19937_64 pick(seed ^ 0x5eed);
+      double err_t = 0, err_p = 0;
+      for (int s = 0; s < 256; ++s) {
+        const int64_t l = static_cast<int64_t>(pick() % c.l), m = static_cast<int64_t>(pick() % c.m),
+                      n = static_cast<int64_t>(pick() % c.n);
+        double acc = 0, mag = 0;
+        for (int64_t k = 0; k < c.k; ++k) {
+          const double x = element(ha, c.dtype, l * la.stride[0] + m * la.stride[1] + k * la.stride[2]) *
+                           element(hb, c.dtype, l * lb.stride[0] + k * lb.stride[1] + n * lb.stride[2]);
+          acc += x;
+          mag += std::fabs(x);
+        }
+        const int64_t i = out_index(l, m, n);
+        const double c0 = c.beta != 0 ? element(hc, c.out, i) : 0;
+        const double want = c.alpha * acc + c.beta * c0;
+        const double scale = std::fabs(c.alpha) * mag + std::fabs(c.beta * c0) + 1e-30;
+        auto err = [&](const std::vector<uint8_t>& got) {
+          const double e = std::fabs(element(got, c.out, i) - want) / scale;
+          return std::isfinite(e) ? e : INFINITY;
+        };
+        if (best) err_t = std::max(err_t, err(t));
+        if (peer) err_p = std::max(err_p, err(p));
+      }
+      // bf16/f16 outputs round at 2^-9 / 2^-12 of the value; tf32 inputs at 2^-11.
+      const double tolerance = 1e-2;
+      if (best && !(err_t <= tolerance))
+        row.notes.push_back("warning: tessel's output is off the host reference by " + fmt("%.3g", err_t) +
+                            " (relative to sum |alpha a b| + |beta c|, 256 sampled elements)");
+      if (peer && !(err_p <= tolerance))
+        row.notes.push_back("warning: cuBLAS's output is off the host reference by " + fmt("%.3g", err_p) +
+                            " (the peer's mapping is suspect: " + peer->mapping().to_string() + ")");
+    } catch (const Error& e) {
+      row.error = true;
+      row.notes.push_back(std::string("error: while checking the outputs: ") + e.what());
+    }
+  }
+  return row;
+}
+
+void print_header() {
+  std::printf("%-22s %-10s %-6s %-54s %10s %10s %7s %12s %5s\n", "shape MxNxK", "types", "majors", "tessel kernel",
+              "tessel", "cuBLAS", "ratio", "max rel diff", "sets");
+  std::printf("%-22s %-10s %-6s %-54s %10s %10s %7s %12s %5s\n", "", "", "A,B,out", "", "TFLOP/s", "TFLOP/s", "", "",
+              "");
+}
+
+void print_row(const Row& r) {
+  auto num = [](const std::optional<double>& x, const char* f) { return x ? fmt(f, *x) : std::string("-"); };
+  std::optional<double> ratio;
+  if (r.tessel_tflops && r.cublas_tflops && *r.cublas_tflops > 0) ratio = *r.tessel_tflops / *r.cublas_tflops;
+  std::printf("%-22s %-10s %-6s %-54s %10s %10s %7s %12s %5d\n", r.shape.c_str(), r.types.c_str(), r.majors.c_str(),
+              r.kernel.c_str(), num(r.tessel_tflops, "%.1f").c_str(), num(r.cublas_tflops, "%.1f").c_str(),
+              num(ratio, "%.3f").c_str(), num(r.max_rel, "%.2e").c_str(), r.sets);
+  for (const std::string& n : r.notes) std::printf("    %s\n", printable(n).c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+void print_bench_help(std::ostream& out) {
+  out << "usage: tessel bench gemm --m M --n N --k K [--l L] [--dtype T] [--out T] [--a-major k|m]\n"
+         "                         [--b-major k|n] [--out-major n|m] [--alpha X] [--beta X] [--pad-ld]\n"
+         "                         [--kernel NAME | --class CLASS] [--iters N] [--warmup N] [--seed S]\n"
+         "       tessel bench gemm --sweep [--kernel NAME | --class CLASS] [--iters N] [--warmup N] [--seed S]\n"
+         "\n"
+         "Times tessel's GEMM kernels (every catalog kernel that supports the problem, the fastest\n"
+         "reported) side by side with cuBLAS (cublasLt) on GPU 0, in one process on the same buffers,\n"
+         "and compares their outputs. out (L,M,N) = alpha * A (L,M,K) @ B (L,K,N) + beta * out.\n"
+         "\n"
+         "  --m, --n, --k, --l   the problem (L: the batch, default 1)\n"
+         "  --dtype T            A's and B's type: bf16, f16, f32 (tf32 tensor cores), e4m3, e5m2\n"
+         "                       (default bf16)\n"
+         "  --out T              out's type: bf16, f16, f32 (default: the inputs' for 16-bit, bf16 for\n"
+         "                       fp8, f32 for f32); accumulation is always f32\n"
+         "  --a-major k|m        A's mode with unit stride (default k: row-major A)\n"
+         "  --b-major k|n        B's (default n: row-major B; fp8 needs k for A and B)\n"
+         "  --out-major n|m      out's (default n: row-major out)\n"
+         "  --alpha, --beta      the epilogue's scalars (default 1 and 0)\n"
+         "  --pad-ld             round leading dimensions up to a multiple of 16 bytes\n"
+         "  --kernel NAME        only this catalog kernel (`tessel list --kind gemm`)\n"
+         "  --class CLASS        only kernels of this class (e.g. hopper_gemm, simt_gemm)\n"
+         "  --iters N            timed runs, the median reported (default 20)\n"
+         "  --warmup N           untimed runs first (default 5)\n"
+         "  --seed S             the inputs' seed (default: a fresh one, printed)\n"
+         "  --sweep              the standard list: 8192^3, 4096^3, 2048^3 bf16; M=N=8192 with K from\n"
+         "                       1024 to 16384; M from 128 to 1024 with N=K=8192; ragged 8191^3 and\n"
+         "                       8193^3 (leading dimensions padded to 16 bytes); 8192^3 and 4096^3 e4m3\n"
+         "\n"
+         "cuBLAS is opened at run time: $TESSEL_CUBLASLT (a libcublasLt.so file or its folder) first,\n"
+         "then libcublasLt.so.13, .so.12, .so. Without it tessel's kernels are still timed.\n";
+}
+
+int bench_command(const std::vector<std::string>& args) {
+  if (args.empty()) {
+    std::cerr << "error: tessel bench needs a benchmark: gemm\nRun `tessel bench --help` for the options.\n";
+    return 2;
+  }
+  if (args[0] == "-h" || args[0] == "--help") {
+    print_bench_help(std::cout);
+    return 0;
+  }
+  if (args[0] != "gemm") {
+    std::cerr << "error: unknown benchmark '" << printable(args[0]) << "' (valid: gemm)\n";
+    return 2;
+  }
+  BenchOptions o;
+  try {
+    bool help = false;
+    o = parse_gemm_options(std::vector<std::string>(args.begin() + 1, args.end()), help);
+    if (help) {
+      print_bench_help(std::cout);
+      return 0;
+    }
+  } catch (const ParseError& e) {
+    std::cerr << "error: " << e.message << "\nRun `tessel bench --help` for the options.\n";
+    return 2;
+  } catch (const Error& e) {
+    std::cerr << "error: " << printable(e.what()) << "\n";
+    return 2;
+  }
+
+  // A GPU, then cuBLAS (optional).
+  const rt::DriverProbe& driver = rt::driver_status();
+  if (!driver.available) {
+    std::cerr << "error: tessel bench gemm needs a GPU: " << printable(driver.reason) << "\n";
+    return 1;
+  }
+  bool any_error = false;
+  try {
+    if (rt::device_count() == 0) {
+      std::cerr << "error: tessel bench gemm needs a GPU: the CUDA driver sees no device\n";
+      return 1;
+    }
+    rt::Context context(0);
+    Device dev;
+    dev.props = rt::device_properties(0);
+    dev.cc = dev.props.compute_capability();
+    std::printf("device: %s\n", rt::to_string(dev.props).c_str());
+    std::printf("seed: %llu (--seed %llu reproduces the inputs)\n", static_cast<unsigned long long>(o.seed),
+                static_cast<unsigned long long>(o.seed));
+    try {
+      std::printf("cuBLAS: %s\n", bench::cublaslt_description().c_str());
+      dev.cublas = true;
+    } catch (const Error& e) {
+      std::printf("cuBLAS: not available (%s); timing tessel only\n", printable(e.what()).c_str());
+    }
+    std::printf(
+        "method: median of %d runs after %d warm-up runs, CUDA events between back-to-back runs on one "
+        "stream, buffer sets rotated (together > 2x the L2 of %d MiB)\n\n",
+        o.iters, o.warmup, dev.props.l2_cache_bytes >> 20);
+    rt::Stream stream;
+    print_header();
+    std::vector<double> ratios;
+    for (size_t i = 0; i < o.cases.size(); ++i) {
+      Row r;
+      try {
+        r = run_case(o.cases[i], o, dev, stream, static_cast<int>(i));
+      } catch (const Error& e) {
+        r.shape =
+            std::to_string(o.cases[i].m) + "x" + std::to_string(o.cases[i].n) + "x" + std::to_string(o.cases[i].k);
+        r.error = true;
+        r.notes.push_back(std::string("error: ") + e.what());
+      }
+      print_row(r);
+      any_error = any_error || r.error;
+      if (r.tessel_tflops && r.cublas_tflops && *r.cublas_tflops > 0)
+        ratios.push_back(*r.tessel_tflops / *r.cublas_tflops);
+    }
+    if (!ratios.empty()) {
+      double log_sum = 0;
+      for (double x : ratios) log_sum += std::log(x);
+      std::printf("\ngeometric mean of tessel/cuBLAS over %zu problems: %.3f\n", ratios.size(),
+                  std::exp(log_sum / static_cast<double>(ratios.size())));
+    } else {
+      std::printf("\ngeometric mean of tessel/cuBLAS: - (no problem ran on both)\n");
+    }
+  } catch (const Error& e) {
+    std::fflush(stdout);
+    std::cerr << "error: " << printable(e.what()) << "\n";
+    return 1;
+  }
+  return any_error ? 1 : 0;
+}
+
+}  // namespace tessel::cli
