@@ -64,20 +64,31 @@ void Kernel::run(const Arguments& args, const Artifact& artifact, rt::StreamRef 
     fail(name() + " needs a workspace of " + std::to_string(need) + " bytes (workspace_size), got none");
   }
   if (artifact.kernel != name()) fail(name() + ": run with the artifact of " + artifact.kernel);
-  launch_plan(plan(args, artifact), artifact.function(), stream);
+  const codegen::LaunchPlan p = plan_for_launch(args, artifact);
+  const rt::Function f = artifact.function();
+  for (const codegen::Kernel& k : artifact.module.kernels) {
+    if (k.name == artifact.kernel) return launch_kernel(f, k, p, stream);
+  }
+  fail(name() + ": the artifact's module has no kernel " + artifact.kernel);
+}
+
+codegen::LaunchPlan Kernel::plan_for_launch(const Arguments& args, const Artifact& artifact) const {
+  codegen::LaunchPlan p = plan(args, artifact);
+  p.module = {};
+  return p;
 }
 
 void Kernel::run(const Arguments& args, rt::StreamRef stream, uint64_t workspace) const {
   if (const Status s = supports(args); !s) fail(name() + " cannot run these arguments: " + s.reason);
   const std::string key = artifact_key(args);
-  Artifact artifact;
+  const Artifact* artifact = nullptr;
   {
     std::lock_guard lock(mutex_);
     auto it = artifacts_.find(key);
     if (it == artifacts_.end()) it = artifacts_.emplace(key, compile(args)).first;
-    artifact = it->second;  // copies share the loaded function
+    artifact = &it->second;  // map nodes stay put; artifacts are never erased
   }
-  run(args, artifact, stream, workspace);
+  run(args, *artifact, stream, workspace);
 }
 
 // --- Registry -----------------------------------------------------------------------------------

@@ -166,6 +166,13 @@ std::pair<rt::TensorMapSpec, rt::TensorMapSpec> hopper_gemm_tensor_maps(const Ho
 
 codegen::LaunchPlan hopper_gemm_plan(const HopperGemmConfig& config, const GemmArguments& args,
                                      codegen::Module module, int max_ctas, const TensorMapEncoder& encode) {
+  codegen::LaunchPlan p = hopper_gemm_launch(config, args, max_ctas, encode);
+  p.module = std::move(module);
+  return p;
+}
+
+codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const GemmArguments& args, int max_ctas,
+                                       const TensorMapEncoder& encode) {
   if (Status s = hopper_gemm_supports(config, args); !s) fail(config.name() + " cannot run these arguments: " + s.reason);
   const auto [sa, sb] = hopper_gemm_tensor_maps(config, args);
   const HopperGemmConfig c = row_major_equivalent(config);
@@ -174,7 +181,6 @@ codegen::LaunchPlan hopper_gemm_plan(const HopperGemmConfig& config, const GemmA
   const int64_t L = o.shape[0], M = o.shape[1], N = o.shape[2], K = a.shape[2];
   const int64_t tiles = ((M + c.tile_m - 1) / c.tile_m) * ((N + c.tile_n - 1) / c.tile_n) * L;
   codegen::LaunchPlan p;
-  p.module = std::move(module);
   p.kernel = config.name();
   p.grid = {static_cast<unsigned>(std::clamp<int64_t>(tiles, 1, std::max(1, max_ctas))), 1, 1};
   p.block = {static_cast<unsigned>(c.threads()), 1, 1};
@@ -223,12 +229,17 @@ class HopperGemm : public Kernel {
     return hopper_gemm_supports(config_, *g);
   }
   codegen::Module generate(const Arguments&) const override { return hopper_gemm(config_); }
+  // Needs the CUDA driver (the TMA descriptors are encoded by cuTensorMapEncodeTiled); the
+  // emulator's plans come from hopper_gemm_plan with emu::encode_tensor_map.
   codegen::LaunchPlan plan(const Arguments& args, const Artifact& artifact) const override {
+    codegen::LaunchPlan p = plan_for_launch(args, artifact);
+    p.module = artifact.module;
+    return p;
+  }
+  codegen::LaunchPlan plan_for_launch(const Arguments& args, const Artifact&) const override {
     const auto* g = std::get_if<GemmArguments>(&args);
     if (!g) fail(name() + " runs GEMM arguments, not " + operation_name(operation_of(args)));
-    use_device_for(artifact.module);
-    return hopper_gemm_plan(config_, *g, artifact.module, device_sm_count(),
-                            [](const rt::TensorMapSpec& s, uint64_t addr) { return rt::encode_tensor_map(s, addr); });
+    return hopper_gemm_launch(config_, *g, device_sm_count(), rt::encode_tensor_map);
   }
 
  private:

@@ -83,6 +83,10 @@ using TensorMapEncoder = std::function<rt::TensorMap(const rt::TensorMapSpec&, u
 codegen::LaunchPlan hopper_gemm_plan(const HopperGemmConfig& c, const GemmArguments& args, codegen::Module module,
                                      int max_ctas, const TensorMapEncoder& encode);
 
+// The same without the module (what Kernel::run launches with the artifact's loaded function).
+codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& c, const GemmArguments& args, int max_ctas,
+                                       const TensorMapEncoder& encode);
+
 KernelMetadata hopper_gemm_metadata(const HopperGemmConfig& c);
 
 // The catalog class "hopper_gemm": types x tiles x stages x majors.
