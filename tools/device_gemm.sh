@@ -14,6 +14,6 @@ cd "$(dirname "$0")/.."
 cat "$OUT/device.txt"
 cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log" 2>&1 &&
   cmake --build build/device -j"$(nproc)" >> "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
-build/device/tests/tessel_tests -tc="*cublas*gpu*,*bench*gpu*" > "$OUT/bench_tests.log" 2>&1
+build/device/tests/tessel_tests -tc="${TESTS:-*cublas*gpu*,*bench*gpu*}" > "$OUT/bench_tests.log" 2>&1
 grep -E "ERROR|test cases" "$OUT/bench_tests.log" | head -20
 build/device/bin/tessel bench gemm --sweep --class hopper_gemm "$@" 2>&1 | tee "$OUT/gemm_bench.txt"

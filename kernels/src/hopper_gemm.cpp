@@ -5,6 +5,8 @@
 // Each operand stage is laid out by the algebra as the TMA box writes it with the 128-byte
 // swizzle; slicing that layout by one wgmma's (MN, K) block gives the matrix descriptor (checked
 // against the PTX ISA's canonical layouts by make_matrix_descriptor) and its start offset.
+#include "tessel/kernels/hopper_gemm.hpp"
+
 #include <string>
 #include <vector>
 
@@ -14,7 +16,6 @@
 #include "tessel/codegen/mbarrier.hpp"
 #include "tessel/codegen/sync.hpp"
 #include "tessel/codegen/wgmma.hpp"
-#include "tessel/kernels/hopper_gemm.hpp"
 
 namespace tessel::kernels {
 
@@ -36,7 +37,8 @@ ComposedLayout stage_layout(Type elem, codegen::Major major, int rows, int k) {
   const Swizzle sw = element_swizzle(SmemSwizzle::B128, elem);
   if (major == codegen::Major::K) return composition(sw, make_layout(IntTuple{rows, k}, IntTuple{k, 1}));
   const int chunk = kSwizzleRow / bytes(elem);
-  return composition(sw, make_layout(IntTuple{IntTuple{chunk, rows / chunk}, k}, IntTuple{IntTuple{1, chunk * k}, chunk}));
+  return composition(sw,
+                     make_layout(IntTuple{IntTuple{chunk, rows / chunk}, k}, IntTuple{IntTuple{1, chunk * k}, chunk}));
 }
 
 // The descriptors of every wgmma block of an operand stage: block (i, kb) covers MN rows
@@ -80,7 +82,8 @@ int HopperGemmConfig::shared_bytes() const { return stages * (a_stage_bytes() + 
 std::string HopperGemmConfig::name() const {
   return std::string("tessel_hopper_gemm_") + ptx_name(ab) + "_" + ptx_name(out) + "_" + std::to_string(tile_m) + "x" +
          std::to_string(tile_n) + "x" + std::to_string(tile_k()) + "_s" + std::to_string(stages) + "_" +
-         major_letter(a_major, true) + major_letter(b_major, false) + (out_major == Major::Row ? "r" : "c");
+         major_letter(a_major, true) + major_letter(b_major, false) + (out_major == Major::Row ? "r" : "c") +
+         (cluster_m == 2 ? "_c2x1" : "");
 }
 
 void HopperGemmConfig::check() const {
@@ -93,8 +96,10 @@ void HopperGemmConfig::check() const {
     fail(who + "M/N-major operands need bf16 or f16 (wgmma transposes only 16-bit types)");
   if (out_major == Major::Any) fail(who + "out must be row or column major");
   if (tile_m != 64 && tile_m != 128) fail(who + "tile_m " + std::to_string(tile_m) + " (64 or 128)");
-  if (tile_n != 64 && tile_n != 128 && tile_n != 256) fail(who + "tile_n " + std::to_string(tile_n) + " (64, 128 or 256)");
+  if (tile_n != 64 && tile_n != 128 && tile_n != 256)
+    fail(who + "tile_n " + std::to_string(tile_n) + " (64, 128 or 256)");
   if (stages < 2) fail(who + std::to_string(stages) + " stages (at least 2)");
+  if (cluster_m != 1 && cluster_m != 2) fail(who + "cluster_m " + std::to_string(cluster_m) + " (1 or 2)");
   if (shared_bytes() > 227 * 1024)
     fail(who + std::to_string(shared_bytes()) + " bytes of shared memory (an sm_90 block has at most 232448)");
 }
@@ -122,6 +127,8 @@ Module hopper_gemm(const HopperGemmConfig& config) {
   KernelBuilder b(config.name());
   b.kernel().maxntid = std::array<int, 3>{c.threads(), 1, 1};
   b.kernel().minnctapersm = 1;  // a register count at entry, so that setmaxnreg takes effect
+  const int CM = c.cluster_m;
+  if (CM > 1) b.kernel().cluster_dims = std::array<int, 3>{CM, 1, 1};
 
   b.note("parameters: the TMA descriptors of A and B, out, the sizes, out's strides, alpha and beta");
   Value tmap_a = b.tensor_map_param("tmap_a"), tmap_b = b.tensor_map_param("tmap_b");
@@ -141,21 +148,31 @@ Module hopper_gemm(const HopperGemmConfig& config) {
 
   Value tid = b.special(Special::TidX);
   Value wg = tid >> 7;
-  b.note("thread 0 initializes the barriers: full (1 arrival + transaction bytes), empty (one per consumer warp)");
+  b.note(
+      "thread 0 initializes the barriers: full (1 arrival + transaction bytes), empty (one per consumer warp of the "
+      "cluster)");
   b.if_(tid == 0, [&] {
     for (int s = 0; s < S; ++s) {
       mbarrier_init(b, smem + (bars + 8 * s), 1);
-      mbarrier_init(b, smem + (bars + 8 * (S + s)), 4 * c.consumers());
+      mbarrier_init(b, smem + (bars + 8 * (S + s)), 4 * c.consumers() * CM);
     }
     fence_mbarrier_init(b);
   });
-  bar_sync(b);
+  // In a cluster the peer's barriers must be initialized before anything multicasts or arrives on them.
+  if (CM > 1)
+    cluster_sync(b);
+  else
+    bar_sync(b);
+  Value rank = CM > 1 ? b.special(Special::ClusterCtaRank) : b.constant(0, Type::U32);
 
-  b.note("the persistent tile loop: tiles ctaid.x, ctaid.x + nctaid.x, ... of ceil(M/BM) x ceil(N/BN) x L");
-  Value tiles_m = (M + (BM - 1)) / BM, tiles_n = (N + (BN - 1)) / BN;
+  b.note(
+      "the persistent tile loop: cluster tiles clusterid.x, + nclusterid.x, ... of ceil(M/(CM BM)) x ceil(N/BN) x L");
+  // The unit of scheduling is the cluster's tile: CM tiles stacked along M, rank r taking the r-th.
+  Value tiles_m = (M + (BM * CM - 1)) / (BM * CM), tiles_n = (N + (BN - 1)) / BN;
   Value per_batch = tiles_m * tiles_n, total = per_batch * L;
   Value k_tiles = (K + (BK - 1)) / BK;
-  Value first = b.cvt(b.special(Special::CtaidX), Type::S32), step = b.cvt(b.special(Special::NctaidX), Type::S32);
+  Value first = b.cvt(b.special(CM > 1 ? Special::ClusterIdX : Special::CtaidX), Type::S32),
+        step = b.cvt(b.special(CM > 1 ? Special::NclusterIdX : Special::NctaidX), Type::S32);
   // Tile t -> (m block, n block, batch): groups of kGroupRows tile-rows, walked down M first, so
   // that the CTAs running at once cover a few rows and columns of tiles (their A and B stay in L2).
   struct Coords {
@@ -167,7 +184,7 @@ Module hopper_gemm(const HopperGemmConfig& config) {
     Value first_m = group * kGroupRows;
     Value rows = b.min(tiles_m - first_m, b.constant(kGroupRows, Type::S32));
     Value mi = first_m + in_group % rows, ni = in_group / rows;
-    return Coords{mi * BM, ni * BN, l};
+    return Coords{mi * (BM * CM) + b.cvt(rank, Type::S32) * BM, ni * BN, l};
   };
   auto advance = [&](Value stage, Value phase) {
     b.assign(stage, stage + 1);
@@ -210,10 +227,33 @@ Module hopper_gemm(const HopperGemmConfig& config) {
                   tma_load(b, dst + int64_t{j} * chunk * BK * eb, tmap, {mn0 + j * chunk, k0, at.l}, full);
               };
               load(tmap_a, a_stage(stage), c.a_major, at.m0, BM);
-              load(tmap_b, b_stage(stage), c.b_major, at.n0, BN);
+              if (CM == 1) {
+                load(tmap_b, b_stage(stage), c.b_major, at.n0, BN);
+              } else {
+                // This CTA's share of B (rows rank * BN/CM ...) lands in every CTA of the cluster.
+                Value mask = b.constant((1 << CM) - 1, Type::U16);
+                Value share = b.cvt(rank, Type::S32) * (BN / CM);
+                Value dst = b_stage(stage) +
+                            b.cvt(share, Type::U32) * int64_t{c.b_major == codegen::Major::K ? kSwizzleRow : BK * eb};
+                if (c.b_major == codegen::Major::K) {
+                  tma_load(b, dst, tmap_b, {k0, at.n0 + share, at.l}, full, mask);
+                } else {
+                  const int chunk = kSwizzleRow / eb;
+                  for (int j = 0; j < BN / CM / chunk; ++j)
+                    tma_load(b, dst + int64_t{j} * chunk * BK * eb, tmap_b, {at.n0 + share + j * chunk, k0, at.l}, full,
+                             mask);
+                }
+              }
               advance(stage, phase);
             });
           });
+          if (CM > 1) {
+            b.note("producer tail: stay until every consumer of the cluster has released every stage");
+            b.unrolled(S, [&](int) {
+              mbarrier_wait(b, empty_bar(stage), phase ^ b.constant(1, Type::U32));
+              advance(stage, phase);
+            });
+          }
         });
       },
       [&] {
@@ -222,12 +262,20 @@ Module hopper_gemm(const HopperGemmConfig& config) {
         Value w = wg - 1;
         Value lane0 = (tid & 31) == 0;
         Value t128 = tid & 127;
-        const StageDescriptors da = stage_descriptors(stage_layout(mma, c.a_major, BM, BK), mma, c.a_major, 64,
-                                                      c.consumers(), k_inst, kblocks);
+        const StageDescriptors da =
+            stage_descriptors(stage_layout(mma, c.a_major, BM, BK), mma, c.a_major, 64, c.consumers(), k_inst, kblocks);
         const StageDescriptors db =
             stage_descriptors(stage_layout(mma, c.b_major, BN, BK), mma, c.b_major, BN, 1, k_inst, kblocks);
         Value stage = b.constant(0, Type::U32), phase = b.constant(0, Type::U32);
         Value prev = b.constant(0, Type::U32);
+        // A stage is free once every CTA that multicasts into it knows: arrive on each one's barrier.
+        auto release = [&](Value s) {
+          if (CM == 1) {
+            mbarrier_arrive(b, empty_bar(s));
+            return;
+          }
+          for (int r = 0; r < CM; ++r) mbarrier_arrive_cluster(b, empty_bar(s), r);
+        };
         std::vector<Value> acc = wgmma_accumulators(b, atom);
         Value zero = b.constant_f32(0.0f);
         Value on = b.constant(1, Type::U32) == 1;
@@ -248,12 +296,12 @@ Module hopper_gemm(const HopperGemmConfig& config) {
             wgmma_commit_group(b);
             b.note("one k-tile of MMAs stays in flight; the one before has finished: release its stage");
             wgmma_wait_group(b, 1);
-            b.if_(kt > 0, [&] { b.if_(lane0, [&] { mbarrier_arrive(b, empty_bar(prev)); }); });
+            b.if_(kt > 0, [&] { b.if_(lane0, [&] { release(prev); }); });
             b.assign(prev, stage);
             advance(stage, phase);
           });
           wgmma_wait_group(b, 0);
-          b.if_(k_tiles > 0, [&] { b.if_(lane0, [&] { mbarrier_arrive(b, empty_bar(prev)); }); });
+          b.if_(k_tiles > 0, [&] { b.if_(lane0, [&] { release(prev); }); });
 
           b.note("epilogue: the accumulator fragment (T128, V) -> (M64, N) composed with out's slab");
           Value row0 = at.m0 + w * 64;
@@ -309,9 +357,7 @@ Module hopper_gemm(const HopperGemmConfig& config) {
                   b.if_(inside, [&] {
                     Value addr = b.address(mine, Coord{Int(i)});
                     Value v = b.mov(result(i, Value()));
-                    b.if_(use_c, [&] {
-                      b.assign(v, result(i, b.load(Space::Global, c.out, addr)[0]));
-                    });
+                    b.if_(use_c, [&] { b.assign(v, result(i, b.load(Space::Global, c.out, addr)[0])); });
                     b.store(Space::Global, c.out, addr, {v});
                   });
                 }

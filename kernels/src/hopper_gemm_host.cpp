@@ -47,7 +47,8 @@ Status check_operand(const std::string& n, const TensorView& v, Type dtype, int 
                            ") or rank 2 (" + rows + ", " + cols + ")");
   }
   if (v.stride.size() != v.shape.size())
-    return Status::failure(n + " has " + str(static_cast<int64_t>(v.stride.size())) + " strides for rank " + str(v.rank()));
+    return Status::failure(n + " has " + str(static_cast<int64_t>(v.stride.size())) + " strides for rank " +
+                           str(v.rank()));
   if (v.dtype != dtype)
     return Status::failure(n + " is " + codegen::ptx_name(v.dtype) + "; this kernel takes " + codegen::ptx_name(dtype));
   const int eb = codegen::bytes(dtype);
@@ -69,12 +70,14 @@ Status check_operand(const std::string& n, const TensorView& v, Type dtype, int 
                              "); hopper_gemm needs positive strides (no broadcast)");
     }
     if ((s * eb) % 16 != 0) {
-      return Status::failure(n + " has stride " + str(s) + " in " + names[i] + ": " + str(s * eb) +
-                             " bytes is not a multiple of 16 (the TMA's rule; pad the leading dimension to a multiple of " +
-                             str(16 / eb) + " elements)");
+      return Status::failure(
+          n + " has stride " + str(s) + " in " + names[i] + ": " + str(s * eb) +
+          " bytes is not a multiple of 16 (the TMA's rule; pad the leading dimension to a multiple of " + str(16 / eb) +
+          " elements)");
     }
     if (s * eb >= (int64_t{1} << 40))
-      return Status::failure(n + " has stride " + str(s) + " in " + names[i] + ": the TMA takes byte strides below 2^40");
+      return Status::failure(n + " has stride " + str(s) + " in " + names[i] +
+                             ": the TMA takes byte strides below 2^40");
   }
   for (int i = 0; i < 3; ++i) {
     if (m.shape[static_cast<size_t>(i)] > std::numeric_limits<int32_t>::max())
@@ -99,7 +102,8 @@ Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& g) {
   const Matrix a = as_matrix(g.A), b = as_matrix(g.B), o = as_matrix(g.out);
   const int64_t L = o.shape[0], M = o.shape[1], N = o.shape[2], K = a.shape[2];
   if (a.shape[0] != L || b.shape[0] != L)
-    return Status::failure("batch sizes differ: A has L = " + str(a.shape[0]) + ", B " + str(b.shape[0]) + ", out " + str(L));
+    return Status::failure("batch sizes differ: A has L = " + str(a.shape[0]) + ", B " + str(b.shape[0]) + ", out " +
+                           str(L));
   if (a.shape[1] != M) return Status::failure("A has M = " + str(a.shape[1]) + ", out has M = " + str(M));
   if (b.shape[2] != N) return Status::failure("B has N = " + str(b.shape[2]) + ", out has N = " + str(N));
   if (b.shape[1] != K) return Status::failure("B has K = " + str(b.shape[1]) + ", A has K = " + str(K));
@@ -107,13 +111,15 @@ Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& g) {
     return Status::failure("out is " + g.out.to_string() + "; hopper_gemm needs L, M, N >= 1 and K >= 0");
   const int64_t tiles = ((M + c.tile_m - 1) / c.tile_m) * ((N + c.tile_n - 1) / c.tile_n) * L;
   if (tiles > std::numeric_limits<int32_t>::max())
-    return Status::failure(str(tiles) + " tiles of " + str(c.tile_m) + "x" + str(c.tile_n) + "; the scheduler counts in int32");
+    return Status::failure(str(tiles) + " tiles of " + str(c.tile_m) + "x" + str(c.tile_n) +
+                           "; the scheduler counts in int32");
   if (g.accumulator_type != Type::F32) {
     return Status::failure(std::string("accumulator ") + codegen::ptx_name(g.accumulator_type) +
                            " asked; hopper_gemm accumulates in f32");
   }
   if (!std::isfinite(g.alpha) || !std::isfinite(g.beta))
-    return Status::failure("alpha = " + std::to_string(g.alpha) + ", beta = " + std::to_string(g.beta) + ": they must be finite");
+    return Status::failure("alpha = " + std::to_string(g.alpha) + ", beta = " + std::to_string(g.beta) +
+                           ": they must be finite");
   return Status::success();
 }
 
@@ -159,13 +165,15 @@ std::pair<rt::TensorMapSpec, rt::TensorMapSpec> hopper_gemm_tensor_maps(const Ho
   const int BK = c.tile_k();
   rt::TensorMapSpec sa = c.a_major == codegen::Major::K ? spec(K, M, a.stride[1], a.stride[0], {BK, c.tile_m, 1})
                                                         : spec(M, K, a.stride[2], a.stride[0], {chunk, BK, 1});
-  rt::TensorMapSpec sb = c.b_major == codegen::Major::K ? spec(K, N, b.stride[2], b.stride[0], {BK, c.tile_n, 1})
-                                                        : spec(N, K, b.stride[1], b.stride[0], {chunk, BK, 1});
+  // In a cluster each CTA loads its 1/cluster_m share of the B tile (and multicasts it).
+  rt::TensorMapSpec sb = c.b_major == codegen::Major::K
+                             ? spec(K, N, b.stride[2], b.stride[0], {BK, c.tile_n / c.cluster_m, 1})
+                             : spec(N, K, b.stride[1], b.stride[0], {chunk, BK, 1});
   return {sa, sb};
 }
 
-codegen::LaunchPlan hopper_gemm_plan(const HopperGemmConfig& config, const GemmArguments& args,
-                                     codegen::Module module, int max_ctas, const TensorMapEncoder& encode) {
+codegen::LaunchPlan hopper_gemm_plan(const HopperGemmConfig& config, const GemmArguments& args, codegen::Module module,
+                                     int max_ctas, const TensorMapEncoder& encode) {
   codegen::LaunchPlan p = hopper_gemm_launch(config, args, max_ctas, encode);
   p.module = std::move(module);
   return p;
@@ -173,16 +181,21 @@ codegen::LaunchPlan hopper_gemm_plan(const HopperGemmConfig& config, const GemmA
 
 codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const GemmArguments& args, int max_ctas,
                                        const TensorMapEncoder& encode) {
-  if (Status s = hopper_gemm_supports(config, args); !s) fail(config.name() + " cannot run these arguments: " + s.reason);
+  if (Status s = hopper_gemm_supports(config, args); !s)
+    fail(config.name() + " cannot run these arguments: " + s.reason);
   const auto [sa, sb] = hopper_gemm_tensor_maps(config, args);
   const HopperGemmConfig c = row_major_equivalent(config);
   const GemmArguments g = kernel_arguments(config, args);
   const Matrix a = as_matrix(g.A), o = as_matrix(g.out);
   const int64_t L = o.shape[0], M = o.shape[1], N = o.shape[2], K = a.shape[2];
-  const int64_t tiles = ((M + c.tile_m - 1) / c.tile_m) * ((N + c.tile_n - 1) / c.tile_n) * L;
+  // Persistent: one cluster per cluster_m SMs at most, each walking cluster tiles (cluster_m tiles along M).
+  const int64_t cm = c.tile_m * c.cluster_m;
+  const int64_t tiles = ((M + cm - 1) / cm) * ((N + c.tile_n - 1) / c.tile_n) * L;
+  const int64_t clusters = std::clamp<int64_t>(tiles, 1, std::max(1, max_ctas / c.cluster_m));
   codegen::LaunchPlan p;
   p.kernel = config.name();
-  p.grid = {static_cast<unsigned>(std::clamp<int64_t>(tiles, 1, std::max(1, max_ctas))), 1, 1};
+  p.grid = {static_cast<unsigned>(clusters * c.cluster_m), 1, 1};
+  p.cluster = {static_cast<unsigned>(c.cluster_m), 1, 1};
   p.block = {static_cast<unsigned>(c.threads()), 1, 1};
   p.dynamic_shared_bytes = static_cast<unsigned>(c.shared_bytes());
   const int64_t ld = o.stride[1];
@@ -205,6 +218,7 @@ KernelMetadata hopper_gemm_metadata(const HopperGemmConfig& c) {
   md.accumulator = Type::F32;
   md.design.tile = {c.tile_m, c.tile_n, c.tile_k()};
   md.design.stages = c.stages;
+  md.design.cluster = {c.cluster_m, 1, 1};
   md.design.threads = c.threads();
   md.min_cc = 90;
   md.epilogue = Epilogue::LinearCombination;
@@ -271,16 +285,20 @@ std::vector<HopperGemmConfig> HopperGemmClass::configurations() {
         for (codegen::Major bm : {codegen::Major::K, codegen::Major::MN}) {
           if (!wide && (am != codegen::Major::K || bm != codegen::Major::K)) continue;
           for (Major om : {Major::Row, Major::Column}) {
-            HopperGemmConfig c;
-            c.ab = t.ab;
-            c.out = t.out;
-            c.tile_m = tile.m;
-            c.tile_n = tile.n;
-            c.stages = tile.stages;
-            c.a_major = am;
-            c.b_major = bm;
-            c.out_major = om;
-            out.push_back(c);
+            for (int cluster : {1, 2}) {
+              if (cluster == 2 && tile.m != 128) continue;  // the large tiles, where L2 traffic limits
+              HopperGemmConfig c;
+              c.cluster_m = cluster;
+              c.ab = t.ab;
+              c.out = t.out;
+              c.tile_m = tile.m;
+              c.tile_n = tile.n;
+              c.stages = tile.stages;
+              c.a_major = am;
+              c.b_major = bm;
+              c.out_major = om;
+              out.push_back(c);
+            }
           }
         }
       }
@@ -309,6 +327,7 @@ HopperGemmConfig hopper_gemm_config(const Options& o) {
   c.tile_m = std::stoi(o.at("tile_m"));
   c.tile_n = std::stoi(o.at("tile_n"));
   c.stages = std::stoi(o.at("stages"));
+  c.cluster_m = std::stoi(o.at("cluster_m"));
   return c;
 }
 
@@ -324,7 +343,8 @@ KernelFamily hopper_gemm_family() {
                {"out_major", {"row", "col"}, "out row-major (N contiguous) or column-major"},
                {"tile_m", {"128", "64"}, "rows per tile: one consumer warpgroup per 64"},
                {"tile_n", {"128", "256", "64"}, "columns per tile: the N of every wgmma"},
-               {"stages", {"4", "2", "3", "5", "6", "7", "8"}, "shared-memory stages"}};
+               {"stages", {"4", "2", "3", "5", "6", "7", "8"}, "shared-memory stages"},
+               {"cluster_m", {"1", "2"}, "CTAs per cluster along M (2: B multicast to the pair)"}};
   for (const HopperGemmConfig& c : HopperGemmClass::configurations()) {
     f.listed.push_back({{"dtype", codegen::ptx_name(c.ab)},
                         {"out", codegen::ptx_name(c.out)},
@@ -333,7 +353,8 @@ KernelFamily hopper_gemm_family() {
                         {"out_major", c.out_major == Major::Row ? "row" : "col"},
                         {"tile_m", std::to_string(c.tile_m)},
                         {"tile_n", std::to_string(c.tile_n)},
-                        {"stages", std::to_string(c.stages)}});
+                        {"stages", std::to_string(c.stages)},
+                        {"cluster_m", std::to_string(c.cluster_m)}});
   }
   f.generate = [](const Options& o) { return hopper_gemm(hopper_gemm_config(o)); };
   return f;

@@ -38,6 +38,9 @@ struct HopperGemmConfig {
   int tile_m = 128;              // 64 or 128: one consumer warpgroup per 64 rows
   int tile_n = 128;              // 64, 128 or 256: the N of every wgmma
   int stages = 4;                // shared-memory buffers in the ring
+  // CTAs per cluster along M: 2 pairs CTAs on tiles (2i, n) and (2i+1, n), each loading half of
+  // the shared B tile and multicasting it to both (half the L2 traffic for B).
+  int cluster_m = 1;
 
   codegen::Type mma_type() const;  // tf32 for f32 inputs, else `ab`
   int tile_k() const;              // 128 bytes of `ab`: one 128-byte swizzle row
@@ -48,7 +51,8 @@ struct HopperGemmConfig {
   // Dynamic shared memory: the stages, 16 bytes of mbarriers per stage and 1024 bytes of slack
   // to align the base to the 128-byte swizzle's 1024-byte period.
   int shared_bytes() const;
-  // tessel_hopper_gemm_bf16_bf16_128x128x64_s4_kkr (majors of A, B: k or m/n; out: r or c).
+  // tessel_hopper_gemm_bf16_bf16_128x128x64_s4_kkr (majors of A, B: k or m/n; out: r or c),
+  // with _c2x1 for a cluster of 2.
   std::string name() const;
   // Throws tessel::Error naming the value and the rule.
   void check() const;
