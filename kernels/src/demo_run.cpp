@@ -10,6 +10,7 @@
 #include "tessel/codegen/ptx.hpp"
 #include "tessel/kernels/demos.hpp"
 #include "tessel/kernels/elementwise_check.hpp"
+#include "tessel/kernels/gemm_check.hpp"
 #include "tessel/kernels/tma.hpp"
 #include "tessel/runtime.hpp"
 
@@ -186,6 +187,7 @@ DemoRun run_demo(const std::string& family, const Options& options, uint64_t see
   const Options o = resolve_options(f, options);
   std::mt19937_64 rng(seed);
   if (f.name == "elementwise") return run_elementwise(o, rng);
+  if (f.name == "hopper_gemm") return run_hopper_gemm(o, rng);
   if (f.name == "vector_copy") return run_vector_copy(o, rng);
   if (f.name == "tma_tile") return run_tma_tile(o, rng);
   if (f.name == "wgmma_tile") return run_wgmma_tile(o, rng);

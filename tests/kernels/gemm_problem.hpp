@@ -1,49 +1,17 @@
-// gemm_problem.hpp: random GEMM problems for the catalog's tests: operands laid out as a kernel's
-// metadata asks (row/col major, or padded non-contiguous strides for "any"), ragged sizes, values
-// exact in their element type, a double-precision host reference and a per-type tolerance.
-// Device-independent: buffers are host bytes; GPU tests upload them and pass device addresses.
+// gemm_problem.hpp: the tests' names for the library's random GEMM problems and host reference
+// (tessel/kernels/gemm_check.hpp, which `tessel run` uses too).
 #pragma once
 
-#include <cstdint>
-#include <random>
-#include <string>
-#include <vector>
-
-#include "tessel/kernels/catalog.hpp"
+#include "tessel/kernels/gemm_check.hpp"
 
 namespace tessel::test {
 
-// A host buffer holding one operand, with the view's strides and the bytes around it.
-struct HostOperand {
-  kernels::TensorView view;    // data = 0 (the caller sets the device address)
-  std::vector<uint8_t> bytes;  // the whole allocation, gaps between strided elements included
-};
-
-struct GemmProblem {
-  HostOperand A, B, out;  // out holds the initial values (random, or NaN/poison when beta == 0)
-  double alpha = 1, beta = 0;
-  codegen::Type accumulator = codegen::Type::F32;
-  std::string describe() const;  // "L=2 M=37 N=70 K=19 alpha=.. beta=.. A f32 (..):(..)"
-  // The arguments for device addresses a, b, o.
-  kernels::GemmArguments arguments(uint64_t a, uint64_t b, uint64_t o) const;
-};
-
-// A problem for a kernel of this metadata: L in [1, 3], M and N ragged around the tile
-// (tile + 1 .. tiles * tile + 7), K in [1, max_k]; rank 3 unless `rank2`. Beta is 0 half the
-// time. Non-unit strides are multiples of the metadata's alignment, with random padding.
-GemmProblem make_gemm_problem(const kernels::KernelMetadata& md, std::mt19937_64& rng, bool rank2 = false,
-                              int64_t max_k = 40, int tiles = 2);
-
-// Arguments laid out as `md` asks, at made-up device addresses: for CPU tests (compile, plans).
-kernels::GemmArguments fitting_arguments(const kernels::KernelMetadata& md, std::mt19937_64& rng);
-
-// Element i of a buffer of type t, as a double; and the encoding of a double (rounded to nearest).
-double load_element(const std::vector<uint8_t>& bytes, codegen::Type t, int64_t index);
-void store_element(std::vector<uint8_t>& bytes, codegen::Type t, int64_t index, double v);
-
-// Compares `result` (out's bytes after the run) with the double-precision reference: every
-// element of the view within the type's tolerance, every byte outside it unchanged. Returns ""
-// or what differed (the first few elements).
-std::string check_gemm(const GemmProblem& p, const std::vector<uint8_t>& result);
+using kernels::check_gemm;
+using kernels::fitting_arguments;
+using kernels::GemmProblem;
+using kernels::HostOperand;
+using kernels::load_element;
+using kernels::make_gemm_problem;
+using kernels::store_element;
 
 }  // namespace tessel::test

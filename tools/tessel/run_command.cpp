@@ -24,7 +24,7 @@ void print_run_help(std::ostream& out) {
          "\n"
          "  --all      every configuration that `tessel dump --list` lists for NAME\n"
          "  --seed N   the random inputs' seed (default: a fresh one, printed)\n"
-         "  --emulate  run in tessel's CPU emulator instead (no GPU or driver needed; elementwise)\n"
+         "  --emulate  run in tessel's CPU emulator instead (no GPU or driver needed; elementwise, hopper_gemm)\n"
          "  --size N   with --emulate: about N elements (default 4096)\n"
          "\n"
          "Kernels and options: `tessel dump --help`.\n";

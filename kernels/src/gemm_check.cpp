@@ -1,5 +1,5 @@
-// gemm_problem.cpp: see gemm_problem.hpp.
-#include "kernels/gemm_problem.hpp"
+// gemm_check.cpp: see gemm_check.hpp.
+#include "tessel/kernels/gemm_check.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,10 +8,9 @@
 
 #include "tessel/algebra/error.hpp"
 
-namespace tessel::test {
+namespace tessel::kernels {
 
 using codegen::Type;
-using kernels::Major;
 
 namespace {
 
@@ -58,7 +57,7 @@ uint16_t f32_to_f16(float f) {  // round to nearest even through the exhaustive 
 }
 
 // The reach of a view in elements (strides are non-negative here).
-int64_t extent(const kernels::TensorView& v) {
+int64_t extent(const TensorView& v) {
   int64_t hi = 0;
   for (size_t i = 0; i < v.shape.size(); ++i) hi += (v.shape[i] - 1) * v.stride[i];
   return hi + 1;
@@ -132,7 +131,7 @@ double random_value(Type t, std::mt19937_64& rng) {
 }
 
 template <class F>
-void for_each_index(const kernels::TensorView& v, F f) {
+void for_each_index(const TensorView& v, F f) {
   const std::vector<int64_t>& s = v.shape;
   const int r = static_cast<int>(s.size());
   std::vector<int64_t> c(static_cast<size_t>(r), 0);
@@ -237,7 +236,7 @@ void store_element(std::vector<uint8_t>& bytes, Type t, int64_t i, double v) {
   }
 }
 
-GemmProblem make_gemm_problem(const kernels::KernelMetadata& md, std::mt19937_64& rng, bool rank2, int64_t max_k,
+GemmProblem make_gemm_problem(const KernelMetadata& md, std::mt19937_64& rng, bool rank2, int64_t max_k,
                               int tiles) {
   auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
   const int64_t L = rank2 ? 1 : pick(1, 3), M = pick(md.design.tile[0] + 1, tiles * md.design.tile[0] + 7),
@@ -245,7 +244,7 @@ GemmProblem make_gemm_problem(const kernels::KernelMetadata& md, std::mt19937_64
   GemmProblem p;
   const Type t = md.operand("A").dtype, to = md.operand("out").dtype;
   auto operand = [&](const char* name, int64_t rows, int64_t cols) {
-    const kernels::OperandAttributes& a = md.operand(name);
+    const OperandAttributes& a = md.operand(name);
     return make_operand(a.dtype, a.major, std::max(1, a.alignment), L, rows, cols, rank2, rng);
   };
   p.A = operand("A", M, K);
@@ -268,12 +267,12 @@ GemmProblem make_gemm_problem(const kernels::KernelMetadata& md, std::mt19937_64
   return p;
 }
 
-kernels::GemmArguments fitting_arguments(const kernels::KernelMetadata& md, std::mt19937_64& rng) {
+GemmArguments fitting_arguments(const KernelMetadata& md, std::mt19937_64& rng) {
   return make_gemm_problem(md, rng).arguments(0x100000, 0x200000, 0x300000);
 }
 
-kernels::GemmArguments GemmProblem::arguments(uint64_t a, uint64_t b, uint64_t o) const {
-  kernels::GemmArguments g;
+GemmArguments GemmProblem::arguments(uint64_t a, uint64_t b, uint64_t o) const {
+  GemmArguments g;
   g.A = A.view;
   g.A.data = a;
   g.B = B.view;
@@ -335,4 +334,4 @@ std::string check_gemm(const GemmProblem& p, const std::vector<uint8_t>& result)
   return r;
 }
 
-}  // namespace tessel::test
+}  // namespace tessel::kernels
