@@ -69,7 +69,7 @@ TEST_CASE("cli bench: options are checked, and the messages name the valid value
   check_misuse({"gemm", "--sweep", "--m", "8"}, "--sweep runs its own list of problems; it takes no --m");
   check_misuse({"gemm", "--sweep", "--dtype", "f16"}, "it takes no --dtype");
   check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--class", "no_such_class"},
-               "--class: no kernel class is called 'no_such_class' (valid: simt_gemm");
+               "--class: no kernel class is called 'no_such_class' (valid: hopper_gemm, simt_gemm");
   check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--kernel", "no_such_kernel"},
                "--kernel: no catalog kernel is called 'no_such_kernel'");
 }

@@ -277,7 +277,16 @@ TEST_CASE("cli: run --emulate checks a kernel on the CPU, without a driver") {
   CHECK(ok.out.find("in the emulator)") != std::string::npos);
   const Run other = run_cli({"run", "vector_copy", "--emulate"});
   check_exit(other, 1);
-  CHECK(other.err.find("vector_copy is not emulated yet (emulated: elementwise)") != std::string::npos);
+  CHECK(other.err.find("vector_copy is not emulated yet (emulated: elementwise, hopper_gemm)") != std::string::npos);
+  const Run gemm = run_cli({"run", "hopper_gemm", "--emulate", "--tile_m", "64", "--tile_n", "64", "--stages", "2"},
+                          {"TESSEL_LIBCUDA=/nonexistent/libcuda.so.1"});
+  INFO(gemm.out << gemm.err);
+  check_exit(gemm, 0);
+  CHECK(gemm.out.find("ok    hopper_gemm --dtype bf16") != std::string::npos);
+  CHECK(gemm.out.find("every element matches the host reference") != std::string::npos);
+  const Run cluster = run_cli({"run", "hopper_gemm", "--emulate", "--cluster_m", "2"});
+  check_exit(cluster, 1);
+  CHECK(cluster.err.find("the emulator runs clusters of one CTA (use --cluster_m 1)") != std::string::npos);
   const Run size = run_cli({"run", "elementwise", "--emulate", "--size", "0"});
   check_exit(size, 2);
   CHECK(size.err == "error: --size takes an integer in [1, 16777216], got '0'\n");

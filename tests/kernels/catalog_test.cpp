@@ -231,6 +231,7 @@ TEST_CASE("catalog: the PTX of every catalog entry assembles with ptxas") {
   std::mt19937_64 rng(std::random_device{}());
   for (const KernelPtr& k : list_kernels()) {
     if (k->metadata().operation != Operation::Gemm) continue;  // other operations test their own
+    if (k->metadata().kernel_class == "hopper_gemm") continue;  // hopper_gemm_test assembles each entry
     INFO(k->name());
     const Artifact a = k->compile(test::fitting_arguments(k->metadata(), rng));
     if (!test::check_assembles(a.module)) return;  // no ptxas: reported skipped
