@@ -25,6 +25,8 @@ namespace {
 
 constexpr int kSwizzleRow = 128;  // bytes: every operand tile uses the 128-byte swizzle
 constexpr int kGroupRows = 8;     // tile-rows per rasterization group (L2 reuse)
+constexpr int kEpiBox = 64 * kSwizzleRow;  // bytes of one epilogue box: 64 rows of 128 bytes
+constexpr int kEpilogueBarrier = 1;        // the named barrier of the consumer warpgroups (0: the CTA)
 
 bool is_fp8(Type t) { return t == Type::E4M3 || t == Type::E5M2; }
 
@@ -77,7 +79,10 @@ Type HopperGemmConfig::mma_type() const { return ab == Type::F32 ? Type::TF32 : 
 int HopperGemmConfig::tile_k() const { return kSwizzleRow / bytes(ab); }
 int HopperGemmConfig::a_stage_bytes() const { return tile_m * kSwizzleRow; }
 int HopperGemmConfig::b_stage_bytes() const { return tile_n * kSwizzleRow; }
-int HopperGemmConfig::shared_bytes() const { return stages * (a_stage_bytes() + b_stage_bytes() + 16) + 1024; }
+int HopperGemmConfig::epilogue_bytes() const { return consumers() * 2 * kEpiBox; }
+int HopperGemmConfig::shared_bytes() const {
+  return stages * (a_stage_bytes() + b_stage_bytes() + 16) + epilogue_bytes() + 1024;
+}
 
 std::string HopperGemmConfig::name() const {
   return std::string("tessel_hopper_gemm_") + ptx_name(ab) + "_" + ptx_name(out) + "_" + std::to_string(tile_m) + "x" +
@@ -130,8 +135,9 @@ Module hopper_gemm(const HopperGemmConfig& config) {
   const int CM = c.cluster_m;
   if (CM > 1) b.kernel().cluster_dims = std::array<int, 3>{CM, 1, 1};
 
-  b.note("parameters: the TMA descriptors of A and B, out, the sizes, out's strides, alpha and beta");
-  Value tmap_a = b.tensor_map_param("tmap_a"), tmap_b = b.tensor_map_param("tmap_b");
+  b.note("parameters: the TMA descriptors of A, B and out, out, the sizes, out's strides, alpha and beta");
+  Value tmap_a = b.tensor_map_param("tmap_a"), tmap_b = b.tensor_map_param("tmap_b"),
+        tmap_out = b.tensor_map_param("tmap_out");
   Value pout = b.global_pointer_param("out");
   Value M = b.param("M", Type::S32), N = b.param("N", Type::S32), K = b.param("K", Type::S32),
         L = b.param("L", Type::S32);
@@ -140,7 +146,14 @@ Module hopper_gemm(const HopperGemmConfig& config) {
 
   b.note("shared memory: the base rounded up to the 1024-byte period of the 128-byte swizzle");
   Value smem = (b.dynamic_shared("smem", 1024) + 1023) & ~int64_t{1023};
-  const int64_t a_region = int64_t{S} * a_bytes, bars = a_region + int64_t{S} * b_bytes;
+  const int64_t a_region = int64_t{S} * a_bytes, epi = a_region + int64_t{S} * b_bytes;
+  const int64_t bars = epi + int64_t{c.epilogue_bytes()};
+  // The epilogue's boxes: two per consumer warpgroup, 64 rows of 128 bytes of out, as the TMA store
+  // reads them (128-byte swizzle, so that the threads' 4- or 8-byte writes hit distinct banks).
+  const int SUBN = kSwizzleRow / ob;
+  const ComposedLayout epi_layout =
+      composition(element_swizzle(SmemSwizzle::B128, c.out), make_layout(IntTuple{64, SUBN}, IntTuple{SUBN, 1}));
+  auto epi_box = [&](Value w) { return smem + w * int64_t{2 * kEpiBox} + epi; };
   auto full_bar = [&](Value s) { return smem + (s << 3) + bars; };
   auto empty_bar = [&](Value s) { return smem + (s << 3) + (bars + 8 * S); };
   auto a_stage = [&](Value s) { return smem + s * int64_t{a_bytes}; };
@@ -303,66 +316,72 @@ Module hopper_gemm(const HopperGemmConfig& config) {
           wgmma_wait_group(b, 0);
           b.if_(k_tiles > 0, [&] { b.if_(lane0, [&] { release(prev); }); });
 
-          b.note("epilogue: the accumulator fragment (T128, V) -> (M64, N) composed with out's slab");
+          b.note(
+              "epilogue: per 128-byte-wide box of the slab, alpha * acc (+ beta * C) -> out's type -> swizzled "
+              "shared memory -> TMA store");
           Value row0 = at.m0 + w * 64;
-          // Out's slab: (64, BN), row-major, at (row0, n0, l).
+          // The fragment of one box, (T128, V) -> (M64, SUBN) at m + 64 n; the accumulators of box
+          // s are values [s nv, (s+1) nv) of the whole slab's fragment (it repeats every 8 columns).
+          const Layout frag = wgmma_accumulator_layout(SUBN);
+          const Int t_sym = b.symbol("t128", t128, 1, 0);
+          // C (out's own memory when beta != 0), read from global: (64, SUBN) row-major at (row0, n0, l).
           // supports() asks 16-byte multiples of ld: the divisibility lets pairs of columns move as vectors.
           const Int ld = b.symbol("ld_out", ld_out, 16 / ob, 0);
-          const Layout slab_layout = make_layout(IntTuple{64, BN}, IntTuple{ld, 1});
-          Value row_off = b.cvt(row0, Type::S64), col_off = b.cvt(at.n0, Type::S64);
-          Value elem_off = b.cvt(at.l, Type::S64) * bs_out + row_off * ld_out + col_off;
-          Value slab_base = pout + elem_off * int64_t{ob};
-          const Layout frag = wgmma_accumulator_layout(BN);
-          const Int t_sym = b.symbol("t128", t128, 1, 0);
-          const Tensor slab(slab_base, Space::Global, c.out, slab_layout, Type::S64, 16);
-          const Tensor mine = slab.compose(frag)(SliceCoord{t_sym, _});
-          // The element (row, col) of value i of this thread: the fragment's offset m + 64 n splits
-          // into the thread's part and the value's part without carries (both are sums of
-          // disjoint bit fields), so row = row_t + row_i and col = col_t + col_i.
+          const Layout c_box = make_layout(IntTuple{64, SUBN}, IntTuple{ld, 1});
+          Value elem_off = b.cvt(at.l, Type::S64) * bs_out + b.cvt(row0, Type::S64) * ld_out + b.cvt(at.n0, Type::S64);
+          Value c_base = pout + elem_off * int64_t{ob};
           Value idx_t = b.lower(frag(Coord{t_sym, Int(0)}).leaf(), Type::S32);
           Value rows_left = M - row0 - (idx_t & 63), cols_left = N - at.n0 - (idx_t >> 6);
-          const int nv = BN / 2;
-          auto result = [&](int i, Value c_in) {
-            Value v = acc[static_cast<size_t>(i)] * alpha;
-            if (c_in.valid()) {
-              Value cf = c.out == Type::F32 ? c_in : b.cvt(c_in, Type::F32);
-              v = b.mad(beta, cf, v);
-            }
-            return c.out == Type::F32 ? v : b.cvt(v, c.out, Round::Rn);
-          };
-          Value interior = ((at.m0 + w * 64 + 64) <= M) & ((at.n0 + BN) <= N);
+          Value interior = ((row0 + 64) <= M) & ((at.n0 + BN) <= N);
           Value use_c = beta != b.constant_f32(0.0f);
-          b.if_(
-              interior,
-              [&] {
-                b.if_(
-                    use_c,
-                    [&] {
-                      const std::vector<Value> cv = b.load_tensor(mine);
-                      std::vector<Value> out;
-                      for (int i = 0; i < nv; ++i) out.push_back(result(i, cv[static_cast<size_t>(i)]));
-                      b.store_tensor(mine, out);
-                    },
-                    [&] {
-                      std::vector<Value> out;
-                      for (int i = 0; i < nv; ++i) out.push_back(result(i, Value()));
-                      b.store_tensor(mine, out);
-                    });
-              },
-              [&] {
-                b.note("the ragged edge: one predicate per element, each element on its own");
-                for (int i = 0; i < nv; ++i) {
-                  const int64_t off = frag(Coord{Int(0), Int(i)}).leaf().value("fragment offset");
-                  Value inside = (rows_left > (off % 64)) & (cols_left > (off / 64));
-                  b.if_(inside, [&] {
-                    Value addr = b.address(mine, Coord{Int(i)});
-                    Value v = b.mov(result(i, Value()));
-                    b.if_(use_c, [&] { b.assign(v, result(i, b.load(Space::Global, c.out, addr)[0])); });
-                    b.store(Space::Global, c.out, addr, {v});
+          Value my_boxes = epi_box(w);
+          const int nv = SUBN / 2;
+          for (int s = 0; s < BN / SUBN; ++s) {
+            std::vector<Value> v;
+            for (int i = 0; i < nv; ++i) v.push_back(acc[static_cast<size_t>(s * nv + i)] * alpha);
+            b.if_(use_c, [&] {
+              const Tensor cs =
+                  Tensor(c_base + int64_t{s} * SUBN * ob, Space::Global, c.out, c_box, Type::S64, 16).compose(frag)(
+                      SliceCoord{t_sym, _});
+              auto add_c = [&](int i, Value cin) {
+                b.assign(v[static_cast<size_t>(i)],
+                         b.mad(beta, c.out == Type::F32 ? cin : b.cvt(cin, Type::F32), v[static_cast<size_t>(i)]));
+              };
+              b.if_(
+                  interior,
+                  [&] {
+                    const std::vector<Value> cv = b.load_tensor(cs);
+                    for (int i = 0; i < nv; ++i) add_c(i, cv[static_cast<size_t>(i)]);
+                  },
+                  [&] {
+                    b.note("the ragged edge: C element by element, inside out's bounds only");
+                    for (int i = 0; i < nv; ++i) {
+                      const int64_t off = frag(Coord{Int(0), Int(i)}).leaf().value("fragment offset");
+                      Value inside = (rows_left > (off % 64)) & (cols_left > (off / 64 + s * SUBN));
+                      b.if_(inside, [&] { add_c(i, b.load(Space::Global, c.out, b.address(cs, Coord{Int(i)}))[0]); });
+                    }
                   });
-                }
-              });
+            });
+            std::vector<Value> o;
+            for (Value& x : v) o.push_back(c.out == Type::F32 ? x : b.cvt(x, c.out, Round::Rn));
+            Value buf = my_boxes + int64_t{(s % 2) * kEpiBox};
+            b.note("the box written two stores ago has been read by its TMA store: the buffer is free");
+            b.if_(t128 == 0, [&] { cp_async_bulk_wait_group(b, s == 0 ? 0 : 1, true); });
+            bar_sync(b, kEpilogueBarrier, 128 * c.consumers());
+            const Tensor sb = Tensor(buf, Space::Shared, c.out, epi_layout, Type::U32, 1024).compose(frag)(
+                SliceCoord{t_sym, _});
+            b.store_tensor(sb, o);
+            b.note("the threads' writes become visible to the TMA (async proxy), then one thread stores the box");
+            fence_proxy_async(b, Space::Shared);
+            bar_sync(b, kEpilogueBarrier, 128 * c.consumers());
+            b.if_(t128 == 0, [&] {
+              tma_store(b, tmap_out, {at.n0 + s * SUBN, row0, at.l}, buf);
+              cp_async_bulk_commit_group(b);
+            });
+          }
         });
+        b.note("the last TMA stores complete before the CTA (and its shared memory) goes away");
+        b.if_(t128 == 0, [&] { cp_async_bulk_wait_group(b, 0); });
       });
   Module m;
   m.kernels.push_back(b.finish());

@@ -144,32 +144,36 @@ GemmArguments kernel_arguments(const HopperGemmConfig& c, const GemmArguments& g
 
 }  // namespace
 
-std::pair<rt::TensorMapSpec, rt::TensorMapSpec> hopper_gemm_tensor_maps(const HopperGemmConfig& config,
-                                                                        const GemmArguments& args) {
+HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& config, const GemmArguments& args) {
   const HopperGemmConfig c = row_major_equivalent(config);
   const GemmArguments g = kernel_arguments(config, args);
-  const Matrix a = as_matrix(g.A), b = as_matrix(g.B);
+  const Matrix a = as_matrix(g.A), b = as_matrix(g.B), o = as_matrix(g.out);
   const int64_t L = a.shape[0], M = a.shape[1], K = a.shape[2], N = b.shape[2];
   const int chunk = 128 / codegen::bytes(c.ab);  // elements in one 128-byte swizzle row
   // fp8 moves as bytes; f32 as f32 (wgmma reads the tf32 bits of it).
   const Type tma_type = c.ab == Type::E4M3 || c.ab == Type::E5M2 ? Type::U8 : c.ab;
-  // One operand: (contiguous, other, L) with the batch stride made valid when there is one batch.
-  auto spec = [&](int64_t contiguous, int64_t other, int64_t other_stride, int64_t batch_stride,
+  // One tensor: (contiguous, other, L) with the strides the TMA needs made valid where the extent
+  // is 1 (a single row or batch: its stride is never followed, but must be a 16-byte multiple).
+  auto spec = [&](Type t, int64_t contiguous, int64_t other, int64_t other_stride, int64_t batch_stride,
                   std::vector<int64_t> box) {
+    const int64_t eb = codegen::bytes(t);
     const int64_t e0 = std::max<int64_t>(contiguous, 1), e1 = std::max<int64_t>(other, 1);
-    if (other <= 1) other_stride = ((e0 * codegen::bytes(c.ab) + 15) / 16) * 16 / codegen::bytes(c.ab);
+    if (other <= 1) other_stride = ((e0 * eb + 15) / 16) * 16 / eb;
     if (L <= 1) batch_stride = other_stride * e1;
     const Layout l = make_layout(IntTuple{e0, e1, L}, IntTuple{1, other_stride, batch_stride});
-    return make_tensor_map_spec(l, tma_type, box, codegen::SmemSwizzle::B128);
+    return make_tensor_map_spec(l, t, box, codegen::SmemSwizzle::B128);
   };
   const int BK = c.tile_k();
-  rt::TensorMapSpec sa = c.a_major == codegen::Major::K ? spec(K, M, a.stride[1], a.stride[0], {BK, c.tile_m, 1})
-                                                        : spec(M, K, a.stride[2], a.stride[0], {chunk, BK, 1});
+  HopperGemmTensorMaps maps;
+  maps.a = c.a_major == codegen::Major::K ? spec(tma_type, K, M, a.stride[1], a.stride[0], {BK, c.tile_m, 1})
+                                          : spec(tma_type, M, K, a.stride[2], a.stride[0], {chunk, BK, 1});
   // In a cluster each CTA loads its 1/cluster_m share of the B tile (and multicasts it).
-  rt::TensorMapSpec sb = c.b_major == codegen::Major::K
-                             ? spec(K, N, b.stride[2], b.stride[0], {BK, c.tile_n / c.cluster_m, 1})
-                             : spec(N, K, b.stride[1], b.stride[0], {chunk, BK, 1});
-  return {sa, sb};
+  maps.b = c.b_major == codegen::Major::K
+               ? spec(tma_type, K, N, b.stride[2], b.stride[0], {BK, c.tile_n / c.cluster_m, 1})
+               : spec(tma_type, N, K, b.stride[1], b.stride[0], {chunk, BK, 1});
+  // The epilogue stores boxes of 64 rows x 128 bytes of the (row-major) out.
+  maps.out = spec(c.out, N, M, o.stride[1], o.stride[0], {128 / codegen::bytes(c.out), 64, 1});
+  return maps;
 }
 
 codegen::LaunchPlan hopper_gemm_plan(const HopperGemmConfig& config, const GemmArguments& args, codegen::Module module,
@@ -183,7 +187,7 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const Gem
                                        const TensorMapEncoder& encode) {
   if (Status s = hopper_gemm_supports(config, args); !s)
     fail(config.name() + " cannot run these arguments: " + s.reason);
-  const auto [sa, sb] = hopper_gemm_tensor_maps(config, args);
+  const HopperGemmTensorMaps maps = hopper_gemm_tensor_maps(config, args);
   const HopperGemmConfig c = row_major_equivalent(config);
   const GemmArguments g = kernel_arguments(config, args);
   const Matrix a = as_matrix(g.A), o = as_matrix(g.out);
@@ -199,7 +203,7 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const Gem
   p.block = {static_cast<unsigned>(c.threads()), 1, 1};
   p.dynamic_shared_bytes = static_cast<unsigned>(c.shared_bytes());
   const int64_t ld = o.stride[1];
-  p.arg(encode(sa, g.A.data)).arg(encode(sb, g.B.data)).arg(g.out.data);
+  p.arg(encode(maps.a, g.A.data)).arg(encode(maps.b, g.B.data)).arg(encode(maps.out, g.out.data)).arg(g.out.data);
   p.arg(static_cast<int32_t>(M)).arg(static_cast<int32_t>(N)).arg(static_cast<int32_t>(K)).arg(static_cast<int32_t>(L));
   p.arg(ld).arg(o.stride[0]).arg(static_cast<float>(g.alpha)).arg(static_cast<float>(g.beta));
   return p;

@@ -80,10 +80,20 @@ TEST_CASE("hopper_gemm: the PTX has the pipeline's instructions") {
   // M- and N-major operands: transposed wgmma (imm-trans-a = imm-trans-b = 1), two TMA boxes of
   // A (128 rows of M in 64-element chunks) and four of B per stage.
   CHECK(ptx.find(", 1, 1, 1, 1;") != std::string::npos);
-  size_t loads = 0;
-  for (size_t at = ptx.find("cp.async.bulk.tensor"); at != std::string::npos; at = ptx.find("cp.async.bulk.tensor", at + 1))
-    ++loads;
-  CHECK(loads == 2 + 4);
+  auto count = [&](const std::string& needle) {
+    size_t n = 0;
+    for (size_t at = ptx.find(needle); at != std::string::npos; at = ptx.find(needle, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count("cp.async.bulk.tensor.3d.shared::cluster.global") == 2 + 4);
+  // The epilogue: a 128-wide bf16 slab leaves in four 64-column boxes, each written to swizzled
+  // shared memory in 4-byte pairs, fenced for the async proxy, and stored by the TMA.
+  CHECK(count("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group") == 256 / 64);
+  CHECK(count("fence.proxy.async.shared::cta") == 256 / 64);
+  CHECK(count("st.shared.b32") == 64 * 256 / 128 / 2);  // the slab over 128 threads, in pairs
+  CHECK(count("cp.async.bulk.wait_group.read 1") == 256 / 64 - 1);
+  CHECK(count("cp.async.bulk.wait_group 0") == 1);
+  CHECK(count("st.global") == 0);
 }
 
 TEST_CASE("hopper_gemm: configuration errors name the value and the rule") {
@@ -158,25 +168,37 @@ TEST_CASE("hopper_gemm: the plan's tensor maps, persistent grid and parameters")
       c.a_major = am;
       c.b_major = bm;
       const GemmArguments g = arguments_for(c, 3, 1000, 700, 333);
-      const auto [sa, sb] = hopper_gemm_tensor_maps(c, g);
-      INFO(c.name() << ": " << rt::to_string(sa) << " | " << rt::to_string(sb));
+      const HopperGemmTensorMaps maps = hopper_gemm_tensor_maps(c, g);
+      const rt::TensorMapSpec &sa = maps.a, &sb = maps.b;
+      INFO(c.name() << ": " << rt::to_string(sa) << " | " << rt::to_string(sb) << " | " << rt::to_string(maps.out));
       // Dimension 0 is the contiguous one; the box covers one 128-byte swizzle row of it.
       CHECK(sa.dims == (am == codegen::Major::K ? std::vector<int64_t>{333, 1000, 3} : std::vector<int64_t>{1000, 333, 3}));
       CHECK(sb.dims == (bm == codegen::Major::K ? std::vector<int64_t>{333, 700, 3} : std::vector<int64_t>{700, 333, 3}));
       CHECK(sa.box == (am == codegen::Major::K ? std::vector<int64_t>{64, 128, 1} : std::vector<int64_t>{64, 64, 1}));
       CHECK(sa.swizzle == rt::TensorMapSwizzle::B128);
+      // The epilogue's boxes: 64 rows x 128 bytes of the row-major out.
+      CHECK(maps.out.dims == std::vector<int64_t>{700, 1000, 3});
+      CHECK(maps.out.box == std::vector<int64_t>{64, 64, 1});
+      CHECK(maps.out.swizzle == rt::TensorMapSwizzle::B128);
       const codegen::LaunchPlan p = hopper_gemm_plan(c, g, hopper_gemm(c), 132, fake_encode);
       // ceil(1000/128) * ceil(700/128) * 3 = 8 * 6 * 3 = 144 tiles on at most 132 CTAs.
       CHECK(p.grid == std::array<unsigned, 3>{132, 1, 1});
       CHECK(p.block == std::array<unsigned, 3>{384, 1, 1});
       CHECK(p.dynamic_shared_bytes == static_cast<unsigned>(c.shared_bytes()));
-      REQUIRE(p.params.size() == 11);
-      CHECK(p.params[0].size() == 128);
+      REQUIRE(p.params.size() == 12);
+      for (int i = 0; i < 3; ++i) CHECK(p.params[static_cast<size_t>(i)].size() == 128);
       int32_t m = 0;
-      std::memcpy(&m, p.params[3].data(), 4);
+      std::memcpy(&m, p.params[4].data(), 4);
       CHECK(m == 1000);
     }
   }
+  HopperGemmConfig col;
+  col.out = Type::F32;
+  col.out_major = Major::Column;
+  // A column-major out is the kernel's row-major out^T: (M contiguous, N, L), 32 f32 per box row.
+  const HopperGemmTensorMaps t = hopper_gemm_tensor_maps(col, arguments_for(col, 3, 1000, 700, 333));
+  CHECK(t.out.dims == std::vector<int64_t>{1000, 700, 3});
+  CHECK(t.out.box == std::vector<int64_t>{32, 64, 1});
   HopperGemmConfig c;
   const codegen::LaunchPlan small = hopper_gemm_plan(c, arguments_for(c, 1, 100, 100, 10), hopper_gemm(c), 132, fake_encode);
   CHECK(small.grid[0] == 1);

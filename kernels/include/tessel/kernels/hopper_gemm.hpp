@@ -10,9 +10,11 @@
 //     m64nNk(32 bytes), one k-tile of MMAs kept in flight;
 //   - a persistent grid (one CTA per SM) walking the tiles in groups of 8 tile-rows, so that the
 //     CTAs running at once share A and B tiles in L2;
-//   - an epilogue from the accumulator fragment to global memory (alpha, beta, conversion), with
-//     vector stores on interior tiles and per-element predicates on the ragged edge; out-of-range
-//     rows, columns and k are zero-filled by the TMA.
+//   - an epilogue from the accumulator fragment (alpha, beta * C, conversion) into 128-byte-swizzled
+//     shared-memory boxes of 64 rows x 128 bytes, each stored by a TMA store (cp.async.bulk.tensor
+//     global.shared) that clips the ragged edge; two boxes per consumer warpgroup, so that the
+//     threads fill one while the TMA reads the other, and the global writes drain while the next
+//     tile's mainloop runs. Out-of-range rows, columns and k of A and B are zero-filled by the TMA.
 #pragma once
 
 #include <functional>
@@ -48,8 +50,9 @@ struct HopperGemmConfig {
   int threads() const { return 128 * (1 + consumers()); }
   int a_stage_bytes() const;
   int b_stage_bytes() const;
-  // Dynamic shared memory: the stages, 16 bytes of mbarriers per stage and 1024 bytes of slack
-  // to align the base to the 128-byte swizzle's 1024-byte period.
+  int epilogue_bytes() const;  // two boxes of 64 x 128 bytes per consumer warpgroup
+  // Dynamic shared memory: the stages, the epilogue's boxes, 16 bytes of mbarriers per stage and
+  // 1024 bytes of slack to align the base to the 128-byte swizzle's 1024-byte period.
   int shared_bytes() const;
   // tessel_hopper_gemm_bf16_bf16_128x128x64_s4_kkr (majors of A, B: k or m/n; out: r or c),
   // with _c2x1 for a cluster of 2.
@@ -58,8 +61,8 @@ struct HopperGemmConfig {
   void check() const;
 };
 
-// The kernel. Parameters, in order: tmap_a, tmap_b (TMA descriptors, see hopper_gemm_tensor_maps),
-// out (u64), M, N, K, L (s32), ld_out, batch_stride_out (s64, elements), alpha, beta (f32).
+// The kernel. Parameters, in order: tmap_a, tmap_b, tmap_out (TMA descriptors, see
+// hopper_gemm_tensor_maps), out (u64, read as C when beta != 0), M, N, K, L (s32), ld_out, batch_stride_out (s64, elements), alpha, beta (f32).
 // Block threads(), dynamic shared memory shared_bytes(), any grid (persistent: CTA i takes tiles
 // i, i + gridDim.x, ...).
 codegen::Module hopper_gemm(const HopperGemmConfig& c);
@@ -73,10 +76,12 @@ HopperGemmConfig row_major_equivalent(const HopperGemmConfig& c);
 // 16-byte rules on addresses and strides, extents above 2^31, alpha/beta not finite.
 Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& args);
 
-// The TMA descriptor specs of the kernel's A and B for `args` (which the configuration supports;
-// for a column-major out, the kernel's A is B^T and its B is A^T).
-std::pair<rt::TensorMapSpec, rt::TensorMapSpec> hopper_gemm_tensor_maps(const HopperGemmConfig& c,
-                                                                        const GemmArguments& args);
+// The TMA descriptor specs of the kernel's A, B and out for `args` (which the configuration
+// supports; for a column-major out, the kernel's A is B^T, its B is A^T and its out is out^T).
+struct HopperGemmTensorMaps {
+  rt::TensorMapSpec a, b, out;
+};
+HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& c, const GemmArguments& args);
 
 // Makes the 128 bytes of a TMA descriptor: rt::encode_tensor_map on a GPU, the emulator's
 // emu::encode_tensor_map on the CPU.
