@@ -46,15 +46,17 @@ struct Box {
     }
   }
   // Calls f(shared byte offset, global address, in bounds) for each element, dimension 0 fastest.
+  // `dim0_end` overrides the end of dimension 0 (the store's 16-byte granule, below).
   template <class F>
-  void each(F&& f) const {
+  void each(F&& f, int64_t dim0_end = -1) const {
     std::array<int, 5> i{};
     for (int64_t e = 0; e < elements; ++e) {
       bool inside = true;
       uint64_t addr = m.address;
       for (int k = 0; k < m.rank; ++k) {
         const int64_t g = int64_t{start[k]} + int64_t{i[k]} * m.estride[k];
-        inside = inside && g >= 0 && g < static_cast<int64_t>(m.dims[k]);
+        const int64_t end = k == 0 && dim0_end >= 0 ? dim0_end : static_cast<int64_t>(m.dims[k]);
+        inside = inside && g >= 0 && g < end;
         addr += static_cast<uint64_t>(g) * m.strides[k];
       }
       f(static_cast<uint32_t>(e * m.esize), addr, inside);
@@ -174,7 +176,12 @@ void BlockRunner::tma_store(uint32_t t, const Decoded& d, const uint64_t* R) {
   shared_.check(src, static_cast<uint32_t>(box.elements * m.esize), "reads (TMA box)");
   const int sw = swizzle_bits(swizzle_span(m.swizzle));
   std::byte buf[8];
-  // Out-of-bound elements are not written (the box is clipped to the tensor).
+  // Out-of-bound elements are not written (the box is clipped to the tensor), except that the
+  // hardware writes whole 16-byte granules along dimension 0: past an inner extent that is not a
+  // multiple of 16 bytes, the rest of its last granule is written too (seen on an H100: a TMA-store
+  // epilogue overwrote the padding after each row; Triton's issue 11583 reports the same).
+  const int64_t granule = 16 / static_cast<int64_t>(m.esize);
+  const int64_t dim0_end = (static_cast<int64_t>(m.dims[0]) + granule - 1) / granule * granule;
   box.each([&](uint32_t off, uint64_t addr, bool inside) {
     if (!inside) return;
     shared_.load(swizzle_address(src + off, sw), buf, static_cast<uint32_t>(m.esize), t, false);
@@ -185,7 +192,7 @@ void BlockRunner::tma_store(uint32_t t, const Decoded& d, const uint64_t* R) {
                                                L_.memory.describe(addr));
     }
     std::memcpy(b->data.data() + (addr - b->addr), buf, static_cast<size_t>(m.esize));
-  });
+  }, dim0_end);
   ++L_.stats.tma_stores;
 }
 

@@ -334,15 +334,22 @@ Module hopper_gemm(const HopperGemmConfig& config) {
           Value rows_left = M - row0 - (idx_t & 63), cols_left = N - at.n0 - (idx_t >> 6);
           Value interior = ((row0 + 64) <= M) & ((at.n0 + BN) <= N);
           Value use_c = beta != b.constant_f32(0.0f);
+          // The TMA store writes whole 16-byte granules of a row: exact when rows end on one.
+          Value rows_whole = ((N * ob) & 15) == 0;
           Value my_boxes = epi_box(w);
           const int nv = SUBN / 2;
           for (int s = 0; s < BN / SUBN; ++s) {
             std::vector<Value> v;
             for (int i = 0; i < nv; ++i) v.push_back(acc[static_cast<size_t>(s * nv + i)] * alpha);
+            // C's (and out's) box in global memory, this thread's elements.
+            const Tensor cs =
+                Tensor(c_base + int64_t{s} * SUBN * ob, Space::Global, c.out, c_box, Type::S64, 16).compose(frag)(
+                    SliceCoord{t_sym, _});
+            auto inside = [&](int i) {
+              const int64_t off = frag(Coord{Int(0), Int(i)}).leaf().value("fragment offset");
+              return (rows_left > (off % 64)) & (cols_left > (off / 64 + s * SUBN));
+            };
             b.if_(use_c, [&] {
-              const Tensor cs =
-                  Tensor(c_base + int64_t{s} * SUBN * ob, Space::Global, c.out, c_box, Type::S64, 16).compose(frag)(
-                      SliceCoord{t_sym, _});
               auto add_c = [&](int i, Value cin) {
                 b.assign(v[static_cast<size_t>(i)],
                          b.mad(beta, c.out == Type::F32 ? cin : b.cvt(cin, Type::F32), v[static_cast<size_t>(i)]));
@@ -355,29 +362,39 @@ Module hopper_gemm(const HopperGemmConfig& config) {
                   },
                   [&] {
                     b.note("the ragged edge: C element by element, inside out's bounds only");
-                    for (int i = 0; i < nv; ++i) {
-                      const int64_t off = frag(Coord{Int(0), Int(i)}).leaf().value("fragment offset");
-                      Value inside = (rows_left > (off % 64)) & (cols_left > (off / 64 + s * SUBN));
-                      b.if_(inside, [&] { add_c(i, b.load(Space::Global, c.out, b.address(cs, Coord{Int(i)}))[0]); });
-                    }
+                    for (int i = 0; i < nv; ++i)
+                      b.if_(inside(i), [&] { add_c(i, b.load(Space::Global, c.out, b.address(cs, Coord{Int(i)}))[0]); });
                   });
             });
             std::vector<Value> o;
             for (Value& x : v) o.push_back(c.out == Type::F32 ? x : b.cvt(x, c.out, Round::Rn));
-            Value buf = my_boxes + int64_t{(s % 2) * kEpiBox};
-            b.note("the box written two stores ago has been read by its TMA store: the buffer is free");
-            b.if_(t128 == 0, [&] { cp_async_bulk_wait_group(b, s == 0 ? 0 : 1, true); });
-            bar_sync(b, kEpilogueBarrier, 128 * c.consumers());
-            const Tensor sb = Tensor(buf, Space::Shared, c.out, epi_layout, Type::U32, 1024).compose(frag)(
-                SliceCoord{t_sym, _});
-            b.store_tensor(sb, o);
-            b.note("the threads' writes become visible to the TMA (async proxy), then one thread stores the box");
-            fence_proxy_async(b, Space::Shared);
-            bar_sync(b, kEpilogueBarrier, 128 * c.consumers());
-            b.if_(t128 == 0, [&] {
-              tma_store(b, tmap_out, {at.n0 + s * SUBN, row0, at.l}, buf);
-              cp_async_bulk_commit_group(b);
-            });
+            // The same for the whole CTA (both warpgroups' slabs share n0), so the barriers inside agree.
+            Value by_tma = ((at.n0 + (s + 1) * SUBN) <= N) | rows_whole;
+            b.if_(
+                by_tma,
+                [&] {
+                  Value buf = my_boxes + int64_t{(s % 2) * kEpiBox};
+                  b.note("the box written two stores ago has been read by its TMA store: the buffer is free");
+                  b.if_(t128 == 0, [&] { cp_async_bulk_wait_group(b, s == 0 ? 0 : 1, true); });
+                  bar_sync(b, kEpilogueBarrier, 128 * c.consumers());
+                  const Tensor sb = Tensor(buf, Space::Shared, c.out, epi_layout, Type::U32, 1024).compose(frag)(
+                      SliceCoord{t_sym, _});
+                  b.store_tensor(sb, o);
+                  b.note("the writes become visible to the TMA (async proxy), then one thread stores the box");
+                  fence_proxy_async(b, Space::Shared);
+                  bar_sync(b, kEpilogueBarrier, 128 * c.consumers());
+                  b.if_(t128 == 0, [&] {
+                    tma_store(b, tmap_out, {at.n0 + s * SUBN, row0, at.l}, buf);
+                    cp_async_bulk_commit_group(b);
+                  });
+                },
+                [&] {
+                  b.note(
+                      "a box across N where out's rows end inside a 16-byte granule: the TMA store would write the "
+                      "rest of the granule (the padding after each row), so element by element");
+                  for (int i = 0; i < nv; ++i)
+                    b.if_(inside(i), [&] { b.store(Space::Global, c.out, b.address(cs, Coord{Int(i)}), {o[static_cast<size_t>(i)]}); });
+                });
           }
         });
         b.note("the last TMA stores complete before the CTA (and its shared memory) goes away");
