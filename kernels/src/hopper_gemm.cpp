@@ -7,6 +7,7 @@
 // against the PTX ISA's canonical layouts by make_matrix_descriptor) and its start offset.
 #include "tessel/kernels/hopper_gemm.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,7 +89,7 @@ std::string HopperGemmConfig::name() const {
   return std::string("tessel_hopper_gemm_") + ptx_name(ab) + "_" + ptx_name(out) + "_" + std::to_string(tile_m) + "x" +
          std::to_string(tile_n) + "x" + std::to_string(tile_k()) + "_s" + std::to_string(stages) + "_" +
          major_letter(a_major, true) + major_letter(b_major, false) + (out_major == Major::Row ? "r" : "c") +
-         (cluster_m == 2 ? "_c2x1" : "");
+         (cluster_size() > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : "");
 }
 
 void HopperGemmConfig::check() const {
@@ -105,6 +106,21 @@ void HopperGemmConfig::check() const {
     fail(who + "tile_n " + std::to_string(tile_n) + " (64, 128 or 256)");
   if (stages < 2) fail(who + std::to_string(stages) + " stages (at least 2)");
   if (cluster_m != 1 && cluster_m != 2) fail(who + "cluster_m " + std::to_string(cluster_m) + " (1 or 2)");
+  if (cluster_n != 1 && cluster_n != 2) fail(who + "cluster_n " + std::to_string(cluster_n) + " (1 or 2)");
+  if (cluster_size() > 2)
+    fail(who + "cluster " + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) +
+         " (1x1, 2x1 or 1x2: at most 2 CTAs per cluster)");
+  // Each CTA of a cluster loads a share of the operand it multicasts: an M/N-major share is whole
+  // 128-byte box rows of M (N).
+  const int chunk = kSwizzleRow / bytes(ab);
+  if (a_major == codegen::Major::MN && (tile_m / cluster_n) % chunk != 0)
+    fail(who + "an M-major A with cluster_n " + std::to_string(cluster_n) + " needs tile_m a multiple of " +
+         std::to_string(chunk * cluster_n) + " (each CTA multicasts tile_m / cluster_n rows of A, in " +
+         std::to_string(chunk) + "-element boxes)");
+  if (b_major == codegen::Major::MN && (tile_n / cluster_m) % chunk != 0)
+    fail(who + "an N-major B with cluster_m " + std::to_string(cluster_m) + " needs tile_n a multiple of " +
+         std::to_string(chunk * cluster_m) + " (each CTA multicasts tile_n / cluster_m rows of B, in " +
+         std::to_string(chunk) + "-element boxes)");
   if (shared_bytes() > 227 * 1024)
     fail(who + std::to_string(shared_bytes()) + " bytes of shared memory (an sm_90 block has at most 232448)");
 }
@@ -115,6 +131,7 @@ HopperGemmConfig row_major_equivalent(const HopperGemmConfig& c) {
   if (c.out_major == Major::Row) return c;
   HopperGemmConfig t = c;
   std::swap(t.a_major, t.b_major);
+  std::swap(t.cluster_m, t.cluster_n);
   t.out_major = Major::Row;
   return t;
 }
@@ -132,8 +149,10 @@ Module hopper_gemm(const HopperGemmConfig& config) {
   KernelBuilder b(config.name());
   b.kernel().maxntid = std::array<int, 3>{c.threads(), 1, 1};
   b.kernel().minnctapersm = 1;  // a register count at entry, so that setmaxnreg takes effect
-  const int CM = c.cluster_m;
-  if (CM > 1) b.kernel().cluster_dims = std::array<int, 3>{CM, 1, 1};
+  // A cluster of CS = CM x CN CTAs (CS <= 2), ranked along M first: the CTAs of a cluster column
+  // (same n0) share B, those of a cluster row (same m0) share A; each loads its share and multicasts it.
+  const int CM = c.cluster_m, CN = c.cluster_n, CS = CM * CN;
+  if (CS > 1) b.kernel().cluster_dims = std::array<int, 3>{CS, 1, 1};
 
   b.note("parameters: the TMA descriptors of A, B and out, out, the sizes, out's strides, alpha and beta");
   Value tmap_a = b.tensor_map_param("tmap_a"), tmap_b = b.tensor_map_param("tmap_b"),
@@ -167,25 +186,27 @@ Module hopper_gemm(const HopperGemmConfig& config) {
   b.if_(tid == 0, [&] {
     for (int s = 0; s < S; ++s) {
       mbarrier_init(b, smem + (bars + 8 * s), 1);
-      mbarrier_init(b, smem + (bars + 8 * (S + s)), 4 * c.consumers() * CM);
+      mbarrier_init(b, smem + (bars + 8 * (S + s)), 4 * c.consumers() * CS);
     }
     fence_mbarrier_init(b);
   });
   // In a cluster the peer's barriers must be initialized before anything multicasts or arrives on them.
-  if (CM > 1)
+  if (CS > 1)
     cluster_sync(b);
   else
     bar_sync(b);
-  Value rank = CM > 1 ? b.special(Special::ClusterCtaRank) : b.constant(0, Type::U32);
+  Value rank = CS > 1 ? b.cvt(b.special(Special::ClusterCtaRank), Type::S32) : b.constant(0, Type::S32);
+  Value rank_m = CM > 1 ? rank : b.constant(0, Type::S32), rank_n = CN > 1 ? rank : b.constant(0, Type::S32);
 
   b.note(
-      "the persistent tile loop: cluster tiles clusterid.x, + nclusterid.x, ... of ceil(M/(CM BM)) x ceil(N/BN) x L");
-  // The unit of scheduling is the cluster's tile: CM tiles stacked along M, rank r taking the r-th.
-  Value tiles_m = (M + (BM * CM - 1)) / (BM * CM), tiles_n = (N + (BN - 1)) / BN;
+      "the persistent tile loop: cluster tiles clusterid.x, + nclusterid.x, ... of ceil(M/(CM BM)) x ceil(N/(CN BN)) "
+      "x L");
+  // The unit of scheduling is the cluster's tile: CM x CN tiles, the CTA of rank r taking the r-th.
+  Value tiles_m = (M + (BM * CM - 1)) / (BM * CM), tiles_n = (N + (BN * CN - 1)) / (BN * CN);
   Value per_batch = tiles_m * tiles_n, total = per_batch * L;
   Value k_tiles = (K + (BK - 1)) / BK;
-  Value first = b.cvt(b.special(CM > 1 ? Special::ClusterIdX : Special::CtaidX), Type::S32),
-        step = b.cvt(b.special(CM > 1 ? Special::NclusterIdX : Special::NctaidX), Type::S32);
+  Value first = b.cvt(b.special(CS > 1 ? Special::ClusterIdX : Special::CtaidX), Type::S32),
+        step = b.cvt(b.special(CS > 1 ? Special::NclusterIdX : Special::NctaidX), Type::S32);
   // Tile t -> (m block, n block, batch): groups of kGroupRows tile-rows, walked down M first, so
   // that the CTAs running at once cover a few rows and columns of tiles (their A and B stay in L2).
   struct Coords {
@@ -197,7 +218,7 @@ Module hopper_gemm(const HopperGemmConfig& config) {
     Value first_m = group * kGroupRows;
     Value rows = b.min(tiles_m - first_m, b.constant(kGroupRows, Type::S32));
     Value mi = first_m + in_group % rows, ni = in_group / rows;
-    return Coords{mi * (BM * CM) + b.cvt(rank, Type::S32) * BM, ni * BN, l};
+    return Coords{mi * (BM * CM) + rank_m * BM, ni * (BN * CN) + rank_n * BN, l};
   };
   auto advance = [&](Value stage, Value phase) {
     b.assign(stage, stage + 1);
@@ -230,37 +251,35 @@ Module hopper_gemm(const HopperGemmConfig& config) {
               Value full = full_bar(stage);
               mbarrier_arrive_expect_tx(b, full, int64_t{a_bytes} + b_bytes);
               Value k0 = kt * BK;
-              auto load = [&](Value tmap, Value dst, codegen::Major major, Value mn0, int rows) {
+              // Rows [share * rows / parts, ...) of an operand's tile (M of A, N of B), into the same place of
+              // the stage; multicast to every CTA of the cluster when parts > 1 (CS <= 2: parts = CS).
+              auto load = [&](Value tmap, Value stage_base, codegen::Major major, Value mn0, int rows, int parts,
+                              Value share) {
+                const int my_rows = rows / parts;
+                std::optional<Value> mask;
+                Value row0 = mn0;
+                if (parts > 1) {
+                  mask = b.constant((1 << CS) - 1, Type::U16);
+                  Value first_row = share * my_rows;
+                  row0 = mn0 + first_row;
+                  const int64_t row_bytes = major == codegen::Major::K ? kSwizzleRow : int64_t{BK} * eb;
+                  stage_base = stage_base + b.cvt(first_row, Type::U32) * row_bytes;
+                }
                 if (major == codegen::Major::K) {
-                  tma_load(b, dst, tmap, {k0, mn0, at.l}, full);
+                  tma_load(b, stage_base, tmap, {k0, row0, at.l}, full, mask);
                   return;
                 }
                 const int chunk = kSwizzleRow / eb;  // MN elements per 128-byte box row
-                for (int j = 0; j < rows / chunk; ++j)
-                  tma_load(b, dst + int64_t{j} * chunk * BK * eb, tmap, {mn0 + j * chunk, k0, at.l}, full);
+                for (int j = 0; j < my_rows / chunk; ++j)
+                  tma_load(b, stage_base + int64_t{j} * chunk * BK * eb, tmap, {row0 + j * chunk, k0, at.l}, full,
+                           mask);
               };
-              load(tmap_a, a_stage(stage), c.a_major, at.m0, BM);
-              if (CM == 1) {
-                load(tmap_b, b_stage(stage), c.b_major, at.n0, BN);
-              } else {
-                // This CTA's share of B (rows rank * BN/CM ...) lands in every CTA of the cluster.
-                Value mask = b.constant((1 << CM) - 1, Type::U16);
-                Value share = b.cvt(rank, Type::S32) * (BN / CM);
-                Value dst = b_stage(stage) +
-                            b.cvt(share, Type::U32) * int64_t{c.b_major == codegen::Major::K ? kSwizzleRow : BK * eb};
-                if (c.b_major == codegen::Major::K) {
-                  tma_load(b, dst, tmap_b, {k0, at.n0 + share, at.l}, full, mask);
-                } else {
-                  const int chunk = kSwizzleRow / eb;
-                  for (int j = 0; j < BN / CM / chunk; ++j)
-                    tma_load(b, dst + int64_t{j} * chunk * BK * eb, tmap_b, {at.n0 + share + j * chunk, k0, at.l}, full,
-                             mask);
-                }
-              }
+              load(tmap_a, a_stage(stage), c.a_major, at.m0, BM, CN, rank_n);
+              load(tmap_b, b_stage(stage), c.b_major, at.n0, BN, CM, rank_m);
               advance(stage, phase);
             });
           });
-          if (CM > 1) {
+          if (CS > 1) {
             b.note("producer tail: stay until every consumer of the cluster has released every stage");
             b.unrolled(S, [&](int) {
               mbarrier_wait(b, empty_bar(stage), phase ^ b.constant(1, Type::U32));
@@ -283,11 +302,11 @@ Module hopper_gemm(const HopperGemmConfig& config) {
         Value prev = b.constant(0, Type::U32);
         // A stage is free once every CTA that multicasts into it knows: arrive on each one's barrier.
         auto release = [&](Value s) {
-          if (CM == 1) {
+          if (CS == 1) {
             mbarrier_arrive(b, empty_bar(s));
             return;
           }
-          for (int r = 0; r < CM; ++r) mbarrier_arrive_cluster(b, empty_bar(s), r);
+          for (int r = 0; r < CS; ++r) mbarrier_arrive_cluster(b, empty_bar(s), r);
         };
         std::vector<Value> acc = wgmma_accumulators(b, atom);
         Value zero = b.constant_f32(0.0f);

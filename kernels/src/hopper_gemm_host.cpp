@@ -1,6 +1,7 @@
 // hopper_gemm_host.cpp: the host side of the Hopper GEMM: what it supports, its TMA descriptors,
 // its launch plan, its metadata, its catalog class and its `tessel dump` family.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -165,9 +166,11 @@ HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& config, con
   };
   const int BK = c.tile_k();
   HopperGemmTensorMaps maps;
-  maps.a = c.a_major == codegen::Major::K ? spec(tma_type, K, M, a.stride[1], a.stride[0], {BK, c.tile_m, 1})
-                                          : spec(tma_type, M, K, a.stride[2], a.stride[0], {chunk, BK, 1});
-  // In a cluster each CTA loads its 1/cluster_m share of the B tile (and multicasts it).
+  // In a cluster each CTA loads its share of the A (1/cluster_n) and B (1/cluster_m) tiles and
+  // multicasts it (c is the kernel's configuration: for a column-major out, the clusters swapped).
+  maps.a = c.a_major == codegen::Major::K
+               ? spec(tma_type, K, M, a.stride[1], a.stride[0], {BK, c.tile_m / c.cluster_n, 1})
+               : spec(tma_type, M, K, a.stride[2], a.stride[0], {chunk, BK, 1});
   maps.b = c.b_major == codegen::Major::K
                ? spec(tma_type, K, N, b.stride[2], b.stride[0], {BK, c.tile_n / c.cluster_m, 1})
                : spec(tma_type, N, K, b.stride[1], b.stride[0], {chunk, BK, 1});
@@ -192,14 +195,15 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const Gem
   const GemmArguments g = kernel_arguments(config, args);
   const Matrix a = as_matrix(g.A), o = as_matrix(g.out);
   const int64_t L = o.shape[0], M = o.shape[1], N = o.shape[2], K = a.shape[2];
-  // Persistent: one cluster per cluster_m SMs at most, each walking cluster tiles (cluster_m tiles along M).
-  const int64_t cm = c.tile_m * c.cluster_m;
-  const int64_t tiles = ((M + cm - 1) / cm) * ((N + c.tile_n - 1) / c.tile_n) * L;
-  const int64_t clusters = std::clamp<int64_t>(tiles, 1, std::max(1, max_ctas / c.cluster_m));
+  // Persistent: one cluster per cluster_size() SMs at most, each walking cluster tiles (cluster_m x
+  // cluster_n tiles).
+  const int64_t cm = c.tile_m * c.cluster_m, cn = c.tile_n * c.cluster_n, cs = c.cluster_size();
+  const int64_t tiles = ((M + cm - 1) / cm) * ((N + cn - 1) / cn) * L;
+  const int64_t clusters = std::clamp<int64_t>(tiles, 1, std::max<int64_t>(1, max_ctas / cs));
   codegen::LaunchPlan p;
   p.kernel = config.name();
-  p.grid = {static_cast<unsigned>(clusters * c.cluster_m), 1, 1};
-  p.cluster = {static_cast<unsigned>(c.cluster_m), 1, 1};
+  p.grid = {static_cast<unsigned>(clusters * cs), 1, 1};
+  p.cluster = {static_cast<unsigned>(cs), 1, 1};
   p.block = {static_cast<unsigned>(c.threads()), 1, 1};
   p.dynamic_shared_bytes = static_cast<unsigned>(c.shared_bytes());
   const int64_t ld = o.stride[1];
@@ -222,7 +226,7 @@ KernelMetadata hopper_gemm_metadata(const HopperGemmConfig& c) {
   md.accumulator = Type::F32;
   md.design.tile = {c.tile_m, c.tile_n, c.tile_k()};
   md.design.stages = c.stages;
-  md.design.cluster = {c.cluster_m, 1, 1};
+  md.design.cluster = {c.cluster_m, c.cluster_n, 1};
   md.design.threads = c.threads();
   md.min_cc = 90;
   md.epilogue = Epilogue::LinearCombination;
@@ -289,10 +293,11 @@ std::vector<HopperGemmConfig> HopperGemmClass::configurations() {
         for (codegen::Major bm : {codegen::Major::K, codegen::Major::MN}) {
           if (!wide && (am != codegen::Major::K || bm != codegen::Major::K)) continue;
           for (Major om : {Major::Row, Major::Column}) {
-            for (int cluster : {1, 2}) {
-              if (cluster == 2 && tile.m != 128) continue;  // the large tiles, where L2 traffic limits
+            for (std::array<int, 2> cluster : {std::array<int, 2>{1, 1}, {2, 1}, {1, 2}}) {
+              if (cluster[0] * cluster[1] > 1 && tile.m != 128) continue;  // the large tiles, where L2 traffic limits
               HopperGemmConfig c;
-              c.cluster_m = cluster;
+              c.cluster_m = cluster[0];
+              c.cluster_n = cluster[1];
               c.ab = t.ab;
               c.out = t.out;
               c.tile_m = tile.m;
@@ -332,6 +337,7 @@ HopperGemmConfig hopper_gemm_config(const Options& o) {
   c.tile_n = std::stoi(o.at("tile_n"));
   c.stages = std::stoi(o.at("stages"));
   c.cluster_m = std::stoi(o.at("cluster_m"));
+  c.cluster_n = std::stoi(o.at("cluster_n"));
   return c;
 }
 
@@ -348,7 +354,8 @@ KernelFamily hopper_gemm_family() {
                {"tile_m", {"128", "64"}, "rows per tile: one consumer warpgroup per 64"},
                {"tile_n", {"128", "256", "64"}, "columns per tile: the N of every wgmma"},
                {"stages", {"4", "2", "3", "5", "6", "7", "8"}, "shared-memory stages"},
-               {"cluster_m", {"1", "2"}, "CTAs per cluster along M (2: B multicast to the pair)"}};
+               {"cluster_m", {"1", "2"}, "CTAs per cluster along M (2: B multicast to the pair)"},
+               {"cluster_n", {"1", "2"}, "CTAs per cluster along N (2: A multicast to the pair; not with cluster_m 2)"}};
   for (const HopperGemmConfig& c : HopperGemmClass::configurations()) {
     f.listed.push_back({{"dtype", codegen::ptx_name(c.ab)},
                         {"out", codegen::ptx_name(c.out)},
@@ -358,7 +365,8 @@ KernelFamily hopper_gemm_family() {
                         {"tile_m", std::to_string(c.tile_m)},
                         {"tile_n", std::to_string(c.tile_n)},
                         {"stages", std::to_string(c.stages)},
-                        {"cluster_m", std::to_string(c.cluster_m)}});
+                        {"cluster_m", std::to_string(c.cluster_m)},
+                        {"cluster_n", std::to_string(c.cluster_n)}});
   }
   f.generate = [](const Options& o) { return hopper_gemm(hopper_gemm_config(o)); };
   return f;

@@ -120,6 +120,76 @@ TEST_CASE("hopper_gemm: configuration errors name the value and the rule") {
   c = HopperGemmConfig{};
   c.out = Type::S32;
   CHECK(error_of(c).find("output type s32") != std::string::npos);
+  c = HopperGemmConfig{};
+  c.cluster_m = c.cluster_n = 2;
+  CHECK(error_of(c).find("cluster 2x2 (1x1, 2x1 or 1x2: at most 2 CTAs per cluster)") != std::string::npos);
+  c = HopperGemmConfig{};
+  c.cluster_n = 4;
+  CHECK(error_of(c).find("cluster_n 4 (1 or 2)") != std::string::npos);
+  // A cluster's share of an M/N-major operand is whole 64-element (128-byte) boxes.
+  c = HopperGemmConfig{};
+  c.tile_m = 64;
+  c.cluster_n = 2;
+  c.a_major = codegen::Major::MN;
+  CHECK(error_of(c).find("an M-major A with cluster_n 2 needs tile_m a multiple of 128") != std::string::npos);
+  c = HopperGemmConfig{};
+  c.tile_n = 64;
+  c.cluster_m = 2;
+  c.b_major = codegen::Major::MN;
+  CHECK(error_of(c).find("an N-major B with cluster_m 2 needs tile_n a multiple of 128") != std::string::npos);
+  c.b_major = codegen::Major::K;  // a K-major share is rows of 128 bytes: any half tile
+  CHECK(error_of(c) == "");
+}
+
+TEST_CASE("hopper_gemm: a cluster of two multicasts the shared operand's halves") {
+  for (std::array<int, 2> cl : {std::array<int, 2>{2, 1}, {1, 2}}) {
+    for (Major om : {Major::Row, Major::Column}) {
+      HopperGemmConfig c;
+      c.cluster_m = cl[0];
+      c.cluster_n = cl[1];
+      c.out_major = om;
+      c.b_major = codegen::Major::MN;
+      INFO(c.name());
+      CHECK(c.name().find(cl[0] == 2 ? "_c2x1" : "_c1x2") != std::string::npos);
+      CHECK(hopper_gemm_metadata(c).design.cluster == std::array<int, 3>{cl[0], cl[1], 1});
+      // The kernel's own problem: for a column-major out, B^T A^T with the cluster's M and N swapped.
+      const HopperGemmConfig k = row_major_equivalent(c);
+      CHECK(k.cluster_m == (om == Major::Row ? cl[0] : cl[1]));
+      std::string ptx = codegen::print_ptx(hopper_gemm(c));
+      ptx = std::regex_replace(ptx, std::regex("[ \t]+"), " ");
+      CHECK(ptx.find(".reqnctapercluster 2, 1, 1") != std::string::npos);
+      auto count = [&](const std::string& needle) {
+        size_t n = 0;
+        for (size_t at = ptx.find(needle); at != std::string::npos; at = ptx.find(needle, at + 1)) ++n;
+        return n;
+      };
+      // One TMA load of the shared operand's half (64 rows: one box, K- or M/N-major), multicast;
+      // the other operand whole: one box if K-major, two 64-element boxes if M/N-major.
+      const bool a_shared = k.cluster_n == 2;
+      const bool a_mn = k.a_major == codegen::Major::MN, b_mn = k.b_major == codegen::Major::MN;
+      const size_t own_loads = (a_shared ? b_mn : a_mn) ? 2 : 1;
+      CHECK(count(".multicast::cluster") == 1);
+      CHECK(count("cp.async.bulk.tensor.3d.shared::cluster.global") == 1 + own_loads);
+      // Every consumer warp releases a stage on both CTAs' barriers.
+      CHECK(count("mbarrier.arrive.release.cluster.shared::cluster.b64") == 2 * 2);
+      // The tensor maps: the shared operand's box is half the tile.
+      const GemmArguments g = arguments_for(c, 2, 1000, 700, 333);
+      const HopperGemmTensorMaps maps = hopper_gemm_tensor_maps(c, g);
+      const rt::TensorMapSpec& shared = a_shared ? maps.a : maps.b;
+      INFO(rt::to_string(maps.a) << " | " << rt::to_string(maps.b));
+      CHECK(shared.box == std::vector<int64_t>{64, 64, 1});  // (k, 64 rows) or (64 of M/N, k)
+      const rt::TensorMapSpec& own = a_shared ? maps.b : maps.a;
+      CHECK(own.box == (a_shared ? (b_mn ? std::vector<int64_t>{64, 64, 1} : std::vector<int64_t>{64, 128, 1})
+                                 : (a_mn ? std::vector<int64_t>{64, 64, 1} : std::vector<int64_t>{64, 128, 1})));
+      // The grid: clusters of 2 over the cluster tiles, ceil(1000/256) x ceil(700/128) x 2 = 48 (or
+      // with M and N exchanged, ceil(700/256) x ceil(1000/128) x 2 = 48), at most 132 CTAs.
+      const codegen::LaunchPlan p = hopper_gemm_plan(c, g, hopper_gemm(c), 132, fake_encode);
+      CHECK(p.cluster == std::array<unsigned, 3>{2, 1, 1});
+      CHECK(p.grid == std::array<unsigned, 3>{96, 1, 1});
+      const codegen::LaunchPlan few = hopper_gemm_plan(c, g, hopper_gemm(c), 3, fake_encode);
+      CHECK(few.grid == std::array<unsigned, 3>{2, 1, 1});
+    }
+  }
 }
 
 TEST_CASE("hopper_gemm: supports() explains what it refuses") {

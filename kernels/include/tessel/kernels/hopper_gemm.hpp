@@ -40,9 +40,12 @@ struct HopperGemmConfig {
   int tile_m = 128;              // 64 or 128: one consumer warpgroup per 64 rows
   int tile_n = 128;              // 64, 128 or 256: the N of every wgmma
   int stages = 4;                // shared-memory buffers in the ring
-  // CTAs per cluster along M: 2 pairs CTAs on tiles (2i, n) and (2i+1, n), each loading half of
-  // the shared B tile and multicasting it to both (half the L2 traffic for B).
+  // The cluster, CTAs along M x along N: 1x1, 2x1 or 1x2. 2x1 pairs CTAs on tiles (2i, n) and
+  // (2i+1, n), each loading half of their common B tile and multicasting it to both (half the L2
+  // traffic for B); 1x2 pairs (m, 2j) and (m, 2j+1), sharing A the same way.
   int cluster_m = 1;
+  int cluster_n = 1;
+  int cluster_size() const { return cluster_m * cluster_n; }
 
   codegen::Type mma_type() const;  // tf32 for f32 inputs, else `ab`
   int tile_k() const;              // 128 bytes of `ab`: one 128-byte swizzle row
@@ -55,7 +58,7 @@ struct HopperGemmConfig {
   // 1024 bytes of slack to align the base to the 128-byte swizzle's 1024-byte period.
   int shared_bytes() const;
   // tessel_hopper_gemm_bf16_bf16_128x128x64_s4_kkr (majors of A, B: k or m/n; out: r or c),
-  // with _c2x1 for a cluster of 2.
+  // with _c2x1 or _c1x2 for a cluster of 2.
   std::string name() const;
   // Throws tessel::Error naming the value and the rule.
   void check() const;
@@ -68,7 +71,7 @@ struct HopperGemmConfig {
 codegen::Module hopper_gemm(const HopperGemmConfig& c);
 
 // A column-major out is computed as the row-major out^T = B^T A^T: the configuration with A's
-// and B's majors exchanged and a row-major out (the kernel of a Column configuration is this one's,
+// and B's majors (and the cluster's M and N) exchanged and a row-major out (the kernel of a Column configuration is this one's,
 // under its own name; its plan transposes the arguments).
 HopperGemmConfig row_major_equivalent(const HopperGemmConfig& c);
 
