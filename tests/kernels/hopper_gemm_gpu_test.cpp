@@ -68,12 +68,17 @@ TEST_CASE("hopper_gemm: gpu ragged batched problems, K around the pipeline, many
 TEST_CASE("hopper_gemm: gpu K = 0 and K below one k-tile") {
   TESSEL_REQUIRE_GPU(90);
   std::mt19937_64 rng = test::gpu_rng();
-  HopperGemmConfig c;
-  for (int64_t max_k : {1, 7}) {
-    std::string problem;
-    const std::string diff = run_problem(c, rng, max_k, 2, 132, problem);
-    INFO(problem << " (reproduce with TESSEL_SEED=" << test::gpu_seed() << ")");
-    CHECK(diff == "");
+  // Clusters too: the pair's barriers and multicasts with (almost) nothing to load.
+  for (std::array<int, 2> cl : {std::array<int, 2>{1, 1}, {2, 1}, {1, 2}}) {
+    HopperGemmConfig c;
+    c.cluster_m = cl[0];
+    c.cluster_n = cl[1];
+    for (int64_t max_k : {1, 7}) {
+      std::string problem;
+      const std::string diff = run_problem(c, rng, max_k, 2, 132, problem);
+      INFO(c.name() << ": " << problem << " (reproduce with TESSEL_SEED=" << test::gpu_seed() << ")");
+      CHECK(diff == "");
+    }
   }
 }
 
