@@ -185,8 +185,9 @@ uint64_t scalar_float(const Decoded& d, Format f, uint64_t a, uint64_t b, uint64
       return min_max(false, a, b, f);
     case Op::Neg:
     case Op::Abs:
-      // f32 and f64 give their canonical NaN for a NaN (as an H100 does); f16/bf16 flip the bit.
-      if ((f.mbits == 23 || f.ebits == 11) && std::isnan(x)) return canonical_nan(f);
+      // A NaN gives an unspecified NaN (PTX ISA); an H100 gives the canonical one for f32, f64 and
+      // f16 (f16 seen 2026-11-23: neg and abs of 0x7cb2 gave 0x7fff). bf16 flips the bit (not seen otherwise).
+      if ((f.mbits == 23 || f.ebits == 11 || (f.ebits == 5 && f.mbits == 10)) && std::isnan(x)) return canonical_nan(f);
       return d.op == Op::Neg ? a ^ sign_bit(f) : a & ~sign_bit(f);
     default:
       fault("not emulated yet", std::string(ptx_name(d.type)) + " form of this instruction");

@@ -249,8 +249,18 @@ TEST_CASE("emulator: f16 and bf16 arithmetic agrees with the GPU bit for bit") {
         half_kernel(t), {1, 1, 1}, {kThreads, 1, 1},
         {test::as_bytes(v[0]), test::as_bytes(v[1]), test::as_bytes(v[2]), test::Bytes(kFns.size() * n * 2, 0)});
     for (size_t k = 0; k < kFns.size(); ++k) {
-      const test::Bytes ek(e[3].begin() + k * n * 2, e[3].begin() + (k + 1) * n * 2);
-      const test::Bytes gk(g[3].begin() + k * n * 2, g[3].begin() + (k + 1) * n * 2);
+      test::Bytes ek(e[3].begin() + k * n * 2, e[3].begin() + (k + 1) * n * 2);
+      test::Bytes gk(g[3].begin() + k * n * 2, g[3].begin() + (k + 1) * n * 2);
+      // The PTX ISA leaves the NaN that neg and abs give for a NaN unspecified (an H100 gave the
+      // canonical 0x7fff for f16, where the emulator once flipped the bit): any NaN agrees.
+      if (kFns[k] == Fn::Neg || kFns[k] == Fn::Abs) {
+        for (test::Bytes* side : {&ek, &gk}) {
+          for (size_t i = 0; i + 1 < side->size(); i += 2) {
+            const uint16_t h = static_cast<uint16_t>((*side)[i] | ((*side)[i + 1] << 8));
+            if (is_nan(h, t)) (*side)[i] = 0xff, (*side)[i + 1] = 0x7f;
+          }
+        }
+      }
       CHECK(test::count_differences(ek, gk, 2, "function " + std::to_string(int(kFns[k])) + " on " + ptx_name(t)) == 0);
     }
   }

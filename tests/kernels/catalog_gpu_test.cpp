@@ -59,15 +59,15 @@ std::string run_elementwise_entry(const kernels::Kernel& kernel, std::mt19937_64
   return kernels::check_elementwise(k, dc.to_vector<uint8_t>());
 }
 
-}  // namespace
-
-TEST_CASE("catalog: gpu every catalog entry matches the host reference on a ragged batched problem") {
-  TESSEL_REQUIRE_GPU(80);
+// Entries part, part + parts, ...: four test cases, so that ctest -j runs them in parallel
+// processes (the driver's PTX -> SASS compile of each Hopper GEMM, about a second, dominates).
+void check_entries(size_t part, size_t parts) {
   std::mt19937_64 rng = test::gpu_rng();
   const int cc = rt::device_properties(0).compute_capability();
   const std::vector<kernels::KernelPtr> all = kernels::list_kernels({}, cc);
-  REQUIRE(!all.empty());
-  for (const kernels::KernelPtr& k : all) {
+  REQUIRE(all.size() > parts);
+  for (size_t i = part; i < all.size(); i += parts) {
+    const kernels::KernelPtr& k = all[i];
     std::string problem;
     const std::string diff = k->metadata().operation == kernels::Operation::Elementwise
                                  ? run_elementwise_entry(*k, rng, problem)
@@ -75,6 +75,25 @@ TEST_CASE("catalog: gpu every catalog entry matches the host reference on a ragg
     INFO(k->name() << ": " << problem << " (reproduce with TESSEL_SEED=" << test::gpu_seed() << ")");
     CHECK(diff == "");
   }
+}
+
+}  // namespace
+
+TEST_CASE("catalog: gpu every catalog entry matches the host reference on a ragged batched problem (1 of 4)") {
+  TESSEL_REQUIRE_GPU(80);
+  check_entries(0, 4);
+}
+TEST_CASE("catalog: gpu every catalog entry matches the host reference on a ragged batched problem (2 of 4)") {
+  TESSEL_REQUIRE_GPU(80);
+  check_entries(1, 4);
+}
+TEST_CASE("catalog: gpu every catalog entry matches the host reference on a ragged batched problem (3 of 4)") {
+  TESSEL_REQUIRE_GPU(80);
+  check_entries(2, 4);
+}
+TEST_CASE("catalog: gpu every catalog entry matches the host reference on a ragged batched problem (4 of 4)") {
+  TESSEL_REQUIRE_GPU(80);
+  check_entries(3, 4);
 }
 
 TEST_CASE("catalog: gpu rank-2 operands run as one batch") {

@@ -47,14 +47,14 @@ std::vector<HopperGemmConfig> representatives() {
   return out;
 }
 
-}  // namespace
-
-TEST_CASE("hopper_gemm: gpu ragged batched problems, K around the pipeline, many tiles per CTA") {
-  TESSEL_REQUIRE_GPU(90);
+// Representatives part, part + parts, ...: two test cases, so that ctest -j compiles them in
+// parallel processes (the driver's compile of each configuration takes about a second).
+void check_representatives(size_t part, size_t parts) {
   std::mt19937_64 rng = test::gpu_rng();
   const std::vector<HopperGemmConfig> configs = representatives();
   REQUIRE(configs.size() >= 15);
-  for (const HopperGemmConfig& c : configs) {
+  for (size_t i = part; i < configs.size(); i += parts) {
+    const HopperGemmConfig& c = configs[i];
     for (int max_ctas : {3, 132}) {
       std::string problem;
       const std::string diff = run_problem(c, rng, 900, 3, max_ctas, problem);
@@ -63,6 +63,17 @@ TEST_CASE("hopper_gemm: gpu ragged batched problems, K around the pipeline, many
       CHECK(diff == "");
     }
   }
+}
+
+}  // namespace
+
+TEST_CASE("hopper_gemm: gpu ragged batched problems, K around the pipeline, many tiles per CTA (1 of 2)") {
+  TESSEL_REQUIRE_GPU(90);
+  check_representatives(0, 2);
+}
+TEST_CASE("hopper_gemm: gpu ragged batched problems, K around the pipeline, many tiles per CTA (2 of 2)") {
+  TESSEL_REQUIRE_GPU(90);
+  check_representatives(1, 2);
 }
 
 TEST_CASE("hopper_gemm: gpu K = 0 and K below one k-tile") {
