@@ -58,9 +58,10 @@ grep -c "^ok" "$OUT/run_all.txt" | sed 's/^/tessel run --all: ok lines: /'
 grep -E "FAIL|error" "$OUT/run_all.txt" | head
 
 # Benchmarks (not tests): code generation latency, and the driver's PTX -> SASS time.
-build/device/bin/tessel_codegen_bench > "$OUT/codegen_bench.txt" 2>&1
+# (fewer repetitions than the defaults: a Hopper GEMM takes milliseconds to generate, and there are 304.)
+build/device/bin/tessel_codegen_bench --reps 20 --warmup 3 > "$OUT/codegen_bench.txt" 2>&1
 tail -3 "$OUT/codegen_bench.txt"
-build/device/bin/tessel_load_bench > "$OUT/load_bench.txt" 2>&1
+build/device/bin/tessel_load_bench --per-family 6 > "$OUT/load_bench.txt" 2>&1
 head -5 "$OUT/load_bench.txt"
 # Elementwise bandwidth against cuMemcpyDtoD and the CUDA C++ peer (compiled here by nvcc).
 nvcc -ptx -arch=sm_90 -O3 -o build/device/peer_add.ptx tools/bench/peer_add.cu > "$OUT/peer_nvcc.log" 2>&1 &&

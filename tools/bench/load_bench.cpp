@@ -2,9 +2,13 @@
 // configuration, next to the time tessel takes to generate the PTX. Needs a GPU; run on the
 // device machine: build/<preset>/bin/tessel_load_bench. Each load is a fresh text (a comment
 // with a counter is appended) so that no driver cache can answer it; median of 5.
+//   tessel_load_bench [--per-family N]   (the first N listed configurations of each family; all by
+//   default: the 304 Hopper GEMMs alone take the driver about 25 minutes)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "tessel/algebra/error.hpp"
@@ -14,7 +18,14 @@
 
 using namespace tessel;
 
-int main() {
+int main(int argc, char** argv) {
+  size_t per_family = static_cast<size_t>(-1);
+  if (argc == 3 && std::string(argv[1]) == "--per-family" && std::atoi(argv[2]) > 0) {
+    per_family = static_cast<size_t>(std::atoi(argv[2]));
+  } else if (argc != 1) {
+    std::fprintf(stderr, "usage: tessel_load_bench [--per-family N]  (N a positive count)\n");
+    return 2;
+  }
   try {
     rt::Context ctx(0);
     const rt::DeviceProperties p = rt::device_properties(0);
@@ -22,7 +33,9 @@ int main() {
     std::printf("%-50s %12s %14s\n", "configuration", "generate us", "driver load ms");
     int counter = 0;
     for (const kernels::KernelFamily& f : kernels::kernel_families()) {
+      size_t done = 0;
       for (const kernels::Options& o : kernels::listed_configurations(f)) {
+        if (done++ == per_family) break;
         const auto t0 = std::chrono::steady_clock::now();
         const std::string ptx = codegen::print_ptx(f.generate(o));
         const auto t1 = std::chrono::steady_clock::now();
