@@ -16,6 +16,7 @@
 #include "tessel/codegen/builder.hpp"
 #include "tessel/codegen/mbarrier.hpp"
 #include "tessel/codegen/sync.hpp"
+#include "tessel/codegen/warp.hpp"
 #include "tessel/codegen/wgmma.hpp"
 
 namespace tessel::kernels {
@@ -135,6 +136,44 @@ HopperGemmConfig row_major_equivalent(const HopperGemmConfig& c) {
   t.out_major = Major::Row;
   return t;
 }
+
+namespace {
+
+// A b32 register of two 16-bit values, `lo` in the low half (stmatrix's and mma's element order).
+Value pack_halves(Value lo, Value hi) {
+  KernelBuilder& b = lo.builder();
+  Value w = b.reg(Type::B32);
+  Instr m;
+  m.op = Op::Mov;
+  m.type = Type::B32;
+  m.ops = {w.op(), Operand::vec({lo.op(), hi.op()})};
+  b.emit(m);
+  return w;
+}
+
+// Proves, for every thread, that stmatrix.x4 q puts the accumulator fragment's values where the
+// fragment says: register j of lane t is element (row t/4, columns 2(t%4), +1) of matrix j, whose
+// rows lanes 8j.. address; it holds fragment values 8q + 2j and 8q + 2j + 1.
+void check_stmatrix_matches_fragment(const Layout& stm, const Layout& frag, int subn) {
+  for (int64_t t = 0; t < 128; ++t) {
+    const int64_t lane = t % 32, warp = t / 32;
+    for (int64_t q = 0; q < subn / 16; ++q) {
+      for (int64_t j = 0; j < 4; ++j) {
+        const int64_t row_base = stm(Coord{Int(warp * 32 + 8 * j + lane / 4), Int(q)}).leaf().value("stmatrix row");
+        for (int64_t e = 0; e < 2; ++e) {
+          const int64_t at = row_base + 64 * (2 * (lane % 4) + e);
+          const int64_t want = frag(Coord{Int(t), Int(8 * q + 2 * j + e)}).leaf().value("fragment offset");
+          if (at != want)
+            fail("hopper_gemm: stmatrix of thread " + std::to_string(t) + " puts fragment value " +
+                 std::to_string(8 * q + 2 * j + e) + " at " + std::to_string(at) + ", the fragment says " +
+                 std::to_string(want));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
 
 Module hopper_gemm(const HopperGemmConfig& config) {
   config.check();
@@ -342,6 +381,12 @@ Module hopper_gemm(const HopperGemmConfig& config) {
           // The fragment of one box, (T128, V) -> (M64, SUBN) at m + 64 n; the accumulators of box
           // s are values [s nv, (s+1) nv) of the whole slab's fragment (it repeats every 8 columns).
           const Layout frag = wgmma_accumulator_layout(SUBN);
+          // 16-bit out leaves through stmatrix.x4: lane 8j + i gives the address of row i of matrix j,
+          // matrices j = (rows +0/+8 of the warp's 16) x (columns +0/+8 of a 16-column block q):
+          // (T128 = (i, j0, j1, warp), q) -> (M64, SUBN) at m + 64 n.
+          const Layout stm = make_layout(IntTuple{IntTuple{8, 2, 2, 4}, SUBN / 16},
+                                         IntTuple{IntTuple{1, 8, 8 * 64, 16}, 16 * 64});
+          if (ob == 2) check_stmatrix_matches_fragment(stm, frag, SUBN);
           const Int t_sym = b.symbol("t128", t128, 1, 0);
           // C (out's own memory when beta != 0), read from global: (64, SUBN) row-major at (row0, n0, l).
           // supports() asks 16-byte multiples of ld: the divisibility lets pairs of columns move as vectors.
@@ -396,9 +441,20 @@ Module hopper_gemm(const HopperGemmConfig& config) {
                   b.note("the box written two stores ago has been read by its TMA store: the buffer is free");
                   b.if_(t128 == 0, [&] { cp_async_bulk_wait_group(b, s == 0 ? 0 : 1, true); });
                   bar_sync(b, kEpilogueBarrier, 128 * c.consumers());
-                  const Tensor sb = Tensor(buf, Space::Shared, c.out, epi_layout, Type::U32, 1024).compose(frag)(
-                      SliceCoord{t_sym, _});
-                  b.store_tensor(sb, o);
+                  if (ob == 2) {
+                    b.note("stmatrix.x4: four 8x8 matrices (16 rows x 16 columns of the warp's rows) per instruction");
+                    const Tensor st = Tensor(buf, Space::Shared, c.out, epi_layout, Type::U32, 1024).compose(stm)(
+                        SliceCoord{t_sym, _});
+                    for (int q = 0; q < SUBN / 16; ++q) {
+                      std::vector<Value> regs;
+                      for (int j = 0; j < 4; ++j) regs.push_back(pack_halves(o[8 * q + 2 * j], o[8 * q + 2 * j + 1]));
+                      stmatrix(b, b.address(st, Coord{Int(q)}), regs);
+                    }
+                  } else {
+                    const Tensor sb = Tensor(buf, Space::Shared, c.out, epi_layout, Type::U32, 1024).compose(frag)(
+                        SliceCoord{t_sym, _});
+                    b.store_tensor(sb, o);
+                  }
                   b.note("the writes become visible to the TMA (async proxy), then one thread stores the box");
                   fence_proxy_async(b, Space::Shared);
                   bar_sync(b, kEpilogueBarrier, 128 * c.consumers());

@@ -111,15 +111,23 @@ TEST_CASE("hopper_gemm: the PTX has the pipeline's instructions") {
     return n;
   };
   CHECK(count("cp.async.bulk.tensor.3d.shared::cluster.global") == 2 + 4);
-  // The epilogue: a 128-wide bf16 slab leaves in four 64-column boxes, each written to swizzled
-  // shared memory in 4-byte pairs, fenced for the async proxy, and stored by the TMA.
+  // The epilogue: a 256-wide bf16 slab leaves in four 64-column boxes, each written to swizzled
+  // shared memory by stmatrix.x4 (16 x 16 elements per warp each), fenced for the async proxy,
+  // and stored by the TMA.
   CHECK(count("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group") == 256 / 64);
   CHECK(count("fence.proxy.async.shared::cta") == 256 / 64);
-  CHECK(count("st.shared.b32") == 64 * 256 / 128 / 2);  // the slab over 128 threads, in pairs
+  CHECK(count("stmatrix.sync.aligned.m8n8.x4.shared.b16") == 256 / 16);
+  CHECK(count("st.shared") == 0);
   CHECK(count("cp.async.bulk.wait_group.read 1") == 256 / 64 - 1);
   CHECK(count("cp.async.bulk.wait_group 0") == 1);
   // A box across an N whose rows end inside a 16-byte granule goes element by element instead.
   CHECK(count("st.global.b16") == 64 * 256 / 128);
+  // An f32 out has no stmatrix (16-bit only): 8-byte pairs into 32-column boxes.
+  c.out = Type::F32;
+  ptx = std::regex_replace(codegen::print_ptx(hopper_gemm(c)), std::regex("[ \t]+"), " ");
+  CHECK(count("stmatrix") == 0);
+  CHECK(count("st.shared.v2.f32") == 64 * 256 / 128 / 2);
+  CHECK(count("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group") == 256 / 32);
 }
 
 TEST_CASE("hopper_gemm: configuration errors name the value and the rule") {
