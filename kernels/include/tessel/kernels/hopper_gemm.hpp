@@ -9,10 +9,11 @@
 //     registers away), warpgroups 1.. consume, each a 64-row slab of the tile with wgmma.mma_async
 //     m64nNk(32 bytes), one k-tile of MMAs kept in flight;
 //   - a persistent grid (one CTA per SM) walking the tiles in groups of 8 tile-rows, so that the
-//     CTAs running at once share A and B tiles in L2;
+//     CTAs running at once share A and B tiles in L2; clusters of 2 CTAs (2x1 or 1x2) multicast
+//     halves of the B (A) tile they share;
 //   - an epilogue from the accumulator fragment (alpha, beta * C, conversion) into 128-byte-swizzled
-//     shared-memory boxes of 64 rows x 128 bytes, each stored by a TMA store (cp.async.bulk.tensor
-//     global.shared) that clips the ragged edge; two boxes per consumer warpgroup, so that the
+//     shared-memory boxes of 64 rows x 128 bytes (stmatrix.x4 for 16-bit out), each stored by a TMA
+//     store (cp.async.bulk.tensor global.shared) that clips the ragged edge; two boxes per consumer warpgroup, so that the
 //     threads fill one while the TMA reads the other, and the global writes drain while the next
 //     tile's mainloop runs. Out-of-range rows, columns and k of A and B are zero-filled by the TMA.
 #pragma once
