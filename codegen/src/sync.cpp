@@ -39,6 +39,15 @@ void bar_sync(KernelBuilder& b, int id, int threads) {
   b.emit(i);
 }
 
+void bar_sync(KernelBuilder& b, Value id, int threads) {
+  if (threads % 32 != 0 || threads < 32 || threads > 1024) {
+    fail("bar_sync: thread count " + std::to_string(threads) + " is not a multiple of 32 in [32, 1024]");
+  }
+  Instr i = make(Op::BarSync);
+  i.ops = {id.op(), Operand::i(threads)};
+  b.emit(i);
+}
+
 void barrier_cluster_arrive(KernelBuilder& b, bool aligned) {
   Instr i = make(Op::BarrierClusterArrive);
   if (aligned) i.flags |= kAligned;

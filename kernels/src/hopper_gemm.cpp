@@ -83,14 +83,15 @@ int HopperGemmConfig::a_stage_bytes() const { return tile_m * kSwizzleRow; }
 int HopperGemmConfig::b_stage_bytes() const { return tile_n * kSwizzleRow; }
 int HopperGemmConfig::epilogue_bytes() const { return consumers() * 2 * kEpiBox; }
 int HopperGemmConfig::shared_bytes() const {
-  return stages * (a_stage_bytes() + b_stage_bytes() + 16) + epilogue_bytes() + 1024;
+  return stages * (a_stage_bytes() + b_stage_bytes() + 16) + epilogue_bytes() + (pingpong ? 16 : 0) + 1024;
 }
 
 std::string HopperGemmConfig::name() const {
   return std::string("tessel_hopper_gemm_") + ptx_name(ab) + "_" + ptx_name(out) + "_" + std::to_string(tile_m) + "x" +
          std::to_string(tile_n) + "x" + std::to_string(tile_k()) + "_s" + std::to_string(stages) + "_" +
          major_letter(a_major, true) + major_letter(b_major, false) + (out_major == Major::Row ? "r" : "c") +
-         (cluster_size() > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : "");
+         (cluster_size() > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : "") +
+         (pingpong ? "_pp" : "");
 }
 
 void HopperGemmConfig::check() const {
@@ -106,6 +107,10 @@ void HopperGemmConfig::check() const {
   if (tile_n != 64 && tile_n != 128 && tile_n != 256)
     fail(who + "tile_n " + std::to_string(tile_n) + " (64, 128 or 256)");
   if (stages < 2) fail(who + std::to_string(stages) + " stages (at least 2)");
+  if (pingpong && tile_m != 64)
+    fail(who + "ping-pong with tile_m " + std::to_string(tile_m) +
+         " (64: each of the two consumer warpgroups takes whole 64-row tiles)");
+  if (pingpong && cluster_size() > 1) fail(who + "ping-pong in a cluster (not implemented: 1x1 only)");
   if (cluster_m != 1 && cluster_m != 2) fail(who + "cluster_m " + std::to_string(cluster_m) + " (1 or 2)");
   if (cluster_n != 1 && cluster_n != 2) fail(who + "cluster_n " + std::to_string(cluster_n) + " (1 or 2)");
   if (cluster_size() > 2)
@@ -214,6 +219,8 @@ Module hopper_gemm(const HopperGemmConfig& config) {
   auto epi_box = [&](Value w) { return smem + w * int64_t{2 * kEpiBox} + epi; };
   auto full_bar = [&](Value s) { return smem + (s << 3) + bars; };
   auto empty_bar = [&](Value s) { return smem + (s << 3) + (bars + 8 * S); };
+  // Ping-pong: warpgroup w's turn to run its mainloop (the other arrives when its mainloop is done).
+  auto turn_bar = [&](Value w) { return smem + (b.cvt(w, Type::U32) << 3) + (bars + 16 * S); };
   auto a_stage = [&](Value s) { return smem + s * int64_t{a_bytes}; };
   auto b_stage = [&](Value s) { return smem + s * int64_t{b_bytes} + a_region; };
 
@@ -225,7 +232,11 @@ Module hopper_gemm(const HopperGemmConfig& config) {
   b.if_(tid == 0, [&] {
     for (int s = 0; s < S; ++s) {
       mbarrier_init(b, smem + (bars + 8 * s), 1);
-      mbarrier_init(b, smem + (bars + 8 * (S + s)), 4 * c.consumers() * CS);
+      mbarrier_init(b, smem + (bars + 8 * (S + s)), 4 * c.slabs() * CS);
+    }
+    if (c.pingpong) {
+      mbarrier_init(b, smem + (bars + 16 * S), 4);
+      mbarrier_init(b, smem + (bars + 16 * S + 8), 4);
     }
     fence_mbarrier_init(b);
   });
@@ -266,12 +277,15 @@ Module hopper_gemm(const HopperGemmConfig& config) {
       b.assign(phase, phase ^ b.constant(1, Type::U32));
     });
   };
-  auto tile_loop = [&](const std::function<void(const Coords&)>& body) {
-    Value t = b.mov(first);
+  // Tiles first, first + step, ...; `parity` (ping-pong) keeps every other one: the first + parity
+  // one, then every 2 steps.
+  auto tile_loop = [&](const std::function<void(const Coords&)>& body, std::optional<Value> parity = {}) {
+    Value t = parity ? b.mov(first + *parity * step) : b.mov(first);
+    Value stride = parity ? step * 2 : step;
     b.while_([&] { return t < total; },
              [&] {
                body(schedule(t));
-               b.assign(t, t + step);
+               b.assign(t, t + stride);
              });
   };
 
@@ -328,13 +342,14 @@ Module hopper_gemm(const HopperGemmConfig& config) {
         });
       },
       [&] {
-        b.note("consumer warpgroups: wgmma on 64-row slabs of the tile");
+        b.note(c.pingpong ? "consumer warpgroups: wgmma on alternate tiles (ping-pong)"
+                          : "consumer warpgroups: wgmma on 64-row slabs of the tile");
         setmaxnreg(b, true, c.consumers() == 2 ? 232 : 240);
         Value w = wg - 1;
         Value lane0 = (tid & 31) == 0;
         Value t128 = tid & 127;
         const StageDescriptors da =
-            stage_descriptors(stage_layout(mma, c.a_major, BM, BK), mma, c.a_major, 64, c.consumers(), k_inst, kblocks);
+            stage_descriptors(stage_layout(mma, c.a_major, BM, BK), mma, c.a_major, 64, c.slabs(), k_inst, kblocks);
         const StageDescriptors db =
             stage_descriptors(stage_layout(mma, c.b_major, BN, BK), mma, c.b_major, BN, 1, k_inst, kblocks);
         Value stage = b.constant(0, Type::U32), phase = b.constant(0, Type::U32);
@@ -352,8 +367,36 @@ Module hopper_gemm(const HopperGemmConfig& config) {
         Value on = b.constant(1, Type::U32) == 1;
         // The slab's descriptors start at stage 0; warpgroup w's A block is w (a runtime offset).
         Value a_slab = b.cvt(w * static_cast<int64_t>(da.starts[static_cast<size_t>(kblocks)] >> 4), Type::U64);
-        if (c.consumers() == 1) b.assign(a_slab, 0);
+        if (c.slabs() == 1) b.assign(a_slab, 0);
+        // Ping-pong: warpgroup w takes the CTA's tiles w, w + 2, ... of the producer's sequence and
+        // skips, in the stage ring, the k-tiles of the other's tiles; the other's mainloop then runs
+        // while this one's epilogue does.
+        auto skip_k_tiles = [&] {
+          Value next = stage + b.cvt(k_tiles, Type::U32);
+          b.assign(phase, phase ^ ((next / static_cast<int64_t>(S)) & 1));
+          b.assign(stage, next % static_cast<int64_t>(S));
+        };
+        if (c.pingpong) b.if_(w == 1, [&] { skip_k_tiles(); });
+        // The mainloops take turns, each starting once the other's has waited on all its stages: a
+        // consumer then never waits on a stage more than one phase ahead of its barrier (a parity
+        // wait cannot tell phase p from p + 2). Warpgroup 0 goes first.
+        std::optional<Value> my_tiles;
+        if (c.pingpong) my_tiles = b.constant(0, Type::U32);
+        // The consumers' named barrier of the epilogue; ping-pong warpgroups are in different tiles,
+        // so each has its own (1 and 2).
+        std::optional<Value> epi_barrier;
+        if (c.pingpong) epi_barrier = b.cvt(w, Type::U32) + kEpilogueBarrier;
+        auto epi_sync = [&] {
+          if (c.pingpong)
+            bar_sync(b, *epi_barrier, 128);
+          else
+            bar_sync(b, kEpilogueBarrier, 128 * c.consumers());
+        };
         tile_loop([&](const Coords& at) {
+          if (c.pingpong) {
+            // Warpgroup 0's first wait is for parity 1, which a fresh barrier passes.
+            mbarrier_wait(b, turn_bar(w), (*my_tiles & 1) ^ (w ^ b.constant(1, Type::U32)));
+          }
           for (Value& r : acc) b.assign(r, zero);
           b.for_range(b.constant(0, Type::S32), k_tiles, 1, [&](Value kt) {
             mbarrier_wait(b, full_bar(stage), phase);
@@ -371,13 +414,17 @@ Module hopper_gemm(const HopperGemmConfig& config) {
             b.assign(prev, stage);
             advance(stage, phase);
           });
+          if (c.pingpong) {
+            b.if_(lane0, [&] { mbarrier_arrive(b, turn_bar(w ^ b.constant(1, Type::U32))); });
+            b.assign(*my_tiles, *my_tiles + 1);
+          }
           wgmma_wait_group(b, 0);
           b.if_(k_tiles > 0, [&] { b.if_(lane0, [&] { release(prev); }); });
 
           b.note(
               "epilogue: per 128-byte-wide box of the slab, alpha * acc (+ beta * C) -> out's type -> swizzled "
               "shared memory -> TMA store");
-          Value row0 = at.m0 + w * 64;
+          Value row0 = c.pingpong ? at.m0 : at.m0 + w * 64;
           // The fragment of one box, (T128, V) -> (M64, SUBN) at m + 64 n; the accumulators of box
           // s are values [s nv, (s+1) nv) of the whole slab's fragment (it repeats every 8 columns).
           const Layout frag = wgmma_accumulator_layout(SUBN);
@@ -440,7 +487,7 @@ Module hopper_gemm(const HopperGemmConfig& config) {
                   Value buf = my_boxes + int64_t{(s % 2) * kEpiBox};
                   b.note("the box written two stores ago has been read by its TMA store: the buffer is free");
                   b.if_(t128 == 0, [&] { cp_async_bulk_wait_group(b, s == 0 ? 0 : 1, true); });
-                  bar_sync(b, kEpilogueBarrier, 128 * c.consumers());
+                  epi_sync();
                   if (ob == 2) {
                     b.note("stmatrix.x4: four 8x8 matrices (16 rows x 16 columns of the warp's rows) per instruction");
                     const Tensor st = Tensor(buf, Space::Shared, c.out, epi_layout, Type::U32, 1024).compose(stm)(
@@ -457,7 +504,7 @@ Module hopper_gemm(const HopperGemmConfig& config) {
                   }
                   b.note("the writes become visible to the TMA (async proxy), then one thread stores the box");
                   fence_proxy_async(b, Space::Shared);
-                  bar_sync(b, kEpilogueBarrier, 128 * c.consumers());
+                  epi_sync();
                   b.if_(t128 == 0, [&] {
                     tma_store(b, tmap_out, {at.n0 + s * SUBN, row0, at.l}, buf);
                     cp_async_bulk_commit_group(b);
@@ -471,7 +518,8 @@ Module hopper_gemm(const HopperGemmConfig& config) {
                     b.if_(inside(i), [&] { b.store(Space::Global, c.out, b.address(cs, Coord{Int(i)}), {o[static_cast<size_t>(i)]}); });
                 });
           }
-        });
+          if (c.pingpong) skip_k_tiles();  // the other warpgroup's next tile
+        }, c.pingpong ? std::optional<Value>(b.cvt(w, Type::S32)) : std::nullopt);
         b.note("the last TMA stores complete before the CTA (and its shared memory) goes away");
         b.if_(t128 == 0, [&] { cp_async_bulk_wait_group(b, 0); });
       });

@@ -278,6 +278,8 @@ std::vector<HopperGemmConfig> HopperGemmClass::configurations() {
   struct Tile {
     int m, n, stages;  // stages for 16-bit types: about 192 KB of shared memory
   };
+  // The 64-row tiles also ping-pong (two consumer warpgroups on alternate tiles; their epilogue
+  // buffers take a stage's room).
   const Tile tiles[] = {{128, 256, 4}, {128, 128, 6}, {64, 256, 5}, {64, 128, 8}};
   struct Types {
     Type ab, out;
@@ -293,16 +295,19 @@ std::vector<HopperGemmConfig> HopperGemmClass::configurations() {
         for (codegen::Major bm : {codegen::Major::K, codegen::Major::MN}) {
           if (!wide && (am != codegen::Major::K || bm != codegen::Major::K)) continue;
           for (Major om : {Major::Row, Major::Column}) {
-            for (std::array<int, 2> cluster : {std::array<int, 2>{1, 1}, {2, 1}, {1, 2}}) {
-              if (cluster[0] * cluster[1] > 1 && tile.m != 128) continue;  // the large tiles, where L2 traffic limits
+            for (std::array<int, 3> v : {std::array<int, 3>{1, 1, 0}, {2, 1, 0}, {1, 2, 0}, {1, 1, 1}}) {
+              const bool clustered = v[0] * v[1] > 1, pingpong = v[2] == 1;
+              if (clustered && tile.m != 128) continue;  // the large tiles, where L2 traffic limits
+              if (pingpong && tile.m != 64) continue;
               HopperGemmConfig c;
-              c.cluster_m = cluster[0];
-              c.cluster_n = cluster[1];
+              c.cluster_m = v[0];
+              c.cluster_n = v[1];
+              c.pingpong = pingpong;
               c.ab = t.ab;
               c.out = t.out;
               c.tile_m = tile.m;
               c.tile_n = tile.n;
-              c.stages = tile.stages;
+              c.stages = pingpong ? tile.stages - 1 : tile.stages;
               c.a_major = am;
               c.b_major = bm;
               c.out_major = om;
@@ -338,6 +343,7 @@ HopperGemmConfig hopper_gemm_config(const Options& o) {
   c.stages = std::stoi(o.at("stages"));
   c.cluster_m = std::stoi(o.at("cluster_m"));
   c.cluster_n = std::stoi(o.at("cluster_n"));
+  c.pingpong = o.at("schedule") == "pingpong";
   return c;
 }
 
@@ -355,7 +361,9 @@ KernelFamily hopper_gemm_family() {
                {"tile_n", {"128", "256", "64"}, "columns per tile: the N of every wgmma"},
                {"stages", {"4", "2", "3", "5", "6", "7", "8"}, "shared-memory stages"},
                {"cluster_m", {"1", "2"}, "CTAs per cluster along M (2: B multicast to the pair)"},
-               {"cluster_n", {"1", "2"}, "CTAs per cluster along N (2: A multicast to the pair; not with cluster_m 2)"}};
+               {"cluster_n", {"1", "2"}, "CTAs per cluster along N (2: A multicast to the pair; not with cluster_m 2)"},
+               {"schedule", {"cooperative", "pingpong"},
+                "consumer warpgroups on 64-row slabs of each tile, or on alternate tiles (tile_m 64)"}};
   for (const HopperGemmConfig& c : HopperGemmClass::configurations()) {
     f.listed.push_back({{"dtype", codegen::ptx_name(c.ab)},
                         {"out", codegen::ptx_name(c.out)},
@@ -366,7 +374,8 @@ KernelFamily hopper_gemm_family() {
                         {"tile_n", std::to_string(c.tile_n)},
                         {"stages", std::to_string(c.stages)},
                         {"cluster_m", std::to_string(c.cluster_m)},
-                        {"cluster_n", std::to_string(c.cluster_n)}});
+                        {"cluster_n", std::to_string(c.cluster_n)},
+                        {"schedule", c.pingpong ? "pingpong" : "cooperative"}});
   }
   f.generate = [](const Options& o) { return hopper_gemm(hopper_gemm_config(o)); };
   return f;

@@ -3,6 +3,8 @@
 // gets, ptxas accepting the kernel for that target, and the error text for invalid arguments.
 #include <doctest/doctest.h>
 
+#include <regex>
+
 #include <string>
 #include <vector>
 
@@ -97,6 +99,17 @@ TEST_CASE("codegen: bar.sync alone stays on sm_80") {
   check_target(ptx, "7.0", "sm_80");
   check_lines(ptx, {"\tbar.sync \t15, 1024;"});
   test::check_assembles(m);
+}
+
+TEST_CASE("codegen: bar.sync with the barrier's id in a register") {
+  KernelBuilder b("tessel_test_bar_sync_register");
+  Value id = (b.special(Special::TidX) >> 7) + 1;
+  bar_sync(b, id, 128);
+  Module m = one(b.finish());
+  const std::string ptx = print_ptx(m);
+  CHECK(std::regex_search(ptx, std::regex("\tbar\.sync \t%r[0-9]+, 128;")));
+  test::check_assembles(m);
+  CHECK_THROWS_WITH_AS(bar_sync(b, id, 100), doctest::Contains("thread count 100 is not a multiple of 32"), Error);
 }
 
 TEST_CASE("codegen: elect.sync gives a pred that guards one lane") {

@@ -22,7 +22,8 @@ std::string emulate(const HopperGemmConfig& c, std::mt19937_64& rng, int64_t max
   const uint64_t a = mem.upload(p.A.bytes), b = mem.upload(p.B.bytes), o = mem.upload(p.out.bytes);
   const GemmArguments args = p.arguments(a, b, o);
   if (const Status s = hopper_gemm_supports(c, args); !s) return "supports() refused: " + s.reason;
-  const codegen::LaunchPlan plan = hopper_gemm_plan(c, args, hopper_gemm(c), 2, emu::encode_tensor_map);
+  // 2 persistent CTAs; 1 for ping-pong, so that its warpgroups alternate over every tile.
+  const codegen::LaunchPlan plan = hopper_gemm_plan(c, args, hopper_gemm(c), c.pingpong ? 1 : 2, emu::encode_tensor_map);
   const emu::RunStats stats = emu::run(plan, mem);
   if (stats.tma_loads == 0 || stats.wgmmas == 0) return "no TMA load or wgmma ran";
   return test::check_gemm(p, mem.read<uint8_t>(o, p.out.bytes.size()));
@@ -38,6 +39,12 @@ HopperGemmConfig config(Type ab, Type out, codegen::Major am, codegen::Major bm,
   c.tile_m = tm;
   c.tile_n = tn;
   c.stages = stages;
+  return c;
+}
+
+// Two consumer warpgroups on alternate tiles, skipping each other's stages in the ring.
+HopperGemmConfig pingpong(HopperGemmConfig c) {
+  c.pingpong = true;
   return c;
 }
 
@@ -57,6 +64,8 @@ TEST_CASE("emulator: the Hopper GEMM matches the host for every major combinatio
       config(Type::F32, Type::F32, K, K, Major::Row, 64, 64, 2),
       config(Type::E4M3, Type::BF16, K, K, Major::Row, 64, 64, 2),
       config(Type::E5M2, Type::BF16, K, K, Major::Column, 64, 128, 2),
+      pingpong(config(Type::BF16, Type::BF16, K, MN, Major::Row, 64, 64, 2)),
+      pingpong(config(Type::F16, Type::F32, MN, K, Major::Column, 64, 64, 3)),
   };
   for (const HopperGemmConfig& c : configs) {
     std::string problem;

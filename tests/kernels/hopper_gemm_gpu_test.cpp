@@ -91,6 +91,15 @@ TEST_CASE("hopper_gemm: gpu K = 0 and K below one k-tile") {
       CHECK(diff == "");
     }
   }
+  HopperGemmConfig pp;  // and ping-pong, whose second warpgroup may have no tile
+  pp.tile_m = 64;
+  pp.pingpong = true;
+  for (int64_t max_k : {1, 7}) {
+    std::string problem;
+    const std::string diff = run_problem(pp, rng, max_k, 2, 132, problem);
+    INFO(pp.name() << ": " << problem << " (reproduce with TESSEL_SEED=" << test::gpu_seed() << ")");
+    CHECK(diff == "");
+  }
 }
 
 TEST_CASE("hopper_gemm: gpu a 4096 x 4096 x 4096 bf16 problem, sampled against the host") {

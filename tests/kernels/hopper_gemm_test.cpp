@@ -172,6 +172,39 @@ TEST_CASE("hopper_gemm: configuration errors name the value and the rule") {
   CHECK(error_of(c).find("an N-major B with cluster_m 2 needs tile_n a multiple of 128") != std::string::npos);
   c.b_major = codegen::Major::K;  // a K-major share is rows of 128 bytes: any half tile
   CHECK(error_of(c) == "");
+  c = HopperGemmConfig{};
+  c.pingpong = true;
+  CHECK(error_of(c).find("ping-pong with tile_m 128 (64: each of the two consumer warpgroups") != std::string::npos);
+  c.tile_m = 64;
+  CHECK(error_of(c) == "");
+  c.cluster_m = 2;
+  CHECK(error_of(c).find("ping-pong in a cluster (not implemented") != std::string::npos);
+}
+
+TEST_CASE("hopper_gemm: ping-pong consumers take turns") {
+  HopperGemmConfig c;
+  c.tile_m = 64;
+  c.tile_n = 256;
+  c.stages = 4;
+  c.pingpong = true;
+  CHECK(c.name() == "tessel_hopper_gemm_bf16_bf16_64x256x64_s4_kkr_pp");
+  CHECK(c.threads() == 384);
+  std::string ptx = std::regex_replace(codegen::print_ptx(hopper_gemm(c)), std::regex("[ \t]+"), " ");
+  auto count = [&](const std::string& needle) {
+    size_t n = 0;
+    for (size_t at = ptx.find(needle); at != std::string::npos; at = ptx.find(needle, at + 1)) ++n;
+    return n;
+  };
+  // Per stage a full and an empty barrier, and the two turn barriers of the mainloops.
+  CHECK(count("mbarrier.init") == 2 * 4 + 2);
+  // Each warpgroup's epilogue has its own named barrier: the id is a register (1 + warpgroup).
+  CHECK(std::regex_search(ptx, std::regex("bar\\.sync %r[0-9]+, 128;")));
+  CHECK(ptx.find("setmaxnreg.inc.sync.aligned.u32 232") != std::string::npos);
+  // One 64-row slab per tile: the whole tile's 64 x 256 wgmma, four 64-column boxes.
+  CHECK(count("wgmma.mma_async.sync.aligned.m64n256k16") == 4);
+  CHECK(count("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group") == 4);
+  // The epilogue buffers of both warpgroups and 16 bytes of turn barriers fit with 4 stages.
+  CHECK(c.shared_bytes() == 4 * (8192 + 32768 + 16) + 2 * 2 * 8192 + 16 + 1024);
 }
 
 TEST_CASE("hopper_gemm: a cluster of two multicasts the shared operand's halves") {

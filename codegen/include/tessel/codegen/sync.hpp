@@ -16,6 +16,8 @@ namespace tessel::codegen {
 // PTX ISA 9.0 §9.7.13.1 bar, barrier: `id` is in [0, 15]; a thread count is a multiple of the warp
 // size (32), here in [32, 1024] (the most threads a CTA has).
 void bar_sync(KernelBuilder& b, int id = 0, int threads = 0);
+// The same with the barrier's id in a register (u32, in [0, 15] when it runs; warp-uniform).
+void bar_sync(KernelBuilder& b, Value id, int threads);
 
 // `barrier.cluster.arrive{.aligned}` / `barrier.cluster.wait{.aligned}`: the cluster-wide barrier,
 // split in two so that work can go between the halves. The default semantics apply (.release on

@@ -50,7 +50,12 @@ struct HopperGemmConfig {
 
   codegen::Type mma_type() const;  // tf32 for f32 inputs, else `ab`
   int tile_k() const;              // 128 bytes of `ab`: one 128-byte swizzle row
-  int consumers() const { return tile_m / 64; }
+  // Ping-pong: two consumer warpgroups take alternate tiles (of 64 rows), so that one's epilogue
+  // runs under the other's MMAs; otherwise (cooperative) each takes a 64-row slab of every tile.
+  bool pingpong = false;
+
+  int consumers() const { return pingpong ? 2 : tile_m / 64; }
+  int slabs() const { return tile_m / 64; }  // 64-row slabs of a tile, one per consumer of a tile
   int threads() const { return 128 * (1 + consumers()); }
   int a_stage_bytes() const;
   int b_stage_bytes() const;
@@ -59,7 +64,7 @@ struct HopperGemmConfig {
   // 1024 bytes of slack to align the base to the 128-byte swizzle's 1024-byte period.
   int shared_bytes() const;
   // tessel_hopper_gemm_bf16_bf16_128x128x64_s4_kkr (majors of A, B: k or m/n; out: r or c),
-  // with _c2x1 or _c1x2 for a cluster of 2.
+  // with _c2x1 or _c1x2 for a cluster of 2 and _pp for ping-pong.
   std::string name() const;
   // Throws tessel::Error naming the value and the rule.
   void check() const;
