@@ -107,9 +107,9 @@ void HopperGemmConfig::check() const {
   if (tile_n != 64 && tile_n != 128 && tile_n != 256)
     fail(who + "tile_n " + std::to_string(tile_n) + " (64, 128 or 256)");
   if (stages < 2) fail(who + std::to_string(stages) + " stages (at least 2)");
-  if (pingpong && tile_m != 64)
-    fail(who + "ping-pong with tile_m " + std::to_string(tile_m) +
-         " (64: each of the two consumer warpgroups takes whole 64-row tiles)");
+  if (pingpong && tile_m == 128 && tile_n > 128)
+    fail(who + "ping-pong with a 128 x " + std::to_string(tile_n) +
+         " tile (at most 128 x 128: one warpgroup holds a whole tile's accumulators, 128 registers a thread)");
   if (pingpong && cluster_size() > 1) fail(who + "ping-pong in a cluster (not implemented: 1x1 only)");
   if (cluster_m != 1 && cluster_m != 2) fail(who + "cluster_m " + std::to_string(cluster_m) + " (1 or 2)");
   if (cluster_n != 1 && cluster_n != 2) fail(who + "cluster_n " + std::to_string(cluster_n) + " (1 or 2)");
@@ -232,7 +232,7 @@ Module hopper_gemm(const HopperGemmConfig& config) {
   b.if_(tid == 0, [&] {
     for (int s = 0; s < S; ++s) {
       mbarrier_init(b, smem + (bars + 8 * s), 1);
-      mbarrier_init(b, smem + (bars + 8 * (S + s)), 4 * c.slabs() * CS);
+      mbarrier_init(b, smem + (bars + 8 * (S + s)), 4 * c.tile_consumers() * CS);
     }
     if (c.pingpong) {
       mbarrier_init(b, smem + (bars + 16 * S), 4);
@@ -362,12 +362,15 @@ Module hopper_gemm(const HopperGemmConfig& config) {
           }
           for (int r = 0; r < CS; ++r) mbarrier_arrive_cluster(b, empty_bar(s), r);
         };
-        std::vector<Value> acc = wgmma_accumulators(b, atom);
+        // A warpgroup's slabs of a tile: 1 (cooperative: slab w), or all of them (ping-pong).
+        const int my_slabs = c.pingpong ? c.slabs() : 1;
+        std::vector<std::vector<Value>> accs;
+        for (int j = 0; j < my_slabs; ++j) accs.push_back(wgmma_accumulators(b, atom));
         Value zero = b.constant_f32(0.0f);
         Value on = b.constant(1, Type::U32) == 1;
         // The slab's descriptors start at stage 0; warpgroup w's A block is w (a runtime offset).
         Value a_slab = b.cvt(w * static_cast<int64_t>(da.starts[static_cast<size_t>(kblocks)] >> 4), Type::U64);
-        if (c.slabs() == 1) b.assign(a_slab, 0);
+        if (c.slabs() == 1 || c.pingpong) b.assign(a_slab, 0);
         // Ping-pong: warpgroup w takes the CTA's tiles w, w + 2, ... of the producer's sequence and
         // skips, in the stage ring, the k-tiles of the other's tiles; the other's mainloop then runs
         // while this one's epilogue does.
@@ -397,15 +400,19 @@ Module hopper_gemm(const HopperGemmConfig& config) {
             // Warpgroup 0's first wait is for parity 1, which a fresh barrier passes.
             mbarrier_wait(b, turn_bar(w), (*my_tiles & 1) ^ (w ^ b.constant(1, Type::U32)));
           }
-          for (Value& r : acc) b.assign(r, zero);
+          for (std::vector<Value>& acc : accs)
+            for (Value& r : acc) b.assign(r, zero);
           b.for_range(b.constant(0, Type::S32), k_tiles, 1, [&](Value kt) {
             mbarrier_wait(b, full_bar(stage), phase);
             Value desc_a = matrix_descriptor(b, a_stage(stage), da.base) + a_slab;
             Value desc_b = matrix_descriptor(b, b_stage(stage), db.base);
             wgmma_fence(b);
             for (int kb = 0; kb < kblocks; ++kb) {
-              wgmma(b, atom, acc, desc_a + (da.starts[static_cast<size_t>(kb)] >> 4),
-                    desc_b + (db.starts[static_cast<size_t>(kb)] >> 4), on, c.a_major, c.b_major);
+              for (int j = 0; j < my_slabs; ++j) {
+                wgmma(b, atom, accs[static_cast<size_t>(j)],
+                      desc_a + (da.starts[static_cast<size_t>(j * kblocks + kb)] >> 4),
+                      desc_b + (db.starts[static_cast<size_t>(kb)] >> 4), on, c.a_major, c.b_major);
+              }
             }
             wgmma_commit_group(b);
             b.note("one k-tile of MMAs stays in flight; the one before has finished: release its stage");
@@ -424,99 +431,103 @@ Module hopper_gemm(const HopperGemmConfig& config) {
           b.note(
               "epilogue: per 128-byte-wide box of the slab, alpha * acc (+ beta * C) -> out's type -> swizzled "
               "shared memory -> TMA store");
-          Value row0 = c.pingpong ? at.m0 : at.m0 + w * 64;
-          // The fragment of one box, (T128, V) -> (M64, SUBN) at m + 64 n; the accumulators of box
-          // s are values [s nv, (s+1) nv) of the whole slab's fragment (it repeats every 8 columns).
-          const Layout frag = wgmma_accumulator_layout(SUBN);
-          // 16-bit out leaves through stmatrix.x4: lane 8j + i gives the address of row i of matrix j,
-          // matrices j = (rows +0/+8 of the warp's 16) x (columns +0/+8 of a 16-column block q):
-          // (T128 = (i, j0, j1, warp), q) -> (M64, SUBN) at m + 64 n.
-          const Layout stm = make_layout(IntTuple{IntTuple{8, 2, 2, 4}, SUBN / 16},
-                                         IntTuple{IntTuple{1, 8, 8 * 64, 16}, 16 * 64});
-          if (ob == 2) check_stmatrix_matches_fragment(stm, frag, SUBN);
           const Int t_sym = b.symbol("t128", t128, 1, 0);
-          // C (out's own memory when beta != 0), read from global: (64, SUBN) row-major at (row0, n0, l).
-          // supports() asks 16-byte multiples of ld: the divisibility lets pairs of columns move as vectors.
           const Int ld = b.symbol("ld_out", ld_out, 16 / ob, 0);
-          const Layout c_box = make_layout(IntTuple{64, SUBN}, IntTuple{ld, 1});
-          Value elem_off = b.cvt(at.l, Type::S64) * bs_out + b.cvt(row0, Type::S64) * ld_out + b.cvt(at.n0, Type::S64);
-          Value c_base = pout + elem_off * int64_t{ob};
-          Value idx_t = b.lower(frag(Coord{t_sym, Int(0)}).leaf(), Type::S32);
-          Value rows_left = M - row0 - (idx_t & 63), cols_left = N - at.n0 - (idx_t >> 6);
-          Value interior = ((row0 + 64) <= M) & ((at.n0 + BN) <= N);
-          Value use_c = beta != b.constant_f32(0.0f);
-          // The TMA store writes whole 16-byte granules of a row: exact when rows end on one.
-          Value rows_whole = ((N * ob) & 15) == 0;
-          Value my_boxes = epi_box(w);
-          const int nv = SUBN / 2;
-          for (int s = 0; s < BN / SUBN; ++s) {
-            std::vector<Value> v;
-            for (int i = 0; i < nv; ++i) v.push_back(acc[static_cast<size_t>(s * nv + i)] * alpha);
-            // C's (and out's) box in global memory, this thread's elements.
-            const Tensor cs =
-                Tensor(c_base + int64_t{s} * SUBN * ob, Space::Global, c.out, c_box, Type::S64, 16).compose(frag)(
-                    SliceCoord{t_sym, _});
-            auto inside = [&](int i) {
-              const int64_t off = frag(Coord{Int(0), Int(i)}).leaf().value("fragment offset");
-              return (rows_left > (off % 64)) & (cols_left > (off / 64 + s * SUBN));
-            };
-            b.if_(use_c, [&] {
-              auto add_c = [&](int i, Value cin) {
-                b.assign(v[static_cast<size_t>(i)],
-                         b.mad(beta, c.out == Type::F32 ? cin : b.cvt(cin, Type::F32), v[static_cast<size_t>(i)]));
+          for (int j = 0; j < my_slabs; ++j) {
+            const std::vector<Value>& acc = accs[static_cast<size_t>(j)];
+            Value row0 = c.pingpong ? at.m0 + j * 64 : at.m0 + w * 64;
+            // The fragment of one box, (T128, V) -> (M64, SUBN) at m + 64 n; the accumulators of box
+            // s are values [s nv, (s+1) nv) of the whole slab's fragment (it repeats every 8 columns).
+            const Layout frag = wgmma_accumulator_layout(SUBN);
+            // 16-bit out leaves through stmatrix.x4: lane 8j + i gives the address of row i of matrix j,
+            // matrices j = (rows +0/+8 of the warp's 16) x (columns +0/+8 of a 16-column block q):
+            // (T128 = (i, j0, j1, warp), q) -> (M64, SUBN) at m + 64 n.
+            const Layout stm = make_layout(IntTuple{IntTuple{8, 2, 2, 4}, SUBN / 16},
+                                           IntTuple{IntTuple{1, 8, 8 * 64, 16}, 16 * 64});
+            if (ob == 2) check_stmatrix_matches_fragment(stm, frag, SUBN);
+            // C (out's own memory when beta != 0), read from global: (64, SUBN) row-major at (row0, n0, l).
+            // supports() asks 16-byte multiples of ld: the divisibility lets pairs of columns move as vectors.
+            const Layout c_box = make_layout(IntTuple{64, SUBN}, IntTuple{ld, 1});
+            Value elem_off = b.cvt(at.l, Type::S64) * bs_out + b.cvt(row0, Type::S64) * ld_out + b.cvt(at.n0, Type::S64);
+            Value c_base = pout + elem_off * int64_t{ob};
+            Value idx_t = b.lower(frag(Coord{t_sym, Int(0)}).leaf(), Type::S32);
+            Value rows_left = M - row0 - (idx_t & 63), cols_left = N - at.n0 - (idx_t >> 6);
+            Value interior = ((row0 + 64) <= M) & ((at.n0 + BN) <= N);
+            Value use_c = beta != b.constant_f32(0.0f);
+            // The TMA store writes whole 16-byte granules of a row: exact when rows end on one.
+            Value rows_whole = ((N * ob) & 15) == 0;
+            Value my_boxes = epi_box(w);
+            const int nv = SUBN / 2;
+            for (int s = 0; s < BN / SUBN; ++s) {
+              const int box = j * (BN / SUBN) + s;  // the warpgroup's box sequence in this tile
+              std::vector<Value> v;
+              for (int i = 0; i < nv; ++i) v.push_back(acc[static_cast<size_t>(s * nv + i)] * alpha);
+              // C's (and out's) box in global memory, this thread's elements.
+              const Tensor cs =
+                  Tensor(c_base + int64_t{s} * SUBN * ob, Space::Global, c.out, c_box, Type::S64, 16).compose(frag)(
+                      SliceCoord{t_sym, _});
+              auto inside = [&](int i) {
+                const int64_t off = frag(Coord{Int(0), Int(i)}).leaf().value("fragment offset");
+                return (rows_left > (off % 64)) & (cols_left > (off / 64 + s * SUBN));
               };
+              b.if_(use_c, [&] {
+                auto add_c = [&](int i, Value cin) {
+                  b.assign(v[static_cast<size_t>(i)],
+                           b.mad(beta, c.out == Type::F32 ? cin : b.cvt(cin, Type::F32), v[static_cast<size_t>(i)]));
+                };
+                b.if_(
+                    interior,
+                    [&] {
+                      const std::vector<Value> cv = b.load_tensor(cs);
+                      for (int i = 0; i < nv; ++i) add_c(i, cv[static_cast<size_t>(i)]);
+                    },
+                    [&] {
+                      b.note("the ragged edge: C element by element, inside out's bounds only");
+                      for (int i = 0; i < nv; ++i)
+                        b.if_(inside(i), [&] { add_c(i, b.load(Space::Global, c.out, b.address(cs, Coord{Int(i)}))[0]); });
+                    });
+              });
+              std::vector<Value> o;
+              for (Value& x : v) o.push_back(c.out == Type::F32 ? x : b.cvt(x, c.out, Round::Rn));
+              // The same for the whole CTA (both warpgroups' slabs share n0), so the barriers inside agree.
+              Value by_tma = ((at.n0 + (s + 1) * SUBN) <= N) | rows_whole;
               b.if_(
-                  interior,
+                  by_tma,
                   [&] {
-                    const std::vector<Value> cv = b.load_tensor(cs);
-                    for (int i = 0; i < nv; ++i) add_c(i, cv[static_cast<size_t>(i)]);
+                    Value buf = my_boxes + int64_t{(box % 2) * kEpiBox};
+                    b.note("the box written two stores ago has been read by its TMA store: the buffer is free");
+                    b.if_(t128 == 0, [&] { cp_async_bulk_wait_group(b, box == 0 ? 0 : 1, true); });
+                    epi_sync();
+                    if (ob == 2) {
+                      b.note("stmatrix.x4: four 8x8 matrices (16 rows x 16 columns of the warp's rows) per instruction");
+                      const Tensor st = Tensor(buf, Space::Shared, c.out, epi_layout, Type::U32, 1024).compose(stm)(
+                          SliceCoord{t_sym, _});
+                      for (int q = 0; q < SUBN / 16; ++q) {
+                        std::vector<Value> regs;
+                        for (int j = 0; j < 4; ++j) regs.push_back(pack_halves(o[8 * q + 2 * j], o[8 * q + 2 * j + 1]));
+                        stmatrix(b, b.address(st, Coord{Int(q)}), regs);
+                      }
+                    } else {
+                      const Tensor sb = Tensor(buf, Space::Shared, c.out, epi_layout, Type::U32, 1024).compose(frag)(
+                          SliceCoord{t_sym, _});
+                      b.store_tensor(sb, o);
+                    }
+                    b.note("the writes become visible to the TMA (async proxy), then one thread stores the box");
+                    fence_proxy_async(b, Space::Shared);
+                    epi_sync();
+                    b.if_(t128 == 0, [&] {
+                      tma_store(b, tmap_out, {at.n0 + s * SUBN, row0, at.l}, buf);
+                      cp_async_bulk_commit_group(b);
+                    });
                   },
                   [&] {
-                    b.note("the ragged edge: C element by element, inside out's bounds only");
+                    b.note(
+                        "a box across N where out's rows end inside a 16-byte granule: the TMA store would write the "
+                        "rest of the granule (the padding after each row), so element by element");
                     for (int i = 0; i < nv; ++i)
-                      b.if_(inside(i), [&] { add_c(i, b.load(Space::Global, c.out, b.address(cs, Coord{Int(i)}))[0]); });
+                      b.if_(inside(i), [&] { b.store(Space::Global, c.out, b.address(cs, Coord{Int(i)}), {o[static_cast<size_t>(i)]}); });
                   });
-            });
-            std::vector<Value> o;
-            for (Value& x : v) o.push_back(c.out == Type::F32 ? x : b.cvt(x, c.out, Round::Rn));
-            // The same for the whole CTA (both warpgroups' slabs share n0), so the barriers inside agree.
-            Value by_tma = ((at.n0 + (s + 1) * SUBN) <= N) | rows_whole;
-            b.if_(
-                by_tma,
-                [&] {
-                  Value buf = my_boxes + int64_t{(s % 2) * kEpiBox};
-                  b.note("the box written two stores ago has been read by its TMA store: the buffer is free");
-                  b.if_(t128 == 0, [&] { cp_async_bulk_wait_group(b, s == 0 ? 0 : 1, true); });
-                  epi_sync();
-                  if (ob == 2) {
-                    b.note("stmatrix.x4: four 8x8 matrices (16 rows x 16 columns of the warp's rows) per instruction");
-                    const Tensor st = Tensor(buf, Space::Shared, c.out, epi_layout, Type::U32, 1024).compose(stm)(
-                        SliceCoord{t_sym, _});
-                    for (int q = 0; q < SUBN / 16; ++q) {
-                      std::vector<Value> regs;
-                      for (int j = 0; j < 4; ++j) regs.push_back(pack_halves(o[8 * q + 2 * j], o[8 * q + 2 * j + 1]));
-                      stmatrix(b, b.address(st, Coord{Int(q)}), regs);
-                    }
-                  } else {
-                    const Tensor sb = Tensor(buf, Space::Shared, c.out, epi_layout, Type::U32, 1024).compose(frag)(
-                        SliceCoord{t_sym, _});
-                    b.store_tensor(sb, o);
-                  }
-                  b.note("the writes become visible to the TMA (async proxy), then one thread stores the box");
-                  fence_proxy_async(b, Space::Shared);
-                  epi_sync();
-                  b.if_(t128 == 0, [&] {
-                    tma_store(b, tmap_out, {at.n0 + s * SUBN, row0, at.l}, buf);
-                    cp_async_bulk_commit_group(b);
-                  });
-                },
-                [&] {
-                  b.note(
-                      "a box across N where out's rows end inside a 16-byte granule: the TMA store would write the "
-                      "rest of the granule (the padding after each row), so element by element");
-                  for (int i = 0; i < nv; ++i)
-                    b.if_(inside(i), [&] { b.store(Space::Global, c.out, b.address(cs, Coord{Int(i)}), {o[static_cast<size_t>(i)]}); });
-                });
+            }
           }
           if (c.pingpong) skip_k_tiles();  // the other warpgroup's next tile
         }, c.pingpong ? std::optional<Value>(b.cvt(w, Type::S32)) : std::nullopt);

@@ -278,8 +278,7 @@ std::vector<HopperGemmConfig> HopperGemmClass::configurations() {
   struct Tile {
     int m, n, stages;  // stages for 16-bit types: about 192 KB of shared memory
   };
-  // The 64-row tiles also ping-pong (two consumer warpgroups on alternate tiles; their epilogue
-  // buffers take a stage's room).
+  // Tiles up to 128 x 128 also ping-pong (two consumer warpgroups on alternate tiles).
   const Tile tiles[] = {{128, 256, 4}, {128, 128, 6}, {64, 256, 5}, {64, 128, 8}};
   struct Types {
     Type ab, out;
@@ -298,7 +297,7 @@ std::vector<HopperGemmConfig> HopperGemmClass::configurations() {
             for (std::array<int, 3> v : {std::array<int, 3>{1, 1, 0}, {2, 1, 0}, {1, 2, 0}, {1, 1, 1}}) {
               const bool clustered = v[0] * v[1] > 1, pingpong = v[2] == 1;
               if (clustered && tile.m != 128) continue;  // the large tiles, where L2 traffic limits
-              if (pingpong && tile.m != 64) continue;
+              if (pingpong && tile.m * tile.n > 128 * 128) continue;  // a warpgroup holds a whole tile
               HopperGemmConfig c;
               c.cluster_m = v[0];
               c.cluster_n = v[1];
@@ -307,7 +306,8 @@ std::vector<HopperGemmConfig> HopperGemmClass::configurations() {
               c.out = t.out;
               c.tile_m = tile.m;
               c.tile_n = tile.n;
-              c.stages = pingpong ? tile.stages - 1 : tile.stages;
+              // A 64-row tile's second warpgroup brings its epilogue buffers: a stage fewer.
+              c.stages = pingpong && tile.m == 64 ? tile.stages - 1 : tile.stages;
               c.a_major = am;
               c.b_major = bm;
               c.out_major = om;
@@ -363,7 +363,7 @@ KernelFamily hopper_gemm_family() {
                {"cluster_m", {"1", "2"}, "CTAs per cluster along M (2: B multicast to the pair)"},
                {"cluster_n", {"1", "2"}, "CTAs per cluster along N (2: A multicast to the pair; not with cluster_m 2)"},
                {"schedule", {"cooperative", "pingpong"},
-                "consumer warpgroups on 64-row slabs of each tile, or on alternate tiles (tile_m 64)"}};
+                "consumer warpgroups on 64-row slabs of each tile, or on alternate tiles (up to 128 x 128)"}};
   for (const HopperGemmConfig& c : HopperGemmClass::configurations()) {
     f.listed.push_back({{"dtype", codegen::ptx_name(c.ab)},
                         {"out", codegen::ptx_name(c.out)},

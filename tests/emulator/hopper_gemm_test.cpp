@@ -66,6 +66,7 @@ TEST_CASE("emulator: the Hopper GEMM matches the host for every major combinatio
       config(Type::E5M2, Type::BF16, K, K, Major::Column, 64, 128, 2),
       pingpong(config(Type::BF16, Type::BF16, K, MN, Major::Row, 64, 64, 2)),
       pingpong(config(Type::F16, Type::F32, MN, K, Major::Column, 64, 64, 3)),
+      pingpong(config(Type::BF16, Type::BF16, MN, MN, Major::Row, 128, 64, 2)),
   };
   for (const HopperGemmConfig& c : configs) {
     std::string problem;

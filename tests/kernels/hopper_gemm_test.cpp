@@ -174,7 +174,9 @@ TEST_CASE("hopper_gemm: configuration errors name the value and the rule") {
   CHECK(error_of(c) == "");
   c = HopperGemmConfig{};
   c.pingpong = true;
-  CHECK(error_of(c).find("ping-pong with tile_m 128 (64: each of the two consumer warpgroups") != std::string::npos);
+  CHECK(error_of(c) == "");  // 128 x 128
+  c.tile_n = 256;
+  CHECK(error_of(c).find("ping-pong with a 128 x 256 tile (at most 128 x 128: one warpgroup holds") != std::string::npos);
   c.tile_m = 64;
   CHECK(error_of(c) == "");
   c.cluster_m = 2;
@@ -205,6 +207,13 @@ TEST_CASE("hopper_gemm: ping-pong consumers take turns") {
   CHECK(count("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group") == 4);
   // The epilogue buffers of both warpgroups and 16 bytes of turn barriers fit with 4 stages.
   CHECK(c.shared_bytes() == 4 * (8192 + 32768 + 16) + 2 * 2 * 8192 + 16 + 1024);
+  // A 128 x 128 tile per warpgroup: both 64-row slabs, two wgmmas per k-block, eight boxes.
+  c.tile_m = 128;
+  c.tile_n = 128;
+  ptx = std::regex_replace(codegen::print_ptx(hopper_gemm(c)), std::regex("[ \t]+"), " ");
+  CHECK(count("wgmma.mma_async.sync.aligned.m64n128k16") == 2 * 4);
+  CHECK(count("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group") == 2 * 2);
+  CHECK(count("cp.async.bulk.wait_group.read 1") == 2 * 2 - 1);
 }
 
 TEST_CASE("hopper_gemm: a cluster of two multicasts the shared operand's halves") {

@@ -50,12 +50,14 @@ struct HopperGemmConfig {
 
   codegen::Type mma_type() const;  // tf32 for f32 inputs, else `ab`
   int tile_k() const;              // 128 bytes of `ab`: one 128-byte swizzle row
-  // Ping-pong: two consumer warpgroups take alternate tiles (of 64 rows), so that one's epilogue
-  // runs under the other's MMAs; otherwise (cooperative) each takes a 64-row slab of every tile.
+  // Ping-pong: two consumer warpgroups take alternate tiles (whole tiles of up to 128 x 128), so
+  // that one's epilogue runs under the other's MMAs; otherwise (cooperative) each takes a 64-row
+  // slab of every tile.
   bool pingpong = false;
 
   int consumers() const { return pingpong ? 2 : tile_m / 64; }
-  int slabs() const { return tile_m / 64; }  // 64-row slabs of a tile, one per consumer of a tile
+  int slabs() const { return tile_m / 64; }                      // 64-row slabs of a tile
+  int tile_consumers() const { return pingpong ? 1 : slabs(); }  // warpgroups on one tile
   int threads() const { return 128 * (1 + consumers()); }
   int a_stage_bytes() const;
   int b_stage_bytes() const;
