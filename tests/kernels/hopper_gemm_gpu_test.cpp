@@ -91,14 +91,16 @@ TEST_CASE("hopper_gemm: gpu K = 0 and K below one k-tile") {
       CHECK(diff == "");
     }
   }
-  HopperGemmConfig pp;  // and ping-pong, whose second warpgroup may have no tile
-  pp.tile_m = 64;
-  pp.pingpong = true;
-  for (int64_t max_k : {1, 7}) {
-    std::string problem;
-    const std::string diff = run_problem(pp, rng, max_k, 2, 132, problem);
-    INFO(pp.name() << ": " << problem << " (reproduce with TESSEL_SEED=" << test::gpu_seed() << ")");
-    CHECK(diff == "");
+  for (int tile_m : {64, 128}) {  // and ping-pong, whose second warpgroup may have no tile
+    HopperGemmConfig pp;
+    pp.tile_m = tile_m;
+    pp.pingpong = true;
+    for (int64_t max_k : {1, 7}) {
+      std::string problem;
+      const std::string diff = run_problem(pp, rng, max_k, 2, 132, problem);
+      INFO(pp.name() << ": " << problem << " (reproduce with TESSEL_SEED=" << test::gpu_seed() << ")");
+      CHECK(diff == "");
+    }
   }
 }
 
