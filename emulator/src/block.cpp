@@ -127,6 +127,7 @@ void BlockRunner::run(std::array<unsigned, 3> ctaid) {
       R[P.nregs + i] = special_value(P.specials[i], t, block_, ctaid_, L_.plan);
   }
   for (Barrier& b : barriers_) b = Barrier{};
+  bulk_.assign(nthreads_, BulkGroups{});
   shared_.reset(P, block_, L_.options.check_uninitialized_shared, L_.options.check_shared_races);
   mbarriers_.reset();
   // Passes over the threads in order; a pass in which nothing can run while some thread waits
@@ -172,6 +173,7 @@ void BlockRunner::execute(uint32_t t, uint32_t& pc) {
   for (;;) {
     if (pc >= n) {
       th.state = State::Exited;
+      bulk_wait(t, 0);
       return;
     }
     if (L_.steps_left == 0) {
@@ -199,6 +201,7 @@ void BlockRunner::execute(uint32_t t, uint32_t& pc) {
         continue;
       case Op::Ret:
         th.state = State::Exited;
+        bulk_wait(t, 0);
         return;
       case Op::BarSync:
         th.state = State::AtBarrier;
@@ -226,6 +229,12 @@ void BlockRunner::execute(uint32_t t, uint32_t& pc) {
         break;
       case Op::TmaStore:
         tma_store(t, d, R);
+        break;
+      case Op::BulkCommit:
+        bulk_commit(t);
+        break;
+      case Op::BulkWait:  // .read or not: the emulator performs the whole store
+        bulk_wait(t, static_cast<size_t>(d.n));
         break;
       case Op::BarrierClusterArrive:
       case Op::BarrierClusterWait:

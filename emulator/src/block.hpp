@@ -10,11 +10,13 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "mbarrier.hpp"
 #include "program.hpp"
 #include "shared_memory.hpp"
+#include "tensor_map.hpp"
 #include "tessel/codegen/launch_plan.hpp"
 #include "tessel/emulator/run.hpp"
 
@@ -68,7 +70,23 @@ class BlockRunner {
 
   // Asynchronous copies and matrix instructions (tma.cpp, wgmma.cpp, matrix.cpp).
   void tma_load(uint32_t t, const Decoded& d, const uint64_t* R);
-  void tma_store(uint32_t t, const Decoded& d, const uint64_t* R);
+  void tma_store(uint32_t t, const Decoded& d, const uint64_t* R);  // checks it, then queues it
+  // A TMA store reads its box in shared memory (and writes global memory) at the latest moment
+  // the PTX allows: when a cp.async.bulk.wait_group of its thread needs its bulk async-group, or
+  // when the thread exits. A buffer written again before that wait is then caught (the store
+  // writes the newer data), as on the GPU, where the read really is asynchronous.
+  struct PendingStore {
+    TmaMap map;
+    std::array<int32_t, 5> start{};
+    uint32_t src = 0;
+  };
+  struct BulkGroups {
+    std::vector<PendingStore> open;                     // issued, not yet committed
+    std::deque<std::vector<PendingStore>> committed;  // oldest first
+  };
+  void bulk_commit(uint32_t t);
+  void bulk_wait(uint32_t t, size_t pending);  // performs the oldest groups until `pending` remain
+  void perform_store(uint32_t t, const PendingStore& s);
   void wgmma(const Decoded& d, uint32_t first);           // the warpgroup of threads first..first+127
   void matrix(const Decoded& d, uint32_t first);          // ldmatrix / stmatrix of the warp at first
   std::array<uint64_t, 16> read_tensor_map(uint32_t t, const Decoded& d, uint64_t addr);
@@ -92,6 +110,7 @@ class BlockRunner {
   std::array<Barrier, 17> barriers_;
   SharedMemory shared_;
   Mbarriers mbarriers_;
+  std::vector<BulkGroups> bulk_;  // per thread
 };
 
 }  // namespace tessel::emu::detail

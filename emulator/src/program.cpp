@@ -38,15 +38,14 @@ uint32_t align_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
 
 // The instructions the emulator runs as no-ops: without asynchronous proxies and a register
 // allocator, fences of the async proxy and register-count hints change nothing it models; TMA
-// copies and wgmma complete when they are issued (legal: their results may only be used after the
-// completion mechanism says so), so the bulk and wgmma groups have nothing left to wait for.
+// loads and wgmma complete when they are issued (legal: their results may only be used after the
+// completion mechanism says so), so the wgmma groups have nothing left to wait for. (TMA stores
+// are held until their bulk group is waited for: block.hpp.)
 bool is_nop(Op op) {
   switch (op) {
     case Op::FenceProxyAsync:
     case Op::FenceMbarrierInit:
     case Op::Setmaxnreg:
-    case Op::BulkCommit:
-    case Op::BulkWait:
     case Op::WgmmaFence:
     case Op::WgmmaCommit:
     case Op::WgmmaWait:
@@ -298,6 +297,11 @@ struct Decoder {
       case Op::BarSync:
         need(i, 1);
         sources(i, d, 0, Type::U32);
+        break;
+      case Op::BulkCommit:  // no operands
+        break;
+      case Op::BulkWait:  // N, an immediate (Decoded::n)
+        need(i, 1);
         break;
       case Op::Bra: {
         need(i, 1);

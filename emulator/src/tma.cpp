@@ -1,6 +1,6 @@
 // tma.cpp: cp.async.bulk.tensor in tile mode, global -> shared (completing on an mbarrier) and
-// shared -> global (bulk async-group), performed when issued. PTX ISA 9.0 §9.7.9.25.5.2
-// cp.async.bulk.tensor and §5.5 "Tensors" (tile mode, bounding box, traversal strides,
+// shared -> global (bulk async-group, performed when its group is waited for: block.hpp). PTX ISA
+// 9.0 §9.7.9.25.5.2 cp.async.bulk.tensor and §5.5 "Tensors" (tile mode, bounding box, traversal strides,
 // out-of-bound access); the swizzle modes as in swizzle.hpp.
 #include <cstring>
 
@@ -38,12 +38,17 @@ struct Box {
   std::array<int, 5> count{};
   int64_t elements = 1;
 
-  Box(const TmaMap& map, const uint64_t* R, const Decoded& d) : m(map) {
+  Box(const TmaMap& map, const std::array<int32_t, 5>& at) : m(map), start(at) {
     for (int k = 0; k < 5; ++k) {
-      start[k] = k < m.rank ? static_cast<int32_t>(static_cast<uint32_t>(value(R, d.src[3 + k]))) : 0;
       count[k] = (m.box[k] + m.estride[k] - 1) / m.estride[k];
       elements *= count[k];
     }
+  }
+  Box(const TmaMap& map, const uint64_t* R, const Decoded& d) : Box(map, coordinates(map, R, d)) {}
+  static std::array<int32_t, 5> coordinates(const TmaMap& m, const uint64_t* R, const Decoded& d) {
+    std::array<int32_t, 5> at{};
+    for (int k = 0; k < m.rank; ++k) at[k] = static_cast<int32_t>(static_cast<uint32_t>(value(R, d.src[3 + k])));
+    return at;
   }
   // Calls f(shared byte offset, global address, in bounds) for each element, dimension 0 fastest.
   // `dim0_end` overrides the end of dimension 0 (the store's 16-byte granule, below).
@@ -167,13 +172,43 @@ void BlockRunner::tma_load(uint32_t t, const Decoded& d, const uint64_t* R) {
 }
 
 void BlockRunner::tma_store(uint32_t t, const Decoded& d, const uint64_t* R) {
-  const TmaMap m = decode_tensor_map(read_tensor_map(t, d, value(R, d.src[1])));
-  if (m.rank != d.n) {
-    fault("tensor map rank mismatch", "a " + std::to_string(d.n) + "-d copy with a tensor map of rank " + std::to_string(m.rank));
+  PendingStore p;
+  p.map = decode_tensor_map(read_tensor_map(t, d, value(R, d.src[1])));
+  if (p.map.rank != d.n) {
+    fault("tensor map rank mismatch",
+          "a " + std::to_string(d.n) + "-d copy with a tensor map of rank " + std::to_string(p.map.rank));
   }
-  const Box box(m, R, d);
-  const uint32_t src = box_address(value(R, d.src[0]), m, "the TMA store reads its box");
-  shared_.check(src, static_cast<uint32_t>(box.elements * m.esize), "reads (TMA box)");
+  p.start = Box::coordinates(p.map, R, d);
+  p.src = box_address(value(R, d.src[0]), p.map, "the TMA store reads its box");
+  shared_.check(p.src, static_cast<uint32_t>(Box(p.map, p.start).elements * p.map.esize), "reads (TMA box)");
+  bulk_[t].open.push_back(p);
+  ++L_.stats.tma_stores;
+}
+
+// PTX ISA, cp.async.bulk.commit_group: the thread's uncommitted bulk operations become a new bulk
+// async-group (here an empty one if there are none, which only defers more); wait_group N waits
+// until at most N of the thread's most recent groups are pending.
+void BlockRunner::bulk_commit(uint32_t t) {
+  BulkGroups& g = bulk_[t];
+  g.committed.push_back(std::move(g.open));
+  g.open.clear();
+}
+
+void BlockRunner::bulk_wait(uint32_t t, size_t pending) {
+  BulkGroups& g = bulk_[t];
+  while (g.committed.size() > pending) {
+    for (const PendingStore& s : g.committed.front()) perform_store(t, s);
+    g.committed.pop_front();
+  }
+  if (pending == 0) {  // the thread's exit: uncommitted stores still happen
+    for (const PendingStore& s : g.open) perform_store(t, s);
+    g.open.clear();
+  }
+}
+
+void BlockRunner::perform_store(uint32_t t, const PendingStore& p) {
+  const TmaMap& m = p.map;
+  const Box box(m, p.start);
   const int sw = swizzle_bits(swizzle_span(m.swizzle));
   std::byte buf[8];
   // Out-of-bound elements are not written (the box is clipped to the tensor), except that the
@@ -184,7 +219,7 @@ void BlockRunner::tma_store(uint32_t t, const Decoded& d, const uint64_t* R) {
   const int64_t dim0_end = (static_cast<int64_t>(m.dims[0]) + granule - 1) / granule * granule;
   box.each([&](uint32_t off, uint64_t addr, bool inside) {
     if (!inside) return;
-    shared_.load(swizzle_address(src + off, sw), buf, static_cast<uint32_t>(m.esize), t, false);
+    shared_.load(swizzle_address(p.src + off, sw), buf, static_cast<uint32_t>(m.esize), t, false);
     Memory::Buffer* b = L_.memory.find(addr, static_cast<size_t>(m.esize));
     if (!b) {
       fault("out-of-bounds global access", "the TMA store of the box at " + box.coords() + " writes " +
@@ -193,7 +228,6 @@ void BlockRunner::tma_store(uint32_t t, const Decoded& d, const uint64_t* R) {
     }
     std::memcpy(b->data.data() + (addr - b->addr), buf, static_cast<size_t>(m.esize));
   }, dim0_end);
-  ++L_.stats.tma_stores;
 }
 
 }  // namespace tessel::emu::detail

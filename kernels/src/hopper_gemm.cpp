@@ -495,8 +495,12 @@ Module hopper_gemm(const HopperGemmConfig& config) {
                   by_tma,
                   [&] {
                     Value buf = my_boxes + int64_t{(box % 2) * kEpiBox};
+                    // Within a slab at most the last box goes element-wise (by_tma only turns false
+                    // along s), so there one pending group is the previous box's; a slab's first box
+                    // waits for all (ping-pong's second slab would otherwise count a box that
+                    // committed no group and write over a buffer still being read).
                     b.note("the box written two stores ago has been read by its TMA store: the buffer is free");
-                    b.if_(t128 == 0, [&] { cp_async_bulk_wait_group(b, box == 0 ? 0 : 1, true); });
+                    b.if_(t128 == 0, [&] { cp_async_bulk_wait_group(b, s == 0 ? 0 : 1, true); });
                     epi_sync();
                     if (ob == 2) {
                       b.note("stmatrix.x4: four 8x8 matrices (16 rows x 16 columns of the warp's rows) per instruction");
