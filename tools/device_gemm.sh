@@ -16,4 +16,12 @@ cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log
   cmake --build build/device -j"$(nproc)" >> "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 build/device/tests/tessel_tests -tc="${TESTS:-*cublas*gpu*,*bench*gpu*}" > "$OUT/bench_tests.log" 2>&1
 grep -E "ERROR|test cases" "$OUT/bench_tests.log" | head -20
-build/device/bin/tessel bench gemm --sweep --class hopper_gemm "$@" 2>&1 | tee "$OUT/gemm_bench.txt"
+# CTEST=REGEX: also those tests, in parallel (the GPU GEMM tests take minutes one after another).
+if [ -n "${CTEST:-}" ]; then
+  (cd build/device && ctest -j12 --output-on-failure --timeout 500 -R "$CTEST") > "$OUT/ctest.log" 2>&1
+  grep -E "tests passed|tests failed|Failed|ERROR" "$OUT/ctest.log" | head -20
+fi
+# SWEEP=0: no sweep (the caller benchmarks what it wants with build/device/bin/tessel).
+if [ "${SWEEP:-1}" != 0 ]; then
+  build/device/bin/tessel bench gemm --sweep --class hopper_gemm "$@" 2>&1 | tee "$OUT/gemm_bench.txt"
+fi
