@@ -10,7 +10,8 @@
 //     holds); run i uses set i % sets, so its inputs are not in L2 from the run before;
 //   - warm-up runs, then `iters` timed runs queued back to back on one stream with an event
 //     between each two (the GPU never waits for the host between runs); the median interval;
-//   - with several candidate kernels each is screened (1 warm-up, 3 runs) and the fastest timed;
+//     tessel's kernel and cuBLAS alternate in rounds of 5 runs, so that both see the same clock;
+//   - with several candidate kernels each is screened (3 warm-up, 10 runs) and the fastest timed;
 //   - TFLOP/s = 2 * M * N * K * L / time; ratio = tessel / cuBLAS;
 //   - the outputs of one run of each (out poisoned with NaN first when beta == 0) are compared:
 //     max relative difference = max |t - c| / max |c| (normwise); and both are checked
@@ -18,6 +19,7 @@
 #include "bench_command.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -362,22 +364,57 @@ TensorView view(uint64_t ptr, Type t, const Layout& x, bool rank2) {
 
 // --- Timing -------------------------------------------------------------------------------------
 
-// The median time of one run, in ms: `warmup` runs, then `iters` runs back to back with an event
-// between each two. run(i) queues run i on the stream (it uses buffer set i % sets).
-double median_ms(const std::function<void(int)>& run, int warmup, int iters, rt::Stream& stream) {
-  int i = 0;
-  for (; i < warmup; ++i) run(i);
+// run(i) queues run i on the stream (it uses buffer set i % sets).
+using RunFn = std::function<void(int)>;
+
+// The times of `iters` runs in ms, after `warmup` runs: back to back, an event between each two.
+// `first` numbers the runs (so that consecutive calls rotate through the buffer sets).
+std::vector<double> times_ms(const RunFn& run, int first, int warmup, int iters, rt::Stream& stream) {
+  int i = first;
+  for (int w = 0; w < warmup; ++w) run(i++);
   std::vector<rt::Event> events(static_cast<size_t>(iters) + 1);
   events[0].record(stream);
-  for (int t = 0; t < iters; ++t, ++i) {
-    run(i);
+  for (int t = 0; t < iters; ++t) {
+    run(i++);
     events[t + 1].record(stream);
   }
   events.back().synchronize();
   std::vector<double> ms;
   for (int t = 0; t < iters; ++t) ms.push_back(rt::elapsed_ms(events[t], events[t + 1]));
-  std::sort(ms.begin(), ms.end());
-  return ms.size() % 2 ? ms[ms.size() / 2] : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
+  return ms;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+double median_ms(const RunFn& run, int warmup, int iters, rt::Stream& stream) {
+  return median(times_ms(run, 0, warmup, iters, stream));
+}
+
+// tessel's and the peer's median times, measured in alternation: both warmed up, then rounds of
+// up to 5 runs of one and 5 of the other (one untimed run first in each round, so that no timed
+// run follows the other kernel), until each has `iters` timed runs. The GPU's clock and
+// temperature drift over seconds; in alternation both see the same drift, one after the other
+// they would not (a 8192^3 GEMM measured first in a sweep varied by 7%, cuBLAS after it by 0.1%).
+std::array<double, 2> alternating_median_ms(const std::array<RunFn, 2>& runs, int warmup, int iters,
+                                            rt::Stream& stream) {
+  constexpr int kRound = 5;
+  std::array<std::vector<double>, 2> ms;
+  std::array<int, 2> next{};
+  for (size_t k = 0; k < 2; ++k) {
+    for (int w = 0; w < warmup; ++w) runs[k](next[k]++);
+  }
+  for (int done = 0; done < iters; done += kRound) {
+    const int n = std::min(kRound, iters - done);
+    for (size_t k = 0; k < 2; ++k) {
+      const std::vector<double> t = times_ms(runs[k], next[k], 1, n, stream);
+      next[k] += 1 + n;
+      ms[k].insert(ms[k].end(), t.begin(), t.end());
+    }
+  }
+  return {median(ms[0]), median(ms[1])};
 }
 
 // --- One problem --------------------------------------------------------------------------------
@@ -536,19 +573,7 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
   } else if (candidates.size() == 1) {
     best = &candidates[0];
   }
-  if (best) {
-    try {
-      const double ms = median_ms(tessel_run(*best), o.warmup, o.iters, stream);
-      row.tessel_tflops = tflops(ms);
-      row.kernel = best->kernel->name();
-    } catch (const Error& e) {
-      row.error = true;
-      row.notes.push_back("error: " + best->kernel->name() + ": " + e.what());
-      best = nullptr;
-    }
-  }
-
-  // --- cuBLAS on the same buffers.
+  // --- cuBLAS on the same buffers, timed in alternation with tessel's kernel.
   std::unique_ptr<bench::CublasLtGemm> peer;
   if (dev.cublas) {
     try {
@@ -556,20 +581,50 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
       if (!peer->supported()) {
         row.notes.push_back(peer->reason());
         peer.reset();
-      } else {
-        const double ms = median_ms(
-            [&](int i) {
-              const size_t s = static_cast<size_t>(i) % sets;
-              peer->run(A[s].ptr(), B[s].ptr(), O[s].ptr(), stream);
-            },
-            o.warmup, o.iters, stream);
-        row.cublas_tflops = tflops(ms);
       }
     } catch (const Error& e) {
       row.error = true;
       row.notes.push_back(std::string("error: cuBLAS: ") + e.what());
       peer.reset();
     }
+  }
+  const RunFn peer_run = [&](int i) {
+    const size_t s = static_cast<size_t>(i) % sets;
+    peer->run(A[s].ptr(), B[s].ptr(), O[s].ptr(), stream);
+  };
+  // Each alone first (one warm-up run): an error is then the one side's.
+  if (best) {
+    try {
+      median_ms(tessel_run(*best), 1, 1, stream);
+    } catch (const Error& e) {
+      row.error = true;
+      row.notes.push_back("error: " + best->kernel->name() + ": " + e.what());
+      best = nullptr;
+    }
+  }
+  if (peer) {
+    try {
+      median_ms(peer_run, 1, 1, stream);
+    } catch (const Error& e) {
+      row.error = true;
+      row.notes.push_back(std::string("error: cuBLAS: ") + e.what());
+      peer.reset();
+    }
+  }
+  try {
+    if (best && peer) {
+      const std::array<double, 2> ms = alternating_median_ms({tessel_run(*best), peer_run}, o.warmup, o.iters, stream);
+      row.tessel_tflops = tflops(ms[0]);
+      row.cublas_tflops = tflops(ms[1]);
+    } else if (best) {
+      row.tessel_tflops = tflops(median_ms(tessel_run(*best), o.warmup, o.iters, stream));
+    } else if (peer) {
+      row.cublas_tflops = tflops(median_ms(peer_run, o.warmup, o.iters, stream));
+    }
+    if (best) row.kernel = best->kernel->name();
+  } catch (const Error& e) {
+    row.error = true;
+    row.notes.push_back(std::string("error while timing: ") + e.what());
   }
 
   // --- Correctness: one run of each from the same out (C0, or NaN when beta == 0).
@@ -763,7 +818,8 @@ int bench_command(const std::vector<std::string>& args) {
     }
     std::printf(
         "method: median of %d runs after %d warm-up runs, CUDA events between back-to-back runs on one "
-        "stream, buffer sets rotated (together > 2x the L2 of %d MiB)\n\n",
+        "stream, tessel and cuBLAS alternating in rounds of 5, buffer sets rotated (together > 2x the L2 of "
+        "%d MiB)\n\n",
         o.iters, o.warmup, dev.props.l2_cache_bytes >> 20);
     rt::Stream stream;
     print_header();
