@@ -57,6 +57,8 @@ build/device/bin/tessel dump --list |
 grep -c "^ok" "$OUT/run_all.txt" | sed 's/^/tessel run --all: ok lines: /'
 grep -E "FAIL|error" "$OUT/run_all.txt" | head
 
+# BENCH=0: stop here (tests only; one call of the device machine has 10 minutes).
+[ "${BENCH:-1}" = 0 ] && exit $test_status
 # Benchmarks (not tests): code generation latency, and the driver's PTX -> SASS time.
 # (fewer repetitions than the defaults: a Hopper GEMM takes milliseconds to generate, and there are 304.)
 build/device/bin/tessel_codegen_bench --reps 20 --warmup 3 > "$OUT/codegen_bench.txt" 2>&1
