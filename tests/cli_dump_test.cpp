@@ -284,9 +284,13 @@ TEST_CASE("cli: run --emulate checks a kernel on the CPU, without a driver") {
   check_exit(gemm, 0);
   CHECK(gemm.out.find("ok    hopper_gemm --dtype bf16") != std::string::npos);
   CHECK(gemm.out.find("every element matches the host reference") != std::string::npos);
-  const Run cluster = run_cli({"run", "hopper_gemm", "--emulate", "--cluster_m", "2"});
-  check_exit(cluster, 1);
-  CHECK(cluster.err.find("the emulator runs clusters of one CTA (use --cluster_m 1)") != std::string::npos);
+  // Clusters of two CTAs run together on the emulator (multicast, remote arrives, barrier.cluster).
+  const Run cluster = run_cli({"run", "hopper_gemm", "--emulate", "--tile_m", "128", "--tile_n", "64", "--stages", "2",
+                               "--cluster_n", "2"});
+  INFO(cluster.out << cluster.err);
+  check_exit(cluster, 0);
+  CHECK(cluster.out.find("--cluster_m 1 --cluster_n 2") != std::string::npos);
+  CHECK(cluster.out.find("every element matches the host reference") != std::string::npos);
   const Run size = run_cli({"run", "elementwise", "--emulate", "--size", "0"});
   check_exit(size, 2);
   CHECK(size.err == "error: --size takes an integer in [1, 16777216], got '0'\n");

@@ -116,9 +116,11 @@ std::string BlockRunner::where(uint32_t t, uint32_t pc) const {
   return s;
 }
 
-void BlockRunner::run(std::array<unsigned, 3> ctaid) {
+void BlockRunner::start(std::array<unsigned, 3> ctaid, Cluster& cluster, uint32_t rank) {
   const Program& P = L_.program;
   ctaid_ = ctaid;
+  cluster_ = &cluster;
+  rank_ = rank;
   std::fill(threads_.begin(), threads_.end(), Thread{});
   std::fill(regs_.begin(), regs_.end(), 0);
   for (uint32_t t = 0; t < nthreads_; ++t) {
@@ -130,20 +132,26 @@ void BlockRunner::run(std::array<unsigned, 3> ctaid) {
   bulk_.assign(nthreads_, BulkGroups{});
   shared_.reset(P, block_, L_.options.check_uninitialized_shared, L_.options.check_shared_races);
   mbarriers_.reset();
-  // Passes over the threads in order; a pass in which nothing can run while some thread waits
-  // is a deadlock (barriers and collectives complete as their last participant arrives).
-  for (;;) {
-    bool ran = false, live = false;
-    for (uint32_t t = 0; t < nthreads_; ++t) {
-      if (threads_[t].state == State::Ready) {
-        run_thread(t);
-        ran = true;
-      }
+}
+
+// Passes over the threads in order (run.cpp alternates the cluster's blocks); a pass of the
+// cluster in which nothing can run while some thread waits is a deadlock (barriers and
+// collectives complete as their last participant arrives).
+bool BlockRunner::pass(bool& ran) {
+  for (uint32_t t = 0; t < nthreads_; ++t) {
+    if (threads_[t].state == State::Ready) {
+      run_thread(t);
+      ran = true;
     }
-    for (const Thread& th : threads_) live = live || th.state != State::Exited;
-    if (!live) return;
-    if (!ran) deadlock();
   }
+  return waiting();
+}
+
+bool BlockRunner::waiting() const {
+  for (const Thread& th : threads_) {
+    if (th.state != State::Exited) return true;
+  }
+  return false;
 }
 
 void BlockRunner::run_thread(uint32_t t) {
@@ -238,11 +246,9 @@ void BlockRunner::execute(uint32_t t, uint32_t& pc) {
         break;
       case Op::BarrierClusterArrive:
       case Op::BarrierClusterWait:
-        if (cluster_size() > 1) {
-          fault("not emulated yet", "clusters of more than 1 CTA (this launch has clusters of " +
-                                        std::to_string(cluster_size()) + ")");
-        }
-        // A cluster of one CTA: the cluster barrier is a barrier of the whole block.
+        // The wait is the barrier of every thread of the cluster (the arrive before it a no-op:
+        // the emulator has no work to overlap with the barrier); in a cluster of one CTA, a
+        // barrier of the whole block.
         if (d.op == Op::BarrierClusterWait) {
           th.state = State::AtBarrier;
           return;
@@ -409,6 +415,10 @@ void BlockRunner::arrive(uint32_t t) {
   Thread& th = threads_[t];
   const Decoded& d = L_.program.code[th.pc];
   const uint64_t* R = regs(t);
+  if (d.op == Op::BarrierClusterWait && cluster_size() > 1) {
+    cluster_arrive(t);
+    return;
+  }
   // barrier.cluster.wait in a cluster of one CTA: barrier 16, which bar.sync cannot name.
   const bool cluster = d.op == Op::BarrierClusterWait;
   const uint64_t id = cluster ? kClusterBarrier : value(R, d.src[0]);
@@ -433,6 +443,25 @@ void BlockRunner::arrive(uint32_t t) {
   shared_.barrier(b.arrived, b.arrived.size() == nthreads_);
   ++L_.stats.barriers;
   b.arrived.clear();
+}
+
+void BlockRunner::cluster_arrive(uint32_t t) {
+  Cluster& c = *cluster_;
+  c.arrived.emplace_back(rank_, t);
+  if (c.arrived.size() < size_t{nthreads_} * c.ctas.size()) return;
+  for (uint32_t r = 0; r < c.ctas.size(); ++r) {
+    BlockRunner& cta = *c.ctas[r];
+    std::vector<uint32_t> mine;
+    for (const auto& [rank, u] : c.arrived) {
+      if (rank != r) continue;
+      cta.threads_[u].state = State::Ready;
+      ++cta.threads_[u].pc;
+      mine.push_back(u);
+    }
+    cta.shared_.barrier(mine, true);
+  }
+  ++L_.stats.barriers;
+  c.arrived.clear();
 }
 
 namespace {
@@ -583,6 +612,26 @@ void BlockRunner::deadlock() {
     return "waits at `" + P.text(P.code[threads_[u].pc]) + "`";
   };
   const Decoded& d = P.code[threads_[t].pc];
+  if (threads_[t].state == State::AtBarrier && d.op == Op::BarrierClusterWait && cluster_size() > 1) {
+    std::string missing;
+    for (uint32_t r = 0; r < cluster_->ctas.size() && missing.empty(); ++r) {
+      const BlockRunner& cta = *cluster_->ctas[r];
+      for (uint32_t u = 0; u < nthreads_ && missing.empty(); ++u) {
+        const bool in = std::find(cluster_->arrived.begin(), cluster_->arrived.end(), std::make_pair(r, u)) !=
+                        cluster_->arrived.end();
+        if (!in) {
+          missing = "thread " + cta.thread_name(u) + " of block " +
+                    triple(cta.ctaid_[0], cta.ctaid_[1], cta.ctaid_[2]) + " " +
+                    (cta.threads_[u].state == State::Exited ? std::string("exited without reaching it")
+                                                            : "waits at `" + P.text(P.code[cta.threads_[u].pc]) + "`");
+        }
+      }
+    }
+    throw EmulationError("emulator: barrier deadlock: " + where(t, threads_[t].pc) +
+                         ": barrier.cluster waits for every thread of the cluster's " +
+                         std::to_string(cluster_->ctas.size()) + " blocks, " + std::to_string(cluster_->arrived.size()) +
+                         " arrived and no other thread can run: " + missing);
+  }
   if (threads_[t].state == State::AtBarrier) {
     const uint64_t id = d.op == Op::BarrierClusterWait ? kClusterBarrier : value(regs(t), d.src[0]);
     const Barrier& b = barriers_[id];
@@ -664,7 +713,8 @@ void BlockRunner::mbarrier_deadlock() {
 unsigned BlockRunner::cluster_size() const { return L_.plan.cluster[0] * L_.plan.cluster[1] * L_.plan.cluster[2]; }
 
 uint32_t BlockRunner::mbarrier_address(const Decoded& d, const uint64_t* R) {
-  const uint64_t a = value(R, d.src[0]) + static_cast<uint64_t>(d.offset);
+  uint64_t a = value(R, d.src[0]) + static_cast<uint64_t>(d.offset);
+  if (d.space == Space::SharedCluster) a = cluster_address(a, "an mbarrier operation").second;  // this CTA's
   if (a > 0xffffffff) fault("out-of-bounds shared access", "an mbarrier at shared address " + hex(a) + " (past 4 GiB)");
   if (a % 8 != 0) {
     fault("misaligned address", "an mbarrier at shared address " + hex(a) + ", which is not a multiple of 8");
@@ -682,6 +732,18 @@ void BlockRunner::completed(Mbarrier& b) {
 }
 
 void BlockRunner::mbarrier(uint32_t t, const Decoded& d, uint64_t* R) {
+  if (d.space == Space::SharedCluster && d.op == Op::MbarArrive) {
+    // An arrive on a barrier of any CTA of the cluster (mapa's address). A peer's barrier gets
+    // no release of this thread's shared writes: they are in another CTA's memory.
+    auto [cta, addr] = cluster_address(value(R, d.src[0]) + static_cast<uint64_t>(d.offset), "mbarrier.arrive");
+    if (cta != this) {
+      if (addr % 8 != 0) fault("misaligned address", "an mbarrier at shared address " + hex(addr) + " of a peer CTA");
+      cta->shared_.check(addr, 8, "accesses an mbarrier of");
+      Mbarrier& b = cta->mbarriers_.get(addr, "mbarrier.arrive.shared::cluster");
+      if (cta->mbarriers_.arrive(b)) cta->completed(b);
+      return;
+    }
+  }
   const uint32_t addr = mbarrier_address(d, R);
   if (d.op == Op::MbarInit) {
     mbarriers_.init(addr, value(R, d.src[1]));
@@ -718,13 +780,25 @@ bool BlockRunner::try_wait(uint32_t t, const Decoded& d, uint64_t* R) {
 }
 
 uint64_t BlockRunner::mapa(const Decoded& d, const uint64_t* R) {
-  if (cluster_size() > 1) {
-    fault("not emulated yet", "clusters of more than 1 CTA (this launch has clusters of " +
-                                  std::to_string(cluster_size()) + ")");
-  }
   const uint64_t rank = value(R, d.src[1]) & 0xffffffff;
-  if (rank != 0) fault("invalid cluster rank", "mapa to CTA rank " + std::to_string(rank) + " of a cluster of 1 CTA");
-  return value(R, d.src[0]);  // in a cluster of one CTA, shared::cluster addresses are its shared::cta ones
+  if (rank >= cluster_size()) {
+    fault("invalid cluster rank", "mapa to CTA rank " + std::to_string(rank) + " of a cluster of " +
+                                      std::to_string(cluster_size()) + " CTAs");
+  }
+  const uint64_t a = cluster_address(value(R, d.src[0]), "mapa's address").second;
+  if (cluster_size() == 1) return a;  // in a cluster of one CTA, shared::cluster addresses are its shared::cta ones
+  return (rank + 1) << 24 | a;
+}
+
+std::pair<BlockRunner*, uint32_t> BlockRunner::cluster_address(uint64_t a, const char* what) {
+  const uint64_t tag = a >> 24;
+  if (tag == 0) return {this, static_cast<uint32_t>(a)};
+  if (tag > cluster_size()) {
+    fault("out-of-bounds shared access", std::string(what) + " at shared::cluster address " + hex(a) +
+                                             ", which names no CTA of this cluster of " +
+                                             std::to_string(cluster_size()) + " (mapa gives the addresses of peers)");
+  }
+  return {cluster_->ctas[tag - 1], static_cast<uint32_t>(a & 0xffffff)};
 }
 
 }  // namespace tessel::emu::detail

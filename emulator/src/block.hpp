@@ -33,10 +33,27 @@ struct Launch {
   uint64_t steps_left = 0;
 };
 
+class BlockRunner;
+
+// The CTAs of one cluster, run together (run.cpp): the CTA of cluster rank r is ctas[r]. They
+// share the cluster barrier (barrier.cluster), and reach each other's shared memory through
+// shared::cluster addresses (mapa), remote mbarrier arrives and multicast TMA loads.
+struct Cluster {
+  std::vector<BlockRunner*> ctas;
+  std::vector<std::pair<uint32_t, uint32_t>> arrived;  // (rank, thread) at barrier.cluster.wait
+};
+
 class BlockRunner {
  public:
   explicit BlockRunner(Launch& launch);
-  void run(std::array<unsigned, 3> ctaid);
+  // Starts block `ctaid` as rank `rank` of `cluster` (its state reset, every thread ready).
+  void start(std::array<unsigned, 3> ctaid, Cluster& cluster, uint32_t rank);
+  // One pass over the block's ready threads; `ran`: some thread ran. Returns false once every
+  // thread has exited.
+  bool pass(bool& ran);
+  bool waiting() const;  // some thread has not exited
+  // Throws the EmulationError that says why nothing can run (no thread of the cluster ran).
+  [[noreturn]] void deadlock();
 
  private:
   enum class State : uint8_t { Ready, AtBarrier, AtCollective, AtMbarrier, Exited };
@@ -57,8 +74,8 @@ class BlockRunner {
   void perform(const Decoded& d, const std::vector<uint32_t>& lanes, uint32_t warp);
   // The .aligned collectives of thread t's warp (ldmatrix, stmatrix) or warpgroup (wgmma).
   void try_aligned(uint32_t t);
-  [[noreturn]] void deadlock();
   [[noreturn]] void mbarrier_deadlock();
+  void cluster_arrive(uint32_t t);  // barrier.cluster.wait in a cluster of more than one CTA
 
   // mbarrier operations of thread t (mbarrier.cpp holds the state machine).
   uint32_t mbarrier_address(const Decoded& d, const uint64_t* R);
@@ -67,6 +84,10 @@ class BlockRunner {
   void completed(Mbarrier& b);                               // wakes the threads parked on b
   uint64_t mapa(const Decoded& d, const uint64_t* R);
   unsigned cluster_size() const;
+  // A shared::cluster address: the CTA it names and the shared::cta address there. mapa encodes
+  // rank r as bits 24.. = r + 1 (shared::cta addresses stay below 2^24: 227 KiB per block);
+  // without them the address is this CTA's.
+  std::pair<BlockRunner*, uint32_t> cluster_address(uint64_t a, const char* what);
 
   // Asynchronous copies and matrix instructions (tma.cpp, wgmma.cpp, matrix.cpp).
   void tma_load(uint32_t t, const Decoded& d, const uint64_t* R);
@@ -102,6 +123,8 @@ class BlockRunner {
   std::string where(uint32_t t, uint32_t pc) const;  // "kernel K, block (x,y,z), thread (x,y,z), instruction `...`"
 
   Launch& L_;
+  Cluster* cluster_ = nullptr;
+  uint32_t rank_ = 0;
   std::array<unsigned, 3> block_{}, ctaid_{};
   uint32_t nthreads_ = 0;
   std::vector<Thread> threads_;

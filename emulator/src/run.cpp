@@ -1,8 +1,9 @@
 // run.cpp: run(plan, memory): checks the plan against its kernel, lays out the parameters, decodes
-// the kernel once and runs the blocks in linear order.
+// the kernel once and runs the clusters in linear order, the blocks of a cluster together.
 #include "tessel/emulator/run.hpp"
 
 #include <cstring>
+#include <memory>
 
 #include "block.hpp"
 #include "program.hpp"
@@ -81,12 +82,35 @@ RunStats run(const LaunchPlan& plan, Memory& mem, const RunOptions& options) {
          " bytes of shared memory per block (at most 232448)");
   }
   detail::Launch launch{p, plan, mem, options, parameter_space(plan, p), {}, options.max_steps};
-  detail::BlockRunner runner(launch);
-  for (unsigned z = 0; z < plan.grid[2]; ++z) {
-    for (unsigned y = 0; y < plan.grid[1]; ++y) {
-      for (unsigned x = 0; x < plan.grid[0]; ++x) {
-        runner.run({x, y, z});
-        ++launch.stats.blocks;
+  // The clusters in linear order, the blocks of each run together: one pass over each block's
+  // threads in turn (rank order), until all have exited; a round in which no thread of the
+  // cluster ran is a deadlock.
+  const auto& c = plan.cluster;
+  const unsigned cs = c[0] * c[1] * c[2];
+  std::vector<std::unique_ptr<detail::BlockRunner>> runners;
+  detail::Cluster cluster;
+  for (unsigned r = 0; r < cs; ++r) {
+    runners.push_back(std::make_unique<detail::BlockRunner>(launch));
+    cluster.ctas.push_back(runners.back().get());
+  }
+  for (unsigned z = 0; z < plan.grid[2]; z += c[2]) {
+    for (unsigned y = 0; y < plan.grid[1]; y += c[1]) {
+      for (unsigned x = 0; x < plan.grid[0]; x += c[0]) {
+        cluster.arrived.clear();
+        // Rank r = (x, y, z) within the cluster with x fastest, as %cluster_ctarank.
+        for (unsigned r = 0; r < cs; ++r)
+          runners[r]->start({x + r % c[0], y + r / c[0] % c[1], z + r / (c[0] * c[1])}, cluster, r);
+        for (;;) {
+          bool ran = false, live = false;
+          for (auto& b : runners) live = b->pass(ran) || live;
+          if (!live) break;
+          if (!ran) {
+            for (auto& b : runners) {
+              if (b->waiting()) b->deadlock();  // the first block with a thread still waiting
+            }
+          }
+        }
+        launch.stats.blocks += cs;
       }
     }
   }

@@ -122,30 +122,37 @@ void BlockRunner::tma_load(uint32_t t, const Decoded& d, const uint64_t* R) {
   if (m.rank != d.n) {
     fault("tensor map rank mismatch", "a " + std::to_string(d.n) + "-d copy with a tensor map of rank " + std::to_string(m.rank));
   }
+  // The destination CTAs: this one, or with .multicast::cluster those of cta_mask, each receiving
+  // the box at the same shared offset and a complete-tx on its mbarrier at the same offset.
+  std::vector<BlockRunner*> to{this};
   if (d.has(kMulticast)) {
-    if (cluster_size() > 1) {
-      fault("not emulated yet", "multicast in clusters of more than 1 CTA (this launch has clusters of " +
-                                    std::to_string(cluster_size()) + ")");
-    }
     const uint64_t mask = value(R, d.src[3 + d.n]) & 0xffff;
-    if (mask != 1) {
-      fault("invalid multicast mask", "cta_mask " + hex(mask) +
-                                          " names CTAs other than this one (rank 0), the only CTA of its cluster");
+    if (mask == 0 || mask >> cluster_size() != 0) {
+      fault("invalid multicast mask", "cta_mask " + hex(mask) + " names no CTA, or CTAs past the " +
+                                          std::to_string(cluster_size()) + " of this cluster");
+    }
+    to.clear();
+    for (unsigned r = 0; r < cluster_size(); ++r) {
+      if ((mask >> r) & 1) to.push_back(cluster_->ctas[r]);
     }
   }
   const Box box(m, R, d);
   const uint32_t bytes = static_cast<uint32_t>(box.elements * m.esize);
-  const uint32_t dst = box_address(value(R, d.src[0]), m, "the TMA load writes its box");
-  shared_.check(dst, bytes, "writes (TMA box)");
-  if (const Mbarrier* over = mbarriers_.overlapping(dst, bytes)) {
-    fault("TMA overwrites an mbarrier", "the box of " + std::to_string(bytes) + " bytes at shared address " +
-                                            shared_.describe(dst) + " covers the mbarrier at " +
-                                            shared_.describe(over->addr));
-  }
-  // The mbarrier: in this CTA (shared::cluster of a cluster of one), 8-byte aligned, initialised.
+  const uint32_t dst = cluster_address(box_address(value(R, d.src[0]), m, "the TMA load writes its box"), "the TMA load's box").second;
+  // The mbarrier: 8-byte aligned, initialised in each destination CTA.
   const uint64_t ma = value(R, d.src[2]);
   if (ma > 0xffffffff || ma % 8 != 0) fault("misaligned address", "an mbarrier at shared address " + hex(ma));
-  Mbarrier& bar = mbarriers_.get(static_cast<uint32_t>(ma), "cp.async.bulk.tensor's complete_tx");
+  const uint32_t mbar = cluster_address(ma, "cp.async.bulk.tensor's mbarrier").second;
+  for (BlockRunner* cta : to) {
+    cta->shared_.check(dst, bytes, "writes (TMA box)");
+    if (const Mbarrier* over = cta->mbarriers_.overlapping(dst, bytes)) {
+      fault("TMA overwrites an mbarrier", "the box of " + std::to_string(bytes) + " bytes at shared address " +
+                                              cta->shared_.describe(dst) + " covers the mbarrier at " +
+                                              cta->shared_.describe(over->addr));
+    }
+  }
+  std::vector<uint32_t> phase;  // each destination barrier's current phase, which the bytes complete in
+  for (BlockRunner* cta : to) phase.push_back(cta->mbarriers_.get(mbar, "cp.async.bulk.tensor's complete_tx").phase);
   const int sw = swizzle_bits(swizzle_span(m.swizzle));
   std::byte zero[8] = {};
   std::byte nan[8];
@@ -164,10 +171,14 @@ void BlockRunner::tma_load(uint32_t t, const Decoded& d, const uint64_t* R) {
       std::memcpy(buf, b->data.data() + (addr - b->addr), static_cast<size_t>(m.esize));
       src = buf;
     }
-    shared_.async_store(swizzle_address(dst + off, sw), src, static_cast<uint32_t>(m.esize), bar.addr, bar.phase);
+    for (size_t k = 0; k < to.size(); ++k)
+      to[k]->shared_.async_store(swizzle_address(dst + off, sw), src, static_cast<uint32_t>(m.esize), mbar, phase[k]);
   });
   // PTX ISA 9.0 §9.7.9.25.5.2: complete-tx of the box's bytes (out-of-bound elements included).
-  if (mbarriers_.complete_tx(bar, bytes)) completed(bar);
+  for (BlockRunner* cta : to) {
+    Mbarrier& bar = cta->mbarriers_.get(mbar, "cp.async.bulk.tensor's complete_tx");
+    if (cta->mbarriers_.complete_tx(bar, bytes)) cta->completed(bar);
+  }
   ++L_.stats.tma_loads;
 }
 

@@ -27,8 +27,9 @@ std::string emulate(const HopperGemmConfig& c, std::mt19937_64& rng, int64_t max
   const uint64_t a = mem.upload(p.A.bytes), b = mem.upload(p.B.bytes), o = mem.upload(p.out.bytes);
   const GemmArguments args = p.arguments(a, b, o);
   if (const Status s = hopper_gemm_supports(c, args); !s) return "supports() refused: " + s.reason;
-  // 2 persistent CTAs; 1 for ping-pong, so that its warpgroups alternate over every tile.
-  const codegen::LaunchPlan plan = hopper_gemm_plan(c, args, hopper_gemm(c), c.pingpong ? 1 : 2, emu::encode_tensor_map);
+  // 2 persistent CTAs (clusters); 1 for ping-pong, so that its warpgroups alternate over every tile.
+  const int ctas = c.pingpong ? 1 : 2 * c.cluster_size();
+  const codegen::LaunchPlan plan = hopper_gemm_plan(c, args, hopper_gemm(c), ctas, emu::encode_tensor_map);
   const emu::RunStats stats = emu::run(plan, mem);
   if (stats.tma_loads == 0 || stats.wgmmas == 0) return "no TMA load or wgmma ran";
   return test::check_gemm(p, mem.read<uint8_t>(o, p.out.bytes.size()));
@@ -101,6 +102,34 @@ TEST_CASE("emulator: the Hopper GEMM epilogue frees a TMA-store buffer before re
       const int64_t M = a.out.shape[1], N = a.out.shape[2];
       return N % 64 > 32 && N % 4 != 0 && (M % 128 == 0 || M % 128 > 64);
     });
+    INFO(c.name() << ": " << problem << " (seed " << seed << ")");
+    CHECK(diff == "");
+  }
+}
+
+// Clusters of two CTAs, run together: each CTA loads its half of the shared operand and multicasts
+// it to both, releases stages on both CTAs' empty barriers, and the pair meets at barrier.cluster.
+// 2 persistent clusters, each walking several cluster tiles; 2x1 shares B, 1x2 shares A.
+TEST_CASE("emulator: the Hopper GEMM in clusters of two matches the host") {
+  std::mt19937_64 rng(std::random_device{}());
+  const uint64_t seed = rng();
+  rng.seed(seed);
+  using codegen::Major::K;
+  using codegen::Major::MN;
+  auto cluster = [](HopperGemmConfig c, int cm, int cn) {
+    c.cluster_m = cm;
+    c.cluster_n = cn;
+    return c;
+  };
+  const HopperGemmConfig configs[] = {
+      cluster(config(Type::BF16, Type::BF16, K, K, Major::Row, 128, 64, 2), 2, 1),
+      cluster(config(Type::BF16, Type::F32, MN, MN, Major::Row, 128, 128, 2), 2, 1),
+      cluster(config(Type::F16, Type::F16, K, MN, Major::Column, 128, 128, 3), 1, 2),
+      cluster(config(Type::E4M3, Type::BF16, K, K, Major::Row, 128, 64, 2), 1, 2),
+  };
+  for (const HopperGemmConfig& c : configs) {
+    std::string problem;
+    const std::string diff = emulate(c, rng, 5 * c.tile_k(), problem);
     INFO(c.name() << ": " << problem << " (seed " << seed << ")");
     CHECK(diff == "");
   }

@@ -16,16 +16,15 @@ namespace tessel::cli {
 namespace {
 
 // The Hopper GEMM on the emulator: a random problem of at most about `max_elements` outputs per
-// batch (K over a few k-tiles), 2 persistent CTAs, every element against the host reference.
+// batch (K over a few k-tiles), 2 persistent CTAs (clusters), every element against the host reference.
 kernels::DemoRun emulate_hopper_gemm(const kernels::Options& o, std::mt19937_64& rng) {
   const kernels::HopperGemmConfig c = kernels::hopper_gemm_config(o);
-  if (c.cluster_m > 1) fail("tessel run --emulate: the emulator runs clusters of one CTA (use --cluster_m 1)");
   const kernels::GemmProblem p =
       kernels::make_gemm_problem(kernels::hopper_gemm_metadata(c), rng, false, 3 * c.tile_k(), 2);
   emu::Memory mem;
   const uint64_t a = mem.upload(p.A.bytes), b = mem.upload(p.B.bytes), out = mem.upload(p.out.bytes);
   const codegen::LaunchPlan plan =
-      kernels::hopper_gemm_plan(c, p.arguments(a, b, out), kernels::hopper_gemm(c), 2, emu::encode_tensor_map);
+      kernels::hopper_gemm_plan(c, p.arguments(a, b, out), kernels::hopper_gemm(c), 2 * c.cluster_size(), emu::encode_tensor_map);
   const auto t0 = std::chrono::steady_clock::now();
   const emu::RunStats stats = emu::run(plan, mem);
   const auto t1 = std::chrono::steady_clock::now();
