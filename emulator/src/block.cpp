@@ -241,6 +241,9 @@ void BlockRunner::execute(uint32_t t, uint32_t& pc) {
       case Op::BulkCommit:
         bulk_commit(t);
         break;
+      case Op::FenceProxyAsync:  // .global alone orders no shared memory
+        if (d.space != Space::Global) shared_.proxy_fence(t);
+        break;
       case Op::BulkWait:  // .read or not: the emulator performs the whole store
         bulk_wait(t, static_cast<size_t>(d.n));
         break;

@@ -36,14 +36,13 @@ uint64_t class_mask(RegClass c) {
 
 uint32_t align_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
 
-// The instructions the emulator runs as no-ops: without asynchronous proxies and a register
-// allocator, fences of the async proxy and register-count hints change nothing it models; TMA
+// The instructions the emulator runs as no-ops: without a register allocator, register-count
+// hints change nothing it models (nor does fence.mbarrier_init, the mbarriers being exact); TMA
 // loads and wgmma complete when they are issued (legal: their results may only be used after the
 // completion mechanism says so), so the wgmma groups have nothing left to wait for. (TMA stores
 // are held until their bulk group is waited for: block.hpp.)
 bool is_nop(Op op) {
   switch (op) {
-    case Op::FenceProxyAsync:
     case Op::FenceMbarrierInit:
     case Op::Setmaxnreg:
     case Op::WgmmaFence:
@@ -299,6 +298,7 @@ struct Decoder {
         sources(i, d, 0, Type::U32);
         break;
       case Op::BulkCommit:  // no operands
+      case Op::FenceProxyAsync:
         break;
       case Op::BulkWait:  // N, an immediate (Decoded::n)
         need(i, 1);

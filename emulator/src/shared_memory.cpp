@@ -22,6 +22,11 @@ void SharedMemory::reset(const Program& p, std::array<unsigned, 3> block, bool c
     shadow_.clear();
   }
   epoch_.assign(nthreads_, 0);
+  if (races_) {
+    fences_.assign(nthreads_, 0);
+  } else {
+    fences_.clear();
+  }
   full_ = 0;
   pair_.clear();
   seen_.assign(nthreads_, {});
@@ -128,8 +133,20 @@ void SharedMemory::store(uint32_t addr, const void* src, uint32_t n, uint32_t t,
   check_range(addr, n, "writes");
   std::memcpy(bytes_.data() + addr, src, n);
   if (!shadow_.empty()) {
-    const Shadow s{static_cast<int32_t>(t), epoch_[t], full_, atomic ? 1u : 0u};
+    const Shadow s{static_cast<int32_t>(t), epoch_[t], full_, atomic ? 1u : 0u, fences_.empty() ? 0u : fences_[t]};
     std::fill(shadow_.begin() + addr, shadow_.begin() + addr + n, s);
+  }
+}
+
+void SharedMemory::check_async_read(uint32_t addr, uint32_t n, const char* who) const {
+  if (fences_.empty() || shadow_.empty()) return;
+  for (uint32_t b = addr; b < addr + n; ++b) {
+    const Shadow& s = shadow_[b];
+    if (s.writer < 0 || fences_[static_cast<uint32_t>(s.writer)] > s.fence) continue;
+    fault("missing proxy fence", std::string(who) + " reads byte " + describe(b) + ", which thread " +
+                                     thread_name(static_cast<uint32_t>(s.writer)) +
+                                     " wrote through the generic proxy (st.shared, stmatrix) with no "
+                                     "fence.proxy.async after the write: the async proxy may not see it");
   }
 }
 

@@ -49,6 +49,16 @@ class SharedMemory {
   uint32_t arrive_epoch(uint32_t t) { return ++epoch_[t]; }
   void acquire(uint32_t r, const std::vector<std::pair<uint32_t, uint32_t>>& arrivals);
 
+  // fence.proxy.async by thread t (shared memory included): t's earlier generic writes become
+  // visible to the async proxy (TMA stores, wgmma operands).
+  void proxy_fence(uint32_t t) {
+    if (!fences_.empty()) ++fences_[t];
+  }
+  // An async-proxy read of [addr, addr + n) (`who`: "the TMA store", "wgmma"): throws Fault for a
+  // byte a thread wrote (st.shared, stmatrix) without a fence.proxy.async after the write (with
+  // race checks on). The barrier between the writer and the issuing thread is load()'s check.
+  void check_async_read(uint32_t addr, uint32_t n, const char* who) const;
+
   // Throws Fault unless [addr, addr + n) lies in one shared array (`what`: "reads", "writes").
   void check(uint32_t addr, uint32_t n, const char* what) const { check_range(addr, n, what); }
 
@@ -66,6 +76,7 @@ class SharedMemory {
     uint32_t epoch = 0;   // the writer's barrier count at the write (kAsync: the mbarrier's address)
     uint32_t full = 0;    // the block's whole-block barrier count at the write (kAsync: the phase)
     uint32_t atomic = 0;  // written by an atomic
+    uint32_t fence = 0;   // the writer's fence.proxy.async count at the write
   };
   const Program* p_ = nullptr;
   std::array<unsigned, 3> block_{};
@@ -74,6 +85,7 @@ class SharedMemory {
   std::vector<std::byte> bytes_;  // indexed by address (the first kSharedBase bytes unused)
   std::vector<Shadow> shadow_;    // same indexing, when a check is on
   std::vector<uint32_t> epoch_;   // per thread: barriers passed
+  std::vector<uint32_t> fences_;  // per thread: fence.proxy.async executed (empty: races unchecked)
   uint32_t full_ = 0;             // whole-block barriers completed
   std::vector<uint32_t> pair_;    // [reader * n + writer]: writer's epoch at their last common barrier
   // Per thread: (mbarrier address, phases it has seen completed), for TMA writes.

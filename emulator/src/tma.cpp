@@ -191,7 +191,14 @@ void BlockRunner::tma_store(uint32_t t, const Decoded& d, const uint64_t* R) {
   }
   p.start = Box::coordinates(p.map, R, d);
   p.src = box_address(value(R, d.src[0]), p.map, "the TMA store reads its box");
-  shared_.check(p.src, static_cast<uint32_t>(Box(p.map, p.start).elements * p.map.esize), "reads (TMA box)");
+  const Box box(p.map, p.start);
+  shared_.check(p.src, static_cast<uint32_t>(box.elements * p.map.esize), "reads (TMA box)");
+  // What the threads wrote into the box must be fenced for the async proxy before the issue.
+  const int sw = swizzle_bits(swizzle_span(p.map.swizzle));
+  const int64_t granule = 16 / static_cast<int64_t>(p.map.esize);  // as perform_store writes
+  box.each([&](uint32_t off, uint64_t, bool inside) {
+    if (inside) shared_.check_async_read(swizzle_address(p.src + off, sw), static_cast<uint32_t>(p.map.esize), "the TMA store");
+  }, (static_cast<int64_t>(p.map.dims[0]) + granule - 1) / granule * granule);
   bulk_[t].open.push_back(p);
   ++L_.stats.tma_stores;
 }

@@ -144,6 +144,7 @@ void BlockRunner::wgmma(const Decoded& d, uint32_t first) {
   std::vector<double> A(static_cast<size_t>(64 * K)), B(static_cast<size_t>(N * K));
   auto read = [&](uint32_t addr, int e) {
     uint32_t bits = 0;
+    shared_.check_async_read(addr, static_cast<uint32_t>(e), "wgmma");
     shared_.load(addr, &bits, static_cast<uint32_t>(e), first, false);
     return bits;
   };

@@ -294,6 +294,36 @@ TEST_CASE("emulator: a TMA store writes the box clipped to the tensor") {
   }
 }
 
+// The async proxy (TMA store, wgmma) sees a thread's st.shared only after that thread's
+// fence.proxy.async; without it (or with a fence of .global alone) the emulator names the byte,
+// the writer and the missing fence. A fence after the issue is too late.
+TEST_CASE("emulator: a TMA store of bytes written without fence.proxy.async is an error") {
+  enum class Fence { None, Global, AfterIssue };
+  for (Fence f : {Fence::None, Fence::Global, Fence::AfterIssue}) {
+    KernelBuilder b("tessel_test_tma_store_fence");
+    Value tmap = b.tensor_map_param("tmap");
+    Value tile = b.shared_array("tile", 8 * 4 * 4, 128);
+    Value tid = b.special(Special::TidX);
+    b.store(Space::Shared, Type::U32, tile + tid * 4, {b.cvt(tid, Type::U32) + 1});
+    if (f == Fence::Global) fence_proxy_async(b, Space::Global);
+    bar_sync(b);
+    b.if_(tid == 0, [&] {
+      tma_store(b, tmap, {b.constant(0, Type::S32), b.constant(0, Type::S32)}, tile);
+      if (f == Fence::AfterIssue) fence_proxy_async(b, Space::Shared);
+      cp_async_bulk_commit_group(b);
+      cp_async_bulk_wait_group(b, 0, true);
+    });
+    emu::Memory mem;
+    const uint64_t dout = mem.alloc(8 * 4 * 4);
+    LaunchPlan plan = test::plan_of(b.finish(), 1, 32);
+    plan.arg(emu::encode_tensor_map(spec_2d(8, 4, 8, 8, 4), dout));
+    check_contains(test::emulation_error(plan, mem),
+                   {"emulator: missing proxy fence: kernel tessel_test_tma_store_fence, block (0,0,0), thread (0,0,0)",
+                    "the TMA store reads byte 0x400 (offset 0 of tile), which thread (0,0,0) wrote through the "
+                    "generic proxy (st.shared, stmatrix) with no fence.proxy.async after the write"});
+  }
+}
+
 TEST_CASE("emulator: bar.sync 1 with 256 of 384 threads orders their shared writes") {
   TESSEL_RNG(rng);
   const uint32_t seed = static_cast<uint32_t>(test::uniform(rng, 1, 1 << 20));
