@@ -369,8 +369,10 @@ Module hopper_gemm(const HopperGemmConfig& config) {
         Value zero = b.constant_f32(0.0f);
         Value on = b.constant(1, Type::U32) == 1;
         // The slab's descriptors start at stage 0; warpgroup w's A block is w (a runtime offset).
-        Value a_slab = b.cvt(w * static_cast<int64_t>(da.starts[static_cast<size_t>(kblocks)] >> 4), Type::U64);
-        if (c.slabs() == 1 || c.pingpong) b.assign(a_slab, 0);
+        // (One slab, or ping-pong: no offset; da.starts then may hold one slab's blocks only.)
+        const bool slab_offset = c.slabs() > 1 && !c.pingpong;
+        Value a_slab = slab_offset ? b.cvt(w * static_cast<int64_t>(da.starts[static_cast<size_t>(kblocks)] >> 4), Type::U64)
+                                   : b.cvt(b.constant(0, Type::U32), Type::U64);
         // Ping-pong: warpgroup w takes the CTA's tiles w, w + 2, ... of the producer's sequence and
         // skips, in the stage ring, the k-tiles of the other's tiles; the other's mainloop then runs
         // while this one's epilogue does.

@@ -153,9 +153,11 @@ void run_case(const Case& c, std::mt19937_64& rng) {
   const Kernel k = b.finish();
 
   // A's register fragment (PTX ISA, wgmma .m64nNk16 A in registers): register r of thread t holds
-  // row 16*(t/32) + (t%32)/4 + 8*(r%2), elements k = 2*(t%4) + 8*(r/2) and the next (16-bit types).
+  // row 16*(t/32) + (t%32)/4 + 8*(r%2), elements k = 2*(t%4) + 8*(r/2) and the next (16-bit types,
+  // the only ones the cases take from registers; other K would index past A).
   std::vector<uint32_t> frag(128 * 4);
-  for (int t = 0; t < 128; ++t) {
+  REQUIRE((!c.reg_a || K == 16));
+  for (int t = 0; t < 128 && c.reg_a; ++t) {
     for (int r = 0; r < 4; ++r) {
       const int row = 16 * (t / 32) + (t % 32) / 4 + 8 * (r % 2), k0 = 2 * (t % 4) + 8 * (r / 2);
       frag[size_t(t * 4 + r)] = A.bits[size_t(row * K + k0)] | A.bits[size_t(row * K + k0 + 1)] << 16;
