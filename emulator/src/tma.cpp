@@ -91,6 +91,16 @@ uint32_t box_address(uint64_t a, const TmaMap& m, const char* what) {
   return static_cast<uint32_t>(a);
 }
 
+// Where a TMA store's dimension 0 ends. Out-of-bound elements are not written (the box is clipped
+// to the tensor), except that the hardware writes whole 16-byte granules along dimension 0: past
+// an inner extent that is not a multiple of 16 bytes, the rest of its last granule is written too
+// (seen on an H100: a TMA-store epilogue overwrote the padding after each row; Triton's issue
+// 11583 reports the same).
+int64_t store_dim0_end(const TmaMap& m) {
+  const int64_t granule = 16 / static_cast<int64_t>(m.esize);
+  return (static_cast<int64_t>(m.dims[0]) + granule - 1) / granule * granule;
+}
+
 }  // namespace
 
 std::array<uint64_t, 16> BlockRunner::read_tensor_map(uint32_t, const Decoded&, uint64_t addr) {
@@ -195,10 +205,9 @@ void BlockRunner::tma_store(uint32_t t, const Decoded& d, const uint64_t* R) {
   shared_.check(p.src, static_cast<uint32_t>(box.elements * p.map.esize), "reads (TMA box)");
   // What the threads wrote into the box must be fenced for the async proxy before the issue.
   const int sw = swizzle_bits(swizzle_span(p.map.swizzle));
-  const int64_t granule = 16 / static_cast<int64_t>(p.map.esize);  // as perform_store writes
   box.each([&](uint32_t off, uint64_t, bool inside) {
     if (inside) shared_.check_async_read(swizzle_address(p.src + off, sw), static_cast<uint32_t>(p.map.esize), "the TMA store");
-  }, (static_cast<int64_t>(p.map.dims[0]) + granule - 1) / granule * granule);
+  }, store_dim0_end(p.map));
   bulk_[t].open.push_back(p);
   ++L_.stats.tma_stores;
 }
@@ -229,12 +238,7 @@ void BlockRunner::perform_store(uint32_t t, const PendingStore& p) {
   const Box box(m, p.start);
   const int sw = swizzle_bits(swizzle_span(m.swizzle));
   std::byte buf[8];
-  // Out-of-bound elements are not written (the box is clipped to the tensor), except that the
-  // hardware writes whole 16-byte granules along dimension 0: past an inner extent that is not a
-  // multiple of 16 bytes, the rest of its last granule is written too (seen on an H100: a TMA-store
-  // epilogue overwrote the padding after each row; Triton's issue 11583 reports the same).
-  const int64_t granule = 16 / static_cast<int64_t>(m.esize);
-  const int64_t dim0_end = (static_cast<int64_t>(m.dims[0]) + granule - 1) / granule * granule;
+  const int64_t dim0_end = store_dim0_end(m);
   box.each([&](uint32_t off, uint64_t addr, bool inside) {
     if (!inside) return;
     shared_.load(swizzle_address(p.src + off, sw), buf, static_cast<uint32_t>(m.esize), t, false);
