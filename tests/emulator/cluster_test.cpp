@@ -16,11 +16,6 @@ using namespace tessel::codegen;
 
 namespace {
 
-void check_contains(const std::string& message, const std::vector<std::string>& parts) {
-  INFO("message: " << message);
-  for (const std::string& p : parts) CHECK_MESSAGE(message.find(p) != std::string::npos, "missing: " << p);
-}
-
 // A plan of `grid` CTAs of 32 threads in clusters of two.
 LaunchPlan cluster_plan(KernelBuilder& b, unsigned grid) {
   b.kernel().cluster_dims = std::array<int, 3>{2, 1, 1};
@@ -94,7 +89,7 @@ TEST_CASE("emulator: cluster errors name the peer missing at barrier.cluster, th
     b.if_(rank == 0, [&] { cluster_sync(b); });  // rank 1 never comes
     LaunchPlan plan = cluster_plan(b, 2);
     emu::Memory mem;
-    check_contains(test::emulation_error(plan, mem),
+    test::check_contains(test::emulation_error(plan, mem),
                    {"emulator: barrier deadlock: kernel tessel_test_cluster_barrier, block (0,0,0)",
                     "barrier.cluster waits for every thread of the cluster's 2 blocks, 32 arrived",
                     "thread (0,0,0) of block (1,0,0) exited without reaching it"});
@@ -109,7 +104,7 @@ TEST_CASE("emulator: cluster errors name the peer missing at barrier.cluster, th
     });
     LaunchPlan plan = cluster_plan(b, 2);
     emu::Memory mem;
-    check_contains(test::emulation_error(plan, mem),
+    test::check_contains(test::emulation_error(plan, mem),
                    {"emulator: invalid cluster rank: kernel tessel_test_cluster_rank, block (0,0,0), thread (0,0,0)",
                     "mapa to CTA rank 2 of a cluster of 2 CTAs"});
   }
@@ -131,7 +126,7 @@ TEST_CASE("emulator: cluster errors name the peer missing at barrier.cluster, th
     s.strides = {1, 8};
     s.box = {8, 4};
     plan.arg(emu::encode_tensor_map(s, din));
-    check_contains(test::emulation_error(plan, mem),
+    test::check_contains(test::emulation_error(plan, mem),
                    {"emulator: invalid multicast mask: kernel tessel_test_cluster_mask",
                     "cta_mask 0x5 names no CTA, or CTAs past the 2 of this cluster"});
   }

@@ -17,11 +17,6 @@ Kernel reverse_kernel(bool barrier);  // shared_test.cpp
 
 namespace {
 
-void check_contains(const std::string& message, const std::vector<std::string>& parts) {
-  INFO("message: " << message);
-  for (const std::string& p : parts) CHECK_MESSAGE(message.find(p) != std::string::npos, "missing: " << p);
-}
-
 // out[i] = in[i] for i <= n: the guard should be i < n.
 Kernel off_by_one_kernel() {
   KernelBuilder b("tessel_test_off_by_one");
@@ -44,7 +39,7 @@ TEST_CASE("emulator: an off-by-one predicate reads one element past the buffer")
   LaunchPlan plan = test::plan_of(off_by_one_kernel(), 8, 128);  // 1024 threads
   plan.arg(in).arg(out).arg(n);
   // Thread 1000 = block 7, thread 104 reads in[1000], the first byte past the buffer.
-  check_contains(
+  test::check_contains(
       test::emulation_error(plan, mem),
       {"emulator: out-of-bounds global access: kernel tessel_test_off_by_one, block (7,0,0), thread (104,0,0)",
        "ld.global.f32", "reads 4 bytes at global address " + emu::hex(in + 4 * n),
@@ -57,14 +52,14 @@ TEST_CASE("emulator: a missing bar.sync reads shared memory another thread has n
   LaunchPlan plan = test::plan_of(test_kernels::reverse_kernel(false), 1, 128);
   plan.arg(in).arg(out);
   // Thread 0 reads tile[127] before thread 127 wrote it.
-  check_contains(test::emulation_error(plan, mem),
+  test::check_contains(test::emulation_error(plan, mem),
                  {"emulator: uninitialized shared read: kernel tessel_test_reverse_no_barrier, block (0,0,0), thread "
                   "(0,0,0)",
                   "ld.shared.f32", "offset 508 of tile", "was never written by any thread"});
   // Without that check, thread 64 reads tile[63], which thread 63 wrote with no barrier between.
   emu::RunOptions o;
   o.check_uninitialized_shared = false;
-  check_contains(test::emulation_error(plan, mem, o),
+  test::check_contains(test::emulation_error(plan, mem, o),
                  {"emulator: shared-memory race: kernel tessel_test_reverse_no_barrier, block (0,0,0), thread (64,0,0)",
                   "offset 252 of tile", "written by thread (63,0,0)", "missing bar.sync"});
   // With both checks off it runs, and gives a wrong result.
@@ -81,7 +76,7 @@ TEST_CASE("emulator: a v4 load at an address 4 bytes past 16-byte alignment is m
   const uint64_t pin = mem.upload(std::vector<float>(16, 1.0f)), pout = mem.alloc(64);
   LaunchPlan plan = test::plan_of(b.finish(), 1, 32);
   plan.arg(pin).arg(pout);
-  check_contains(test::emulation_error(plan, mem),
+  test::check_contains(test::emulation_error(plan, mem),
                  {"emulator: misaligned address: kernel tessel_test_misaligned, block (0,0,0), thread (0,0,0)",
                   "ld.global.v4.f32", "reads 16 bytes at global address " + emu::hex(pin + 4), "not a multiple of 16"});
 }
@@ -98,7 +93,7 @@ TEST_CASE("emulator: an infinite loop ends with the step budget") {
   plan.arg(pout);
   emu::RunOptions o;
   o.max_steps = 100000;
-  check_contains(test::emulation_error(plan, mem, o),
+  test::check_contains(test::emulation_error(plan, mem, o),
                  {"emulator: step budget exhausted: kernel tessel_test_forever, block (0,0,0), thread (0,0,0)",
                   "100000 instructions executed"});
 }
@@ -109,7 +104,7 @@ TEST_CASE("emulator: a barrier that half of the block never reaches is a deadloc
   b.if_(tid < b.constant(64, Type::U32), [&] { bar_sync(b); });
   emu::Memory mem;
   LaunchPlan plan = test::plan_of(b.finish(), 1, 128);
-  check_contains(test::emulation_error(plan, mem),
+  test::check_contains(test::emulation_error(plan, mem),
                  {"emulator: barrier deadlock: kernel tessel_test_half_barrier, block (0,0,0), thread (0,0,0), "
                   "instruction `bar.sync 0`",
                   "barrier 0 waits for 128 threads, 64 arrived", "thread (64,0,0) exited without reaching it"});
@@ -122,7 +117,7 @@ TEST_CASE("emulator: a shuffle whose lanes wait at a barrier instead is a deadlo
       lane < b.constant(16, Type::U32), [&] { shfl_sync(b, ShflMode::Bfly, lane, 1, 0x1f); }, [&] { bar_sync(b); });
   emu::Memory mem;
   LaunchPlan plan = test::plan_of(b.finish(), 1, 32);
-  check_contains(
+  test::check_contains(
       test::emulation_error(plan, mem),
       {"emulator: warp collective deadlock: kernel tessel_test_shfl_deadlock, block (0,0,0), thread (0,0,0)",
        "shfl.sync.bfly.b32", "membermask 0xffffffff waits for lane 16 (thread (16,0,0)), which waits at `bar.sync 0`"});
@@ -133,7 +128,7 @@ TEST_CASE("emulator: an instruction it does not run yet is named") {
   cp_async_commit_group(b);
   emu::Memory mem;
   LaunchPlan plan = test::plan_of(b.finish(), 1, 32);
-  check_contains(test::emulation_error(plan, mem),
+  test::check_contains(test::emulation_error(plan, mem),
                  {"emulator: not emulated yet: cp.async.commit_group: kernel tessel_test_cp_async, block "
                   "(0,0,0), thread (0,0,0), instruction `cp.async.commit_group`"});
 }
@@ -161,7 +156,7 @@ TEST_CASE("emulator: a shuffle from a lane outside the membermask is undefined, 
   b.if_(lane < b.constant(16, Type::U32), [&] { shfl_sync(b, ShflMode::Idx, lane, 20, 0x1f, 0x0000ffffu); });
   emu::Memory mem;
   LaunchPlan plan = test::plan_of(b.finish(), 1, 32);
-  check_contains(
+  test::check_contains(
       test::emulation_error(plan, mem),
       {"emulator: shfl from an inactive lane: kernel tessel_test_shfl_outside, block (0,0,0), thread (0,0,0)",
        "lane 0 reads lane 20, which is not in the membermask (the value is undefined)"});

@@ -16,11 +16,6 @@ using namespace tessel::codegen;
 
 namespace {
 
-void check_contains(const std::string& message, const std::vector<std::string>& parts) {
-  INFO("message: " << message);
-  for (const std::string& p : parts) CHECK_MESSAGE(message.find(p) != std::string::npos, "missing: " << p);
-}
-
 Value u32(KernelBuilder& b, int64_t v) { return b.constant(v, Type::U32); }
 
 void store_u32(KernelBuilder& b, Value out, Value index, Value v) {
@@ -103,7 +98,7 @@ TEST_CASE("emulator: a phase with bytes still expected does not complete: a dead
   });
   emu::Memory mem;
   LaunchPlan plan = test::plan_of(b.finish(), 1, 32);
-  check_contains(test::emulation_error(plan, mem),
+  test::check_contains(test::emulation_error(plan, mem),
                  {"emulator: mbarrier deadlock: kernel tessel_test_mbarrier_tx, block (0,0,0), thread (0,0,0)",
                   "mbarrier.try_wait.parity.shared::cta.b64", "thread (0,0,0) waits for the phase of parity 0",
                   "of the mbarrier at shared address 0x400 (offset 0 of bar)",
@@ -117,7 +112,7 @@ TEST_CASE("emulator: misused mbarriers and foreign tensor maps are named") {
     mbarrier_arrive(b, bar);
     emu::Memory mem;
     LaunchPlan plan = test::plan_of(b.finish(), 1, 32);
-    check_contains(test::emulation_error(plan, mem),
+    test::check_contains(test::emulation_error(plan, mem),
                    {"emulator: uninitialized mbarrier: kernel tessel_test_mbarrier_uninit",
                     "mbarrier.arrive on shared address 0x400, where no mbarrier was initialized"});
   }
@@ -135,7 +130,7 @@ TEST_CASE("emulator: misused mbarriers and foreign tensor maps are named") {
     rt::TensorMap driver_like;  // what a driver would have written: no emulator magic
     driver_like.words[0] = 0x1234;
     plan.arg(driver_like);
-    check_contains(test::emulation_error(plan, mem),
+    test::check_contains(test::emulation_error(plan, mem),
                    {"emulator: invalid tensor map: kernel tessel_test_tma_foreign_map",
                     "tensor map not made by emu::encode_tensor_map"});
   }
@@ -201,7 +196,7 @@ TEST_CASE("emulator: a producer/consumer pipeline across warps runs: waiting thr
 TEST_CASE("emulator: consumers waiting for an item never produced are a deadlock naming them") {
   emu::Memory mem;
   const uint64_t out = mem.alloc(6 * 32 * 4);
-  check_contains(test::emulation_error(pipeline(5, 6, 1, out), mem),
+  test::check_contains(test::emulation_error(pipeline(5, 6, 1, out), mem),
                  {"emulator: mbarrier deadlock: kernel tessel_test_pipeline, block (0,0,0), thread (32,0,0)",
                   // item 5: stage 1 (full[1] at offset 8), its third use (phase 2, parity 0)
                   "thread (32,0,0) and 31 other threads wait for the phase of parity 0 of the mbarrier at shared "
@@ -317,7 +312,7 @@ TEST_CASE("emulator: a TMA store of bytes written without fence.proxy.async is a
     const uint64_t dout = mem.alloc(8 * 4 * 4);
     LaunchPlan plan = test::plan_of(b.finish(), 1, 32);
     plan.arg(emu::encode_tensor_map(spec_2d(8, 4, 8, 8, 4), dout));
-    check_contains(test::emulation_error(plan, mem),
+    test::check_contains(test::emulation_error(plan, mem),
                    {"emulator: missing proxy fence: kernel tessel_test_tma_store_fence, block (0,0,0), thread (0,0,0)",
                     "the TMA store reads byte 0x400 (offset 0 of tile), which thread (0,0,0) wrote through the "
                     "generic proxy (st.shared, stmatrix) with no fence.proxy.async after the write"});

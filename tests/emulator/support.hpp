@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "algebra/support.hpp"
 #include "tessel/codegen.hpp"
@@ -32,6 +33,12 @@ inline std::string emulation_error(const codegen::LaunchPlan& plan, emu::Memory&
   }
   FAIL_CHECK("the emulator ran " << plan.kernel << " without an error");
   return "";
+}
+
+// Checks that `message` (an emulator error) contains every one of `parts`.
+inline void check_contains(const std::string& message, const std::vector<std::string>& parts) {
+  INFO("message: " << message);
+  for (const std::string& p : parts) CHECK_MESSAGE(message.find(p) != std::string::npos, "missing: " << p);
 }
 
 // Address of element `index` (of `bytes` bytes) from a u64 base pointer, in the kernel: the
