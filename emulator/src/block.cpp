@@ -130,6 +130,8 @@ void BlockRunner::start(std::array<unsigned, 3> ctaid, Cluster& cluster, uint32_
   }
   for (Barrier& b : barriers_) b = Barrier{};
   bulk_.assign(nthreads_, BulkGroups{});
+  wgmma_.assign((nthreads_ + 127) / 128, WgmmaGroups{});
+  wgmma_commits_.assign(nthreads_, 0);
   shared_.reset(P, block_, L_.options.check_uninitialized_shared, L_.options.check_shared_races);
   mbarriers_.reset();
 }
@@ -182,6 +184,7 @@ void BlockRunner::execute(uint32_t t, uint32_t& pc) {
     if (pc >= n) {
       th.state = State::Exited;
       bulk_wait(t, 0);
+      wgmma_wait(t, 0);
       return;
     }
     if (L_.steps_left == 0) {
@@ -210,6 +213,7 @@ void BlockRunner::execute(uint32_t t, uint32_t& pc) {
       case Op::Ret:
         th.state = State::Exited;
         bulk_wait(t, 0);
+        wgmma_wait(t, 0);
         return;
       case Op::BarSync:
         th.state = State::AtBarrier;
@@ -240,6 +244,12 @@ void BlockRunner::execute(uint32_t t, uint32_t& pc) {
         break;
       case Op::BulkCommit:
         bulk_commit(t);
+        break;
+      case Op::WgmmaCommit:
+        wgmma_commit(t);
+        break;
+      case Op::WgmmaWait:
+        wgmma_wait(t, static_cast<uint64_t>(d.n));
         break;
       case Op::FenceProxyAsync:  // .global alone orders no shared memory
         if (d.space != Space::Global) shared_.proxy_fence(t);

@@ -108,7 +108,26 @@ class BlockRunner {
   void bulk_commit(uint32_t t);
   void bulk_wait(uint32_t t, size_t pending);  // performs the oldest groups until `pending` remain
   void perform_store(uint32_t t, const PendingStore& s);
-  void wgmma(const Decoded& d, uint32_t first);           // the warpgroup of threads first..first+127
+  void wgmma(const Decoded& d, uint32_t first);  // the warpgroup of threads first..first+127: checks, queues
+  // A wgmma reads its shared-memory operands and updates the accumulators at the latest moment the
+  // PTX allows: when a wgmma.wait_group of its warpgroup needs its group (or a thread exits). A
+  // stage released (and reloaded) before that wait then shows as a race or a wrong product.
+  struct PendingWgmma {
+    const Decoded* d = nullptr;
+    uint32_t first = 0;
+    uint64_t desc_a = 0, desc_b = 0, trans_a = 0, trans_b = 0;  // the operands' values at issue
+    int64_t scale_a = 1, scale_b = 1;
+    bool scale_d = false;
+    std::vector<double> a;  // A from registers, read at issue (64 x K); empty: A in shared memory
+  };
+  struct WgmmaGroups {
+    std::vector<PendingWgmma> open;                     // issued, not yet committed
+    std::deque<std::vector<PendingWgmma>> committed;  // oldest first
+    uint64_t created = 0, done = 0;                    // groups committed / performed so far
+  };
+  void wgmma_commit(uint32_t t);
+  void wgmma_wait(uint32_t t, uint64_t pending);
+  void perform_wgmma(const PendingWgmma& p);
   void matrix(const Decoded& d, uint32_t first);          // ldmatrix / stmatrix of the warp at first
   std::array<uint64_t, 16> read_tensor_map(uint32_t t, const Decoded& d, uint64_t addr);
 
@@ -134,6 +153,8 @@ class BlockRunner {
   SharedMemory shared_;
   Mbarriers mbarriers_;
   std::vector<BulkGroups> bulk_;  // per thread
+  std::vector<WgmmaGroups> wgmma_;         // per warpgroup
+  std::vector<uint64_t> wgmma_commits_;   // per thread: wgmma.commit_group executed
 };
 
 }  // namespace tessel::emu::detail

@@ -38,16 +38,13 @@ uint32_t align_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
 
 // The instructions the emulator runs as no-ops: without a register allocator, register-count
 // hints change nothing it models (nor does fence.mbarrier_init, the mbarriers being exact); TMA
-// loads and wgmma complete when they are issued (legal: their results may only be used after the
-// completion mechanism says so), so the wgmma groups have nothing left to wait for. (TMA stores
-// are held until their bulk group is waited for: block.hpp.)
+// loads complete when they are issued (legal: their results may only be used after the mbarrier
+// says so). (TMA stores and wgmma are held until their group is waited for: block.hpp.)
 bool is_nop(Op op) {
   switch (op) {
     case Op::FenceMbarrierInit:
     case Op::Setmaxnreg:
     case Op::WgmmaFence:
-    case Op::WgmmaCommit:
-    case Op::WgmmaWait:
       return true;
     default:
       return false;
@@ -299,6 +296,12 @@ struct Decoder {
         break;
       case Op::BulkCommit:  // no operands
       case Op::FenceProxyAsync:
+      case Op::WgmmaCommit:
+        break;
+      case Op::WgmmaWait:  // N, an immediate
+        need(i, 1);
+        if (i.ops[0].kind != Operand::Kind::Imm) bad(i, "the pending-group count is not an immediate");
+        d.n = static_cast<int32_t>(i.ops[0].imm);
         break;
       case Op::BulkWait:  // N, an immediate (Decoded::n)
         need(i, 1);

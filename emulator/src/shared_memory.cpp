@@ -58,8 +58,22 @@ void SharedMemory::acquire(uint32_t r, const std::vector<std::pair<uint32_t, uin
   }
 }
 
-void SharedMemory::async_store(uint32_t addr, const void* src, uint32_t n, uint32_t mbar, uint32_t phase) {
+void SharedMemory::async_store(uint32_t addr, const void* src, uint32_t n, uint32_t mbar, uint32_t phase,
+                               int32_t issuer) {
   check_range(addr, n, "writes");
+  if (races_ && issuer >= 0 && !shadow_.empty()) {
+    const uint32_t p = static_cast<uint32_t>(issuer);
+    for (uint32_t b = addr; b < addr + n; ++b) {
+      const Shadow& s = shadow_[b];
+      if (s.reader < 0 || static_cast<uint32_t>(s.reader) == p || full_ > s.rfull) continue;
+      if (!pair_.empty() && pair_[size_t{p} * nthreads_ + static_cast<uint32_t>(s.reader)] > s.repoch) continue;
+      fault("shared-memory race", "a TMA load overwrites byte " + describe(b) + ", which thread " +
+                                      thread_name(static_cast<uint32_t>(s.reader)) +
+                                      " read with nothing ordering that read before this load (write-after-read): "
+                                      "no mbarrier arrive by the reader after its read that the issuing thread "
+                                      "waited on, and no barrier both passed (a stage released too early?)");
+    }
+  }
   std::memcpy(bytes_.data() + addr, src, n);
   if (!shadow_.empty()) std::fill(shadow_.begin() + addr, shadow_.begin() + addr + n, Shadow{kAsync, mbar, phase, 0});
 }
@@ -124,6 +138,14 @@ void SharedMemory::load(uint32_t addr, void* dst, uint32_t n, uint32_t t, bool a
                                       ", and byte " + describe(b) + " was written by thread " + thread_name(s.writer) +
                                       " with no barrier between that write and this read that both threads passed "
                                       "(a missing bar.sync?)");
+    }
+  }
+  if (races_ && !shadow_.empty()) {
+    for (uint32_t b = addr; b < addr + n; ++b) {
+      Shadow& s = shadow_[b];
+      s.reader = static_cast<int32_t>(t);
+      s.repoch = epoch_[t];
+      s.rfull = full_;
     }
   }
   std::memcpy(dst, bytes_.data() + addr, n);

@@ -38,8 +38,11 @@ class SharedMemory {
 
   // A write by the async proxy (a TMA load) that completes on the mbarrier at `mbar` in its phase
   // `phase`: a thread may read these bytes once it has observed that phase complete (observe),
-  // itself or through a barrier with a thread that did; before, the read is a race.
-  void async_store(uint32_t addr, const void* src, uint32_t n, uint32_t mbar, uint32_t phase);
+  // itself or through a barrier with a thread that did; before, the read is a race. `issuer`: the
+  // thread of this block that issued the load (-1: a peer CTA's multicast), which must be ordered
+  // after the last read of each byte it overwrites (write-after-read: the reader released the
+  // bytes by an mbarrier arrive the issuer waited on, or a barrier both passed).
+  void async_store(uint32_t addr, const void* src, uint32_t n, uint32_t mbar, uint32_t phase, int32_t issuer);
   // Thread t saw the mbarrier at `mbar` with `completed` phases complete (a successful try_wait).
   void observe(uint32_t t, uint32_t mbar, uint32_t completed);
 
@@ -77,6 +80,9 @@ class SharedMemory {
     uint32_t full = 0;    // the block's whole-block barrier count at the write (kAsync: the phase)
     uint32_t atomic = 0;  // written by an atomic
     uint32_t fence = 0;   // the writer's fence.proxy.async count at the write
+    int32_t reader = -1;  // the last thread that read the byte since it was written (-1: none)
+    uint32_t repoch = 0;  // the reader's barrier count at the read
+    uint32_t rfull = 0;   // the block's whole-block barrier count at the read
   };
   const Program* p_ = nullptr;
   std::array<unsigned, 3> block_{};

@@ -182,7 +182,8 @@ void BlockRunner::tma_load(uint32_t t, const Decoded& d, const uint64_t* R) {
       src = buf;
     }
     for (size_t k = 0; k < to.size(); ++k)
-      to[k]->shared_.async_store(swizzle_address(dst + off, sw), src, static_cast<uint32_t>(m.esize), mbar, phase[k]);
+      to[k]->shared_.async_store(swizzle_address(dst + off, sw), src, static_cast<uint32_t>(m.esize), mbar, phase[k],
+                                 to[k] == this ? static_cast<int32_t>(t) : -1);
   });
   // PTX ISA 9.0 §9.7.9.25.5.2: complete-tx of the box's bytes (out-of-bound elements included).
   for (BlockRunner* cta : to) {

@@ -1,5 +1,6 @@
-// wgmma.cpp: wgmma.mma_async of one warpgroup, computed when issued (the accumulators may only be
-// read after wgmma.wait_group, so fence, commit_group and wait_group have nothing left to do).
+// wgmma.cpp: wgmma.mma_async of one warpgroup: checked when issued (A from registers read then),
+// computed when wgmma.wait_group needs its group (block.hpp: the shared-memory operands are read
+// and the accumulators updated then; reading them in between is undefined in the PTX anyway).
 // Written from the PTX ISA 9.0 §9.7.15 "Asynchronous Warpgroup Level Matrix Multiply-Accumulate":
 // the matrix descriptor, the canonical shared-memory layouts, the register fragments of A and D,
 // independently of codegen's canonical_operand_layout / make_matrix_descriptor /
@@ -104,8 +105,8 @@ double element_value(uint32_t bits, Type t) {
 void BlockRunner::wgmma(const Decoded& d, uint32_t first) {
   const Program& P = L_.program;
   const RegList& list = P.lists.at(d.list);
-  const Type at = d.type2, bt = d.type3, dt = d.type;
-  const int ea = bytes(at), eb = bytes(bt);
+  const Type at = d.type2, dt = d.type;
+  const int ea = bytes(at);
   const int N = d.n, K = 32 / ea;
   const bool fp16 = at == Type::F16 || at == Type::BF16;
   if (N < 8 || N > 256 || N % 8 != 0) fault("invalid wgmma", "N = " + std::to_string(N) + " (a multiple of 8 in [8, 256])");
@@ -140,19 +141,23 @@ void BlockRunner::wgmma(const Decoded& d, uint32_t first) {
                                " (0 or 1, and 1 only for .f16/.bf16 inputs)");
   }
 
-  // Operands as exact values: A 64 x K, B N x K (B's MN is N).
-  std::vector<double> A(static_cast<size_t>(64 * K)), B(static_cast<size_t>(N * K));
-  auto read = [&](uint32_t addr, int e) {
-    uint32_t bits = 0;
-    shared_.check_async_read(addr, static_cast<uint32_t>(e), "wgmma");
-    shared_.load(addr, &bits, static_cast<uint32_t>(e), first, false);
-    return bits;
-  };
+  // Decoded now for their errors; read when performed.
+  const Descriptor db_check = decode_descriptor(value(R0, d.src[1]), "B");
+  (void)db_check;
+  PendingWgmma p;
+  p.d = &d;
+  p.first = first;
+  p.desc_a = value(R0, d.src[0]);
+  p.desc_b = value(R0, d.src[1]);
+  p.scale_d = scale_d;
+  p.scale_a = scale_a;
+  p.scale_b = scale_b;
+  p.trans_a = trans_a;
+  p.trans_b = trans_b;
   if (list.a.empty()) {
-    const Descriptor da = decode_descriptor(value(R0, d.src[0]), "A");
-    for (int m = 0; m < 64; ++m)
-      for (int k = 0; k < K; ++k) A[size_t(m * K + k)] = element_value(read(operand_address(da, trans_a, ea, m, k), ea), at);
+    decode_descriptor(value(R0, d.src[0]), "A");
   } else {
+    p.a.resize(static_cast<size_t>(64 * K));
     // PTX ISA §9.7.15.5.2 "Register Fragments", A of .m64nNk16/k8/k32: register r (of 4) of thread
     // t holds the 4 bytes of row 16*(t/32) + (t%32)/4 + 8*(r%2) at K bytes 4*(t%4) + 16*(r/2) ..+3
     // (f16/bf16: a0..a7 at column 2*(t%4) + i%2 + 8*(i/4); tf32: column t%4 + 4*(i/2); fp8:
@@ -165,12 +170,42 @@ void BlockRunner::wgmma(const Decoded& d, uint32_t first) {
         const int kbyte = 4 * int(u % 4) + 16 * (r / 2);
         for (int j = 0; j < 4 / ea; ++j) {
           const uint32_t bits = (word >> (8 * ea * j)) & (ea == 4 ? 0xffffffffu : (1u << (8 * ea)) - 1);
-          A[size_t(row * K + kbyte / ea + j)] = element_value(bits, at);
+          p.a[size_t(row * K + kbyte / ea + j)] = element_value(bits, at);
         }
       }
     }
   }
-  const Descriptor db = decode_descriptor(value(R0, d.src[1]), "B");
+  wgmma_[first / 128].open.push_back(std::move(p));
+  ++L_.stats.wgmmas;
+}
+
+void BlockRunner::perform_wgmma(const PendingWgmma& p) {
+  const Decoded& d = *p.d;
+  const uint32_t first = p.first;
+  const Program& P = L_.program;
+  const RegList& list = P.lists.at(d.list);
+  const Type at = d.type2, bt = d.type3, dt = d.type;
+  const int ea = bytes(at), eb = bytes(bt);
+  const int N = d.n, K = 32 / ea;
+  const bool scale_d = p.scale_d;
+  const int64_t scale_a = p.scale_a, scale_b = p.scale_b;
+  const uint64_t trans_a = p.trans_a, trans_b = p.trans_b;
+  // Operands as exact values: A 64 x K, B N x K (B's MN is N).
+  std::vector<double> A(static_cast<size_t>(64 * K)), B(static_cast<size_t>(N * K));
+  auto read = [&](uint32_t addr, int e) {
+    uint32_t bits = 0;
+    shared_.check_async_read(addr, static_cast<uint32_t>(e), "wgmma");
+    shared_.load(addr, &bits, static_cast<uint32_t>(e), first, false);
+    return bits;
+  };
+  if (list.a.empty()) {
+    const Descriptor da = decode_descriptor(p.desc_a, "A");
+    for (int m = 0; m < 64; ++m)
+      for (int k = 0; k < K; ++k) A[size_t(m * K + k)] = element_value(read(operand_address(da, trans_a, ea, m, k), ea), at);
+  } else {
+    A = p.a;
+  }
+  const Descriptor db = decode_descriptor(p.desc_b, "B");
   for (int n = 0; n < N; ++n)
     for (int k = 0; k < K; ++k) B[size_t(n * K + k)] = element_value(read(operand_address(db, trans_b, eb, n, k), eb), bt);
 
@@ -198,7 +233,33 @@ void BlockRunner::wgmma(const Decoded& d, uint32_t first) {
       R[slot] = (R[slot] & ~(mask << shift)) | (bits << shift);
     }
   }
-  ++L_.stats.wgmmas;
+}
+
+
+}  // namespace tessel::emu::detail
+
+namespace tessel::emu::detail {
+
+// Every thread of the warpgroup executes commit_group and wait_group (.sync.aligned); the first to
+// commit its k-th group creates it, and a thread's wait for N pending performs the warpgroup's
+// groups up to its own k-th minus N. A wgmma's collective completes only when all 128 threads
+// reach it, so no thread issues into a group another thread has not yet committed.
+void BlockRunner::wgmma_commit(uint32_t t) {
+  WgmmaGroups& g = wgmma_[t / 128];
+  if (++wgmma_commits_[t] <= g.created) return;
+  g.committed.push_back(std::move(g.open));
+  g.open.clear();
+  ++g.created;
+}
+
+void BlockRunner::wgmma_wait(uint32_t t, uint64_t pending) {
+  WgmmaGroups& g = wgmma_[t / 128];
+  const uint64_t mine = wgmma_commits_[t];
+  while (g.done + pending < mine && !g.committed.empty()) {
+    for (const PendingWgmma& p : g.committed.front()) perform_wgmma(p);
+    g.committed.pop_front();
+    ++g.done;
+  }
 }
 
 }  // namespace tessel::emu::detail

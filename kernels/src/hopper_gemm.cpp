@@ -117,16 +117,21 @@ void HopperGemmConfig::check() const {
     fail(who + "cluster " + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) +
          " (1x1, 2x1 or 1x2: at most 2 CTAs per cluster)");
   // Each CTA of a cluster loads a share of the operand it multicasts: an M/N-major share is whole
-  // 128-byte box rows of M (N).
+  // 128-byte box rows of M (N). A column-major out runs as out^T = B^T A^T (row_major_equivalent),
+  // where A's tile spans tile_n and B's tile_m: the rule holds for the kernel that runs.
   const int chunk = kSwizzleRow / bytes(ab);
-  if (a_major == codegen::Major::MN && (tile_m / cluster_n) % chunk != 0)
-    fail(who + "an M-major A with cluster_n " + std::to_string(cluster_n) + " needs tile_m a multiple of " +
-         std::to_string(chunk * cluster_n) + " (each CTA multicasts tile_m / cluster_n rows of A, in " +
-         std::to_string(chunk) + "-element boxes)");
-  if (b_major == codegen::Major::MN && (tile_n / cluster_m) % chunk != 0)
-    fail(who + "an N-major B with cluster_m " + std::to_string(cluster_m) + " needs tile_n a multiple of " +
-         std::to_string(chunk * cluster_m) + " (each CTA multicasts tile_n / cluster_m rows of B, in " +
-         std::to_string(chunk) + "-element boxes)");
+  const bool col = out_major == Major::Column;
+  const char* a_tile = col ? "tile_n" : "tile_m";
+  const char* b_tile = col ? "tile_m" : "tile_n";
+  const std::string swapped = col ? ", as the kernel of out^T = B^T A^T runs a column-major out" : "";
+  if (a_major == codegen::Major::MN && ((col ? tile_n : tile_m) / cluster_n) % chunk != 0)
+    fail(who + "an M-major A with cluster_n " + std::to_string(cluster_n) + " needs " + a_tile + " a multiple of " +
+         std::to_string(chunk * cluster_n) + " (each CTA multicasts " + a_tile + " / cluster_n rows of A, in " +
+         std::to_string(chunk) + "-element boxes" + swapped + ")");
+  if (b_major == codegen::Major::MN && ((col ? tile_m : tile_n) / cluster_m) % chunk != 0)
+    fail(who + "an N-major B with cluster_m " + std::to_string(cluster_m) + " needs " + b_tile + " a multiple of " +
+         std::to_string(chunk * cluster_m) + " (each CTA multicasts " + b_tile + " / cluster_m rows of B, in " +
+         std::to_string(chunk) + "-element boxes" + swapped + ")");
   if (shared_bytes() > 227 * 1024)
     fail(who + std::to_string(shared_bytes()) + " bytes of shared memory (an sm_90 block has at most 232448)");
 }

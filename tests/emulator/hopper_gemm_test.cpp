@@ -126,6 +126,7 @@ TEST_CASE("emulator: the Hopper GEMM in clusters of two matches the host") {
       cluster(config(Type::BF16, Type::F32, MN, MN, Major::Row, 128, 128, 2), 2, 1),
       cluster(config(Type::F16, Type::F16, K, MN, Major::Column, 128, 128, 3), 1, 2),
       cluster(config(Type::E4M3, Type::BF16, K, K, Major::Row, 128, 64, 2), 1, 2),
+      cluster(config(Type::BF16, Type::BF16, MN, K, Major::Column, 128, 128, 2), 1, 2),  // A^T multicast along N
   };
   for (const HopperGemmConfig& c : configs) {
     std::string problem;

@@ -172,6 +172,24 @@ TEST_CASE("hopper_gemm: configuration errors name the value and the rule") {
   CHECK(error_of(c).find("an N-major B with cluster_m 2 needs tile_n a multiple of 128") != std::string::npos);
   c.b_major = codegen::Major::K;  // a K-major share is rows of 128 bytes: any half tile
   CHECK(error_of(c) == "");
+  // A column-major out runs as out^T = B^T A^T: A's share then spans tile_n, B's tile_m (these
+  // passed the row-major rule and hung: the emulator, running clusters, found the deadlock).
+  c = HopperGemmConfig{};
+  c.tile_n = 64;
+  c.cluster_n = 2;
+  c.a_major = codegen::Major::MN;
+  c.out_major = Major::Column;
+  CHECK(error_of(c).find("an M-major A with cluster_n 2 needs tile_n a multiple of 128 (each CTA multicasts tile_n / "
+                         "cluster_n rows of A, in 64-element boxes, as the kernel of out^T = B^T A^T runs a "
+                         "column-major out)") != std::string::npos);
+  c.out_major = Major::Row;
+  CHECK(error_of(c) == "");
+  c = HopperGemmConfig{};
+  c.tile_m = 64;
+  c.cluster_m = 2;
+  c.b_major = codegen::Major::MN;
+  c.out_major = Major::Column;
+  CHECK(error_of(c).find("an N-major B with cluster_m 2 needs tile_m a multiple of 128") != std::string::npos);
   c = HopperGemmConfig{};
   c.pingpong = true;
   CHECK(error_of(c) == "");  // 128 x 128
