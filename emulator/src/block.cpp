@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 
 #include "alu.hpp"
 #include "fault.hpp"
@@ -620,10 +621,11 @@ void BlockRunner::deadlock() {
   }
   uint32_t t = 0;
   while (t < nthreads_ && threads_[t].state == State::Exited) ++t;
-  auto doing = [&](uint32_t u) -> std::string {
-    if (threads_[u].state == State::Exited) return "exited without reaching it";
-    return "waits at `" + P.text(P.code[threads_[u].pc]) + "`";
+  auto doing_in = [&](const BlockRunner& cta, uint32_t u) -> std::string {
+    if (cta.threads_[u].state == State::Exited) return "exited without reaching it";
+    return "waits at `" + P.text(P.code[cta.threads_[u].pc]) + "`";
   };
+  auto doing = [&](uint32_t u) { return doing_in(*this, u); };
   const Decoded& d = P.code[threads_[t].pc];
   if (threads_[t].state == State::AtBarrier && d.op == Op::BarrierClusterWait && cluster_size() > 1) {
     std::string missing;
@@ -634,9 +636,7 @@ void BlockRunner::deadlock() {
                         cluster_->arrived.end();
         if (!in) {
           missing = "thread " + cta.thread_name(u) + " of block " +
-                    triple(cta.ctaid_[0], cta.ctaid_[1], cta.ctaid_[2]) + " " +
-                    (cta.threads_[u].state == State::Exited ? std::string("exited without reaching it")
-                                                            : "waits at `" + P.text(P.code[cta.threads_[u].pc]) + "`");
+                    triple(cta.ctaid_[0], cta.ctaid_[1], cta.ctaid_[2]) + " " + doing_in(cta, u);
         }
       }
     }
@@ -725,15 +725,16 @@ void BlockRunner::mbarrier_deadlock() {
 
 unsigned BlockRunner::cluster_size() const { return L_.plan.cluster[0] * L_.plan.cluster[1] * L_.plan.cluster[2]; }
 
-uint32_t BlockRunner::mbarrier_address(const Decoded& d, const uint64_t* R) {
+std::pair<BlockRunner*, uint32_t> BlockRunner::mbarrier_address(const Decoded& d, const uint64_t* R) {
   uint64_t a = value(R, d.src[0]) + static_cast<uint64_t>(d.offset);
-  if (d.space == Space::SharedCluster) a = cluster_address(a, "an mbarrier operation").second;  // this CTA's
+  BlockRunner* cta = this;
+  if (d.space == Space::SharedCluster) std::tie(cta, a) = cluster_address(a, "an mbarrier operation");
   if (a > 0xffffffff) fault("out-of-bounds shared access", "an mbarrier at shared address " + hex(a) + " (past 4 GiB)");
   if (a % 8 != 0) {
     fault("misaligned address", "an mbarrier at shared address " + hex(a) + ", which is not a multiple of 8");
   }
-  shared_.check(static_cast<uint32_t>(a), 8, "accesses an mbarrier of");
-  return static_cast<uint32_t>(a);
+  cta->shared_.check(static_cast<uint32_t>(a), 8, "accesses an mbarrier of");
+  return {cta, static_cast<uint32_t>(a)};
 }
 
 void BlockRunner::completed(Mbarrier& b) {
@@ -745,19 +746,15 @@ void BlockRunner::completed(Mbarrier& b) {
 }
 
 void BlockRunner::mbarrier(uint32_t t, const Decoded& d, uint64_t* R) {
-  if (d.space == Space::SharedCluster && d.op == Op::MbarArrive) {
-    // An arrive on a barrier of any CTA of the cluster (mapa's address). A peer's barrier gets
-    // no release of this thread's shared writes: they are in another CTA's memory.
-    auto [cta, addr] = cluster_address(value(R, d.src[0]) + static_cast<uint64_t>(d.offset), "mbarrier.arrive");
-    if (cta != this) {
-      if (addr % 8 != 0) fault("misaligned address", "an mbarrier at shared address " + hex(addr) + " of a peer CTA");
-      cta->shared_.check(addr, 8, "accesses an mbarrier of");
-      Mbarrier& b = cta->mbarriers_.get(addr, "mbarrier.arrive.shared::cluster");
-      if (cta->mbarriers_.arrive(b)) cta->completed(b);
-      return;
-    }
+  const auto [cta, addr] = mbarrier_address(d, R);
+  if (cta != this) {
+    // An arrive on a peer CTA's barrier (a shared::cluster address from mapa). It releases none
+    // of this thread's shared writes: they are in another CTA's memory.
+    if (d.op != Op::MbarArrive) fault("not emulated yet", "an mbarrier operation other than arrive on a peer CTA's barrier");
+    Mbarrier& b = cta->mbarriers_.get(addr, "mbarrier.arrive.shared::cluster");
+    if (cta->mbarriers_.arrive(b)) cta->completed(b);
+    return;
   }
-  const uint32_t addr = mbarrier_address(d, R);
   if (d.op == Op::MbarInit) {
     mbarriers_.init(addr, value(R, d.src[1]));
     return;
@@ -773,7 +770,7 @@ void BlockRunner::mbarrier(uint32_t t, const Decoded& d, uint64_t* R) {
 }
 
 bool BlockRunner::try_wait(uint32_t t, const Decoded& d, uint64_t* R) {
-  const uint32_t addr = mbarrier_address(d, R);
+  const uint32_t addr = mbarrier_address(d, R).second;  // try_wait takes shared::cta addresses
   Mbarrier& b = mbarriers_.get(addr, "mbarrier.try_wait");
   const uint32_t parity = static_cast<uint32_t>(value(R, d.src[1]) & 1);
   // PTX ISA 9.0 §9.7.13.15.16: true once the phase of this parity has completed, i.e. while the

@@ -78,7 +78,9 @@ class BlockRunner {
   void cluster_arrive(uint32_t t);  // barrier.cluster.wait in a cluster of more than one CTA
 
   // mbarrier operations of thread t (mbarrier.cpp holds the state machine).
-  uint32_t mbarrier_address(const Decoded& d, const uint64_t* R);
+  // The CTA (a peer's for a shared::cluster address) and shared address of an mbarrier operand,
+  // checked: in 4 GiB, 8-byte aligned, inside that CTA's shared memory.
+  std::pair<BlockRunner*, uint32_t> mbarrier_address(const Decoded& d, const uint64_t* R);
   void mbarrier(uint32_t t, const Decoded& d, uint64_t* R);  // init, arrive, arrive.expect_tx
   bool try_wait(uint32_t t, const Decoded& d, uint64_t* R);  // false: the thread is parked
   void completed(Mbarrier& b);                               // wakes the threads parked on b

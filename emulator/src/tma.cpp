@@ -161,8 +161,8 @@ void BlockRunner::tma_load(uint32_t t, const Decoded& d, const uint64_t* R) {
                                               cta->shared_.describe(over->addr));
     }
   }
-  std::vector<uint32_t> phase;  // each destination barrier's current phase, which the bytes complete in
-  for (BlockRunner* cta : to) phase.push_back(cta->mbarriers_.get(mbar, "cp.async.bulk.tensor's complete_tx").phase);
+  std::vector<Mbarrier*> bars;  // each destination's barrier; the bytes complete in its current phase
+  for (BlockRunner* cta : to) bars.push_back(&cta->mbarriers_.get(mbar, "cp.async.bulk.tensor's complete_tx"));
   const int sw = swizzle_bits(swizzle_span(m.swizzle));
   std::byte zero[8] = {};
   std::byte nan[8];
@@ -182,13 +182,12 @@ void BlockRunner::tma_load(uint32_t t, const Decoded& d, const uint64_t* R) {
       src = buf;
     }
     for (size_t k = 0; k < to.size(); ++k)
-      to[k]->shared_.async_store(swizzle_address(dst + off, sw), src, static_cast<uint32_t>(m.esize), mbar, phase[k],
+      to[k]->shared_.async_store(swizzle_address(dst + off, sw), src, static_cast<uint32_t>(m.esize), mbar, bars[k]->phase,
                                  to[k] == this ? static_cast<int32_t>(t) : -1);
   });
   // PTX ISA 9.0 §9.7.9.25.5.2: complete-tx of the box's bytes (out-of-bound elements included).
-  for (BlockRunner* cta : to) {
-    Mbarrier& bar = cta->mbarriers_.get(mbar, "cp.async.bulk.tensor's complete_tx");
-    if (cta->mbarriers_.complete_tx(bar, bytes)) cta->completed(bar);
+  for (size_t k = 0; k < to.size(); ++k) {
+    if (to[k]->mbarriers_.complete_tx(*bars[k], bytes)) to[k]->completed(*bars[k]);
   }
   ++L_.stats.tma_loads;
 }
