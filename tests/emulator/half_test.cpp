@@ -34,9 +34,29 @@ uint16_t from_float(float x, Type t) {  // round to nearest even
   const uint32_t u = std::bit_cast<uint32_t>(x);
   return static_cast<uint16_t>((u + 0x7fff + ((u >> 16) & 1)) >> 16);
 }
-uint16_t from_double(double x, Type t) {
-  if (t == Type::F16) return std::bit_cast<uint16_t>(static_cast<_Float16>(x));
-  return from_float(static_cast<float>(x), t);  // bf16: see the fma note in reference()
+// v rounded once to nearest even in t, as if it were v + a little in direction `dir` (+1: larger
+// magnitude, -1: smaller, 0: v is exact): that breaks a tie of v the way the exact value would.
+uint16_t round_once(double v, int dir, Type t) {
+  const int ebits = t == Type::F16 ? 5 : 8, mbits = t == Type::F16 ? 10 : 7, bias = (1 << (ebits - 1)) - 1;
+  const uint16_t sign = std::signbit(v) ? 0x8000 : 0, inf = static_cast<uint16_t>(((1 << ebits) - 1) << mbits);
+  if (std::isnan(v)) return static_cast<uint16_t>(inf | (1 << (mbits - 1)));
+  const double a = std::fabs(v);
+  if (a == 0) return sign;
+  if (std::isinf(a)) return sign | inf;
+  int e = 0;
+  std::frexp(a, &e);                                     // a = f 2^e, f in [0.5, 1)
+  int E = std::max(e - 1, 1 - bias);                     // the exponent of the leading bit (or emin)
+  const double q = std::ldexp(a, mbits - E), r = std::floor(q), frac = q - r;  // all exact
+  const bool odd = std::fmod(r, 2) != 0;
+  double m = r + ((frac > 0.5 || (frac == 0.5 && (dir > 0 || (dir == 0 && odd)))) ? 1 : 0);
+  if (m == std::ldexp(1.0, mbits + 1)) {  // the carry reached a new binade
+    m /= 2;
+    ++E;
+  }
+  if (E > bias) return sign | inf;
+  const auto mi = static_cast<uint32_t>(m);
+  if (mi < (1u << mbits)) return static_cast<uint16_t>(sign | mi);  // subnormal (E is emin)
+  return static_cast<uint16_t>(sign | (E + bias) << mbits | (mi - (1u << mbits)));
 }
 bool is_nan(uint16_t h, Type t) { return std::isnan(to_float(h, t)); }
 
@@ -59,10 +79,16 @@ uint16_t reference(Fn f, Type t, uint16_t a, uint16_t b, uint16_t c) {
       return from_float(x * y, t);
     case Fn::Div:  // the kernel divides in f32 and rounds to the format
       return from_float(x / y, t);
-    case Fn::Fma:
-      // x*y is exact in double; double rounding of the sum happens only within 2^-40 of a
-      // midpoint of the narrow format, which random operands do not reach.
-      return from_double(std::fma(double(x), double(y), double(z)), t);
+    case Fn::Fma: {
+      // x*y is exact in double, x*y + z not always: s is it rounded, err the rest exactly
+      // (two-sum). A product of two narrow values often lies on a midpoint of the format (a
+      // rounding of s, or of s through f32, then missed the tie-break that a tiny z decides, and
+      // this test failed about one run in six); so s is rounded once, its ties broken by err.
+      const double p = double(x) * double(y), zd = double(z), s = p + zd;
+      if (!std::isfinite(s)) return round_once(s, 0, t);
+      const double bb = s - p, err = (p - (s - bb)) + (zd - bb);
+      return round_once(s, err == 0 ? 0 : ((err > 0) == (s > 0) ? 1 : -1), t);
+    }
     case Fn::Min:
       return from_float(ptx_min_max(true, x, y), t);
     case Fn::Max:
