@@ -63,12 +63,7 @@ TEST_CASE("emulator: in a cluster, a multicast TMA load fills both CTAs and a re
   const int32_t r0 = static_cast<int32_t>(test::uniform(rng, 0, h - 4));
   emu::Memory mem;
   const uint64_t din = mem.upload(in), dout = mem.alloc(grid * 32 * 4);
-  rt::TensorMapSpec s;
-  s.type = rt::TensorMapDataType::U32;
-  s.dims = {w, h};
-  s.strides = {1, w};
-  s.box = {8, 4};
-  plan.arg(emu::encode_tensor_map(s, din)).arg(dout).arg(r0);
+  plan.arg(emu::encode_tensor_map(test::spec_2d(w, h, w, 8, 4), din)).arg(dout).arg(r0);
   const emu::RunStats stats = emu::run(plan, mem);
   CHECK(stats.blocks == grid);
   CHECK(stats.tma_loads == 2);  // one per cluster, delivered to both of its CTAs
@@ -120,12 +115,7 @@ TEST_CASE("emulator: cluster errors name the peer missing at barrier.cluster, th
     LaunchPlan plan = cluster_plan(b, 2);
     emu::Memory mem;
     const uint64_t din = mem.alloc(8 * 4 * 4);
-    rt::TensorMapSpec s;
-    s.type = rt::TensorMapDataType::U32;
-    s.dims = {8, 4};
-    s.strides = {1, 8};
-    s.box = {8, 4};
-    plan.arg(emu::encode_tensor_map(s, din));
+    plan.arg(emu::encode_tensor_map(test::spec_2d(8, 4, 8, 8, 4), din));
     test::check_contains(test::emulation_error(plan, mem),
                    {"emulator: invalid multicast mask: kernel tessel_test_cluster_mask",
                     "cta_mask 0x5 names no CTA, or CTAs past the 2 of this cluster"});

@@ -8,6 +8,7 @@
 
 #include <functional>
 
+#include "algebra/support.hpp"
 #include "kernels/gemm_problem.hpp"
 #include "tessel/emulator.hpp"
 #include "tessel/kernels/hopper_gemm.hpp"
@@ -36,6 +37,15 @@ std::string emulate(const HopperGemmConfig& c, std::mt19937_64& rng, int64_t max
   return test::check_gemm(p, mem.read<uint8_t>(o, p.out.bytes.size()));
 }
 
+// emulate(), checked: the configuration and problem named in a failure.
+void check_emulated(const HopperGemmConfig& c, std::mt19937_64& rng, int64_t max_k,
+                    const std::function<bool(const GemmArguments&)>& wanted = {}) {
+  std::string problem;
+  const std::string diff = emulate(c, rng, max_k, problem, wanted);
+  INFO(c.name() << ": " << problem);
+  CHECK(diff == "");
+}
+
 HopperGemmConfig config(Type ab, Type out, codegen::Major am, codegen::Major bm, Major om, int tm, int tn, int stages) {
   HopperGemmConfig c;
   c.ab = ab;
@@ -58,9 +68,7 @@ HopperGemmConfig pingpong(HopperGemmConfig c) {
 }  // namespace
 
 TEST_CASE("emulator: the Hopper GEMM matches the host for every major combination, ragged and batched") {
-  std::mt19937_64 rng(std::random_device{}());
-  const uint64_t seed = rng();
-  rng.seed(seed);
+  TESSEL_RNG(rng);
   using codegen::Major::K;
   using codegen::Major::MN;
   const HopperGemmConfig configs[] = {
@@ -76,11 +84,8 @@ TEST_CASE("emulator: the Hopper GEMM matches the host for every major combinatio
       pingpong(config(Type::BF16, Type::BF16, MN, MN, Major::Row, 128, 64, 2)),
   };
   for (const HopperGemmConfig& c : configs) {
-    std::string problem;
     // K up to 5 k-tiles: the 2- and 3-stage rings wrap, the barriers' phases flip.
-    const std::string diff = emulate(c, rng, 5 * c.tile_k(), problem);
-    INFO(c.name() << ": " << problem << " (seed " << seed << ")");
-    CHECK(diff == "");
+    check_emulated(c, rng, 5 * c.tile_k());
   }
 }
 
@@ -92,19 +97,14 @@ TEST_CASE("emulator: the Hopper GEMM matches the host for every major combinatio
 // ping-pong (each warpgroup stores two slabs per tile), N with a last tile of 33..63 columns and
 // rows of a length that is not a multiple of 4 elements, and M not ending in the first slab.
 TEST_CASE("emulator: the Hopper GEMM epilogue frees a TMA-store buffer before reuse across an element-wise box") {
-  std::mt19937_64 rng(std::random_device{}());
-  const uint64_t seed = rng();
-  rng.seed(seed);
+  TESSEL_RNG(rng);
   using codegen::Major::K;
   for (const HopperGemmConfig& c : {pingpong(config(Type::BF16, Type::F32, K, K, Major::Row, 128, 64, 2)),
                                     config(Type::BF16, Type::F32, K, K, Major::Row, 128, 64, 2)}) {
-    std::string problem;
-    const std::string diff = emulate(c, rng, 2 * c.tile_k(), problem, [](const GemmArguments& a) {
+    check_emulated(c, rng, 2 * c.tile_k(), [](const GemmArguments& a) {
       const int64_t M = a.out.shape[1], N = a.out.shape[2];
       return N % 64 > 32 && N % 4 != 0 && (M % 128 == 0 || M % 128 > 64);
     });
-    INFO(c.name() << ": " << problem << " (seed " << seed << ")");
-    CHECK(diff == "");
   }
 }
 
@@ -112,9 +112,7 @@ TEST_CASE("emulator: the Hopper GEMM epilogue frees a TMA-store buffer before re
 // it to both, releases stages on both CTAs' empty barriers, and the pair meets at barrier.cluster.
 // 2 persistent clusters, each walking several cluster tiles; 2x1 shares B, 1x2 shares A.
 TEST_CASE("emulator: the Hopper GEMM in clusters of two matches the host") {
-  std::mt19937_64 rng(std::random_device{}());
-  const uint64_t seed = rng();
-  rng.seed(seed);
+  TESSEL_RNG(rng);
   using codegen::Major::K;
   using codegen::Major::MN;
   auto cluster = [](HopperGemmConfig c, int cm, int cn) {
@@ -130,10 +128,7 @@ TEST_CASE("emulator: the Hopper GEMM in clusters of two matches the host") {
       cluster(config(Type::BF16, Type::BF16, MN, K, Major::Column, 128, 128, 2), 1, 2),  // A^T multicast along N
   };
   for (const HopperGemmConfig& c : configs) {
-    std::string problem;
-    const std::string diff = emulate(c, rng, 5 * c.tile_k(), problem);
-    INFO(c.name() << ": " << problem << " (seed " << seed << ")");
-    CHECK(diff == "");
+    check_emulated(c, rng, 5 * c.tile_k());
   }
 }
 
@@ -143,16 +138,11 @@ TEST_CASE("emulator: the Hopper GEMM in clusters of two matches the host") {
 // so that ctest -j runs them side by side.
 namespace {
 void emulate_catalog(size_t part, size_t parts) {
-  std::mt19937_64 rng(std::random_device{}());
-  const uint64_t seed = rng();
-  rng.seed(seed);
+  TESSEL_RNG(rng);
   size_t i = 0, ran = 0;
   for (const HopperGemmConfig& c : HopperGemmClass::configurations()) {
     if (c.out_major != Major::Row || i++ % parts != part) continue;
-    std::string problem;
-    const std::string diff = emulate(c, rng, 2 * c.tile_k(), problem);
-    INFO(c.name() << ": " << problem << " (seed " << seed << ")");
-    CHECK(diff == "");
+    check_emulated(c, rng, 2 * c.tile_k());
     ++ran;
   }
   CHECK(ran >= 100);

@@ -28,15 +28,6 @@ std::vector<uint32_t> random_words(std::mt19937_64& rng, size_t n) {
   return v;
 }
 
-rt::TensorMapSpec spec_2d(int64_t w, int64_t h, int64_t ld, int64_t box_w, int64_t box_h) {
-  rt::TensorMapSpec s;
-  s.type = rt::TensorMapDataType::U32;
-  s.dims = {w, h};
-  s.strides = {1, ld};
-  s.box = {box_w, box_h};
-  return s;
-}
-
 }  // namespace
 
 TEST_CASE("emulator: mbarrier phases follow arrivals, parity and the tx-count") {
@@ -229,7 +220,7 @@ TEST_CASE("emulator: a TMA load fills out-of-bound elements with zero, negative 
     emu::Memory mem;
     const uint64_t din = mem.upload(in), dout = mem.alloc(32 * 4);
     LaunchPlan plan = test::plan_of(k, 1, 32);
-    plan.arg(emu::encode_tensor_map(spec_2d(w, h, ld, 8, 4), din)).arg(dout).arg(x).arg(y);
+    plan.arg(emu::encode_tensor_map(test::spec_2d(w, h, ld, 8, 4), din)).arg(dout).arg(x).arg(y);
     emu::run(plan, mem);
     const std::vector<uint32_t> got = mem.read<uint32_t>(dout, 32);
     for (int r = 0; r < 4; ++r) {
@@ -270,7 +261,7 @@ TEST_CASE("emulator: a TMA store writes the box clipped to the tensor") {
     emu::Memory mem;
     const uint64_t din = mem.upload(box), dout = mem.alloc(size_t(ld * h * 4));  // poisoned: 0xffffffff
     LaunchPlan plan = test::plan_of(k, 1, 32);
-    plan.arg(emu::encode_tensor_map(spec_2d(w, h, ld, 8, 4), dout)).arg(din).arg(x).arg(y);
+    plan.arg(emu::encode_tensor_map(test::spec_2d(w, h, ld, 8, 4), dout)).arg(din).arg(x).arg(y);
     const emu::RunStats stats = emu::run(plan, mem);
     CHECK(stats.tma_stores == 1);
     const std::vector<uint32_t> got = mem.read<uint32_t>(dout, size_t(ld * h));
@@ -311,7 +302,7 @@ TEST_CASE("emulator: a TMA store of bytes written without fence.proxy.async is a
     emu::Memory mem;
     const uint64_t dout = mem.alloc(8 * 4 * 4);
     LaunchPlan plan = test::plan_of(b.finish(), 1, 32);
-    plan.arg(emu::encode_tensor_map(spec_2d(8, 4, 8, 8, 4), dout));
+    plan.arg(emu::encode_tensor_map(test::spec_2d(8, 4, 8, 8, 4), dout));
     test::check_contains(test::emulation_error(plan, mem),
                    {"emulator: missing proxy fence: kernel tessel_test_tma_store_fence, block (0,0,0), thread (0,0,0)",
                     "the TMA store reads byte 0x400 (offset 0 of tile), which thread (0,0,0) wrote through the "

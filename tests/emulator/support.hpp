@@ -10,6 +10,7 @@
 #include "algebra/support.hpp"
 #include "tessel/codegen.hpp"
 #include "tessel/emulator.hpp"
+#include "tessel/runtime/tensor_map.hpp"
 
 namespace tessel::test {
 
@@ -33,6 +34,16 @@ inline std::string emulation_error(const codegen::LaunchPlan& plan, emu::Memory&
   }
   FAIL_CHECK("the emulator ran " << plan.kernel << " without an error");
   return "";
+}
+
+// A 2-D tensor of u32 words, w x h with rows ld words apart, in boxes of box_w x box_h.
+inline rt::TensorMapSpec spec_2d(int64_t w, int64_t h, int64_t ld, int64_t box_w, int64_t box_h) {
+  rt::TensorMapSpec s;
+  s.type = rt::TensorMapDataType::U32;
+  s.dims = {w, h};
+  s.strides = {1, ld};
+  s.box = {box_w, box_h};
+  return s;
 }
 
 // Checks that `message` (an emulator error) contains every one of `parts`.
