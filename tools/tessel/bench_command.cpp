@@ -397,7 +397,7 @@ double median_ms(const RunFn& run, int warmup, int iters, rt::Stream& stream) {
 // up to 5 runs of one and 5 of the other (one untimed run first in each round, so that no timed
 // run follows the other kernel), until each has `iters` timed runs. The GPU's clock and
 // temperature drift over seconds; in alternation both see the same drift, one after the other
-// they would not (a 8192^3 GEMM measured first in a sweep varied by 7%, cuBLAS after it by 0.1%).
+// they would not (an 8192^3 GEMM measured first in a sweep varied by 7%, cuBLAS after it by 0.1%).
 std::array<double, 2> alternating_median_ms(const std::array<RunFn, 2>& runs, int warmup, int iters,
                                             rt::Stream& stream) {
   constexpr int kRound = 5;
@@ -592,10 +592,14 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
     const size_t s = static_cast<size_t>(i) % sets;
     peer->run(A[s].ptr(), B[s].ptr(), O[s].ptr(), stream);
   };
-  // Each alone first (one warm-up run): an error is then the one side's.
+  // Each alone first (one run, waited for): an error is then the one side's.
+  auto probe = [&](const RunFn& run) {
+    run(0);
+    stream.synchronize();
+  };
   if (best) {
     try {
-      median_ms(tessel_run(*best), 1, 1, stream);
+      probe(tessel_run(*best));
     } catch (const Error& e) {
       row.error = true;
       row.notes.push_back("error: " + best->kernel->name() + ": " + e.what());
@@ -604,7 +608,7 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
   }
   if (peer) {
     try {
-      median_ms(peer_run, 1, 1, stream);
+      probe(peer_run);
     } catch (const Error& e) {
       row.error = true;
       row.notes.push_back(std::string("error: cuBLAS: ") + e.what());
