@@ -296,34 +296,40 @@ const std::map<std::string, Fn>& table() {
          arity(n, a, 2, 2);
          return shape_div(as_tuple(n, a, 0), as_tuple(n, a, 1));
        }},
-      {"__apply", [](const std::string&, Args& a) -> CalcValue {
-         IntTuple c = std::get<IntTuple>(a[1]);
-         if (auto* s = std::get_if<Swizzle>(&a[0])) {
-           if (!c.is_leaf()) fail("a swizzle applies to an integer offset, got " + to_string(c));
-           if (c.leaf().is_static() && c.leaf().value() < 0)
-             fail("a swizzle applies to a non-negative offset, got " + to_string(c));
-           return IntTuple((*s)(c.leaf()));
-         }
-         if (auto* cl = std::get_if<ComposedLayout>(&a[0])) {
-           check_domain(cl->layout, c);
-           return (*cl)(c);
-         }
-         const Layout& l = std::get<Layout>(a[0]);
-         check_domain(l, c);
-         return l(c);
-       }},
   };
   return t;
+}
+
+// L(c): a layout, composed layout or swizzle applied to a coordinate (the parser's postfix call).
+CalcValue apply(const CalcValue& f, const IntTuple& c) {
+  if (auto* s = std::get_if<Swizzle>(&f)) {
+    if (!c.is_leaf()) fail("a swizzle applies to an integer offset, got " + to_string(c));
+    if (c.leaf().is_static() && c.leaf().value() < 0)
+      fail("a swizzle applies to a non-negative offset, got " + to_string(c));
+    return IntTuple((*s)(c.leaf()));
+  }
+  if (auto* cl = std::get_if<ComposedLayout>(&f)) {
+    check_domain(cl->layout, c);
+    return (*cl)(c);
+  }
+  if (auto* l = std::get_if<Layout>(&f)) {
+    check_domain(*l, c);
+    return (*l)(c);
+  }
+  fail(std::string("only a layout, a composed layout or a swizzle can be applied to a coordinate, not ") + kind(f));
 }
 
 }  // namespace
 
 CalcValue evaluate_expression(std::string_view text) {
-  detail::Parser parser(text, [](const std::string& name, Args& args) -> CalcValue {
-    auto it = table().find(name);
-    if (it == table().end()) fail("unknown function '" + name + "'");
-    return it->second(name, args);
-  });
+  detail::Parser parser(
+      text,
+      [](const std::string& name, Args& args) -> CalcValue {
+        auto it = table().find(name);
+        if (it == table().end()) fail("unknown function '" + name + "'");
+        return it->second(name, args);
+      },
+      apply);
   return parser.parse_all();
 }
 
@@ -345,8 +351,7 @@ std::string calculate(std::string_view text) { return to_string(evaluate_express
 
 std::vector<std::string> calculator_functions() {
   std::vector<std::string> names;
-  for (const auto& [name, fn] : table())
-    if (name.rfind("__", 0) != 0) names.push_back(name);
+  for (const auto& [name, fn] : table()) names.push_back(name);
   return names;
 }
 

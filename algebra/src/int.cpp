@@ -215,9 +215,12 @@ Int build(ExprOp op, Int a, Int b) {
       if (op == ExprOp::Max && (la || lb)) lo = std::max(la.value_or(INT64_MIN), lb.value_or(INT64_MIN));
       return node(op, a, b, gcd64(a.divisibility(), b.divisibility()), lo);
     }
-    case ExprOp::And:
+    case ExprOp::And: {
       if (is_value(a, 0) || is_value(b, 0)) return Int(0);
-      return node(op, a, b, 1, 0);
+      // x & y >= 0 when either operand is (its sign bit clears the result's); -1 & -1 == -1.
+      auto non_negative = [](const Int& x) { return x.lower_bound() && *x.lower_bound() >= 0; };
+      return node(op, a, b, 1, non_negative(a) || non_negative(b) ? std::optional<int64_t>(0) : std::nullopt);
+    }
     case ExprOp::Xor:
       if (is_value(b, 0)) return a;
       if (is_value(a, 0)) return b;

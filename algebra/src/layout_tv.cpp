@@ -6,8 +6,31 @@ namespace tessel {
 TVLayout make_layout_tv(const Layout& thr, const Layout& val) {
   // The (M,N) tile: thr's threads each own a val-shaped block, interleaved (raked) over the tile.
   Layout layout_mn = raked_product(thr, val);
-  // (T,V) -> index in the tile: invert (M,N) -> (thread, value) and read it as (T,V).
-  Layout tv = composition(right_inverse(layout_mn), make_layout(Shape{size(thr), size(val)}));
+  // (T,V) -> index in the tile: invert (M,N) -> (thread, value) and read it as (T,V). That needs
+  // layout_mn to be a bijection onto [0, size): its right inverse then covers all of it. With gaps
+  // (val = (6,2):(1,18), say) the inverse is shorter and (T,V) pairs would share cells.
+  Layout inverse = right_inverse(layout_mn);
+  Int pairs = size(thr) * size(val);
+  if (!(size(inverse) == pairs)) {
+    std::string what = "make_layout_tv(" + to_string(thr) + "," + to_string(val) + "): raked_product(thr, val) = " +
+                       to_string(layout_mn);
+    if (size(inverse).is_static() && pairs.is_static())
+      fail(what + " is not a bijection onto [0," + to_string(pairs) + ") (it reaches only [0," +
+           to_string(size(inverse)) + ") without a gap), so some (thread, value) pairs would share a cell; "
+           "thr and val must tile the (M,N) block without gaps or overlaps");
+    fail(what + " cannot be shown to be a bijection onto [0," + to_string(pairs) +
+         ") with these dynamic extents; give thr and val static extents");
+  }
+  // The inverse is a function on [0, N); reading it as (T,V) is a composition, which exists only
+  // when that function is affine on both modes (CuTe has no answer otherwise either).
+  Layout tv;
+  try {
+    tv = composition(inverse, make_layout(Shape{size(thr), size(val)}));
+  } catch (const Error& e) {
+    fail("make_layout_tv(" + to_string(thr) + "," + to_string(val) + "): the inverse " + to_string(inverse) +
+         " of raked_product(thr, val) = " + to_string(layout_mn) + " cannot be read as a (T,V) layout of shape (" +
+         to_string(size(thr)) + "," + to_string(size(val)) + "): " + e.what());
+  }
   return {product_each(layout_mn.shape()), tv};
 }
 

@@ -33,7 +33,8 @@ bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) ||
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 }  // namespace
 
-Parser::Parser(std::string_view text, Call call) : text_(text), call_(std::move(call)) {}
+Parser::Parser(std::string_view text, Call call, Apply apply)
+    : text_(text), call_(std::move(call)), apply_(std::move(apply)) {}
 
 void Parser::error_at(size_t pos, const std::string& message) const {
   fail("col " + std::to_string(pos + 1) + ": " + message);
@@ -252,16 +253,15 @@ CalcValue Parser::expression() {
     }
   }
   // Postfix application: L(c) evaluates a layout at an index or coordinate.
-  while (call_ && at('(') &&
+  while (apply_ && at('(') &&
          (std::holds_alternative<Layout>(v) || std::holds_alternative<ComposedLayout>(v) ||
           std::holds_alternative<Swizzle>(v))) {
     size_t p = pos_;
     ++pos_;  // '('
     SliceCoord c = node();
     expect(')', "to close the application");
-    std::vector<CalcValue> args{v, to_int_tuple(c)};
     try {
-      v = call_("__apply", args);
+      v = apply_(v, to_int_tuple(c));
     } catch (const Error& e) {
       error_at(p, e.what());
     }

@@ -14,8 +14,10 @@ namespace tessel::detail {
 class Parser {
  public:
   using Call = std::function<CalcValue(const std::string& name, std::vector<CalcValue>& args)>;
-  // With no `call`, the input may hold only notation (no calls).
-  Parser(std::string_view text, Call call = {});
+  // Postfix application L(c) of a layout, composed layout or swizzle to a coordinate.
+  using Apply = std::function<CalcValue(const CalcValue& f, const IntTuple& coord)>;
+  // With no `call`, the input may hold only notation (no calls); with no `apply`, no L(c).
+  Parser(std::string_view text, Call call = {}, Apply apply = {});
   CalcValue parse_all();  // the whole input: one expression, then the end
 
  private:
@@ -42,6 +44,7 @@ class Parser {
   int depth_ = 0;
   int leaves_ = 0;
   Call call_;
+  Apply apply_;
   std::map<std::string, Int> symbols_;  // a name means the same symbol throughout one input
 };
 

@@ -44,9 +44,14 @@ Layout interleaved_product(const Layout& a, const Layout& b, bool block_first) {
   Layout pa = pad_to_rank(a, r), pb = pad_to_rank(b, r);
   Layout result = logical_product(pa, Tiler(pb));
   Layout first = result[0], second = result[1];
+  // Mode i of each half. At rank 1 the half is the whole mode: complement(A) o B of a leaf-shaped
+  // B may come out as a tuple, e.g. (2,3):(1,8) for B = 6:1, and its mode 0 would drop the 3.
+  auto mode = [r](const Layout& half, int i) { return r == 1 ? half : half[i]; };
   std::vector<Layout> modes;
-  for (int i = 0; i < r; ++i)
-    modes.push_back(coalesce(block_first ? make_layout({first[i], second[i]}) : make_layout({second[i], first[i]})));
+  for (int i = 0; i < r; ++i) {
+    Layout f = mode(first, i), s = mode(second, i);
+    modes.push_back(coalesce(block_first ? make_layout({f, s}) : make_layout({s, f})));
+  }
   // Two 1-D layouts give one mode: a plain 1-D layout when it coalesced to one extent.
   if (a.shape().is_leaf() && b.shape().is_leaf() && modes[0].shape().is_leaf()) return modes[0];
   return make_layout(modes);

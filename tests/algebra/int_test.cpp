@@ -70,7 +70,7 @@ Pair random_expr(std::mt19937_64& rng, const std::vector<Int>& syms, const std::
     return {Int(c), Int(c)};
   }
   Pair a = random_expr(rng, syms, vals, depth - 1), b = random_expr(rng, syms, vals, depth - 1);
-  switch (uniform(rng, 0, 7)) {
+  switch (uniform(rng, 0, 10)) {
     case 0:
       return {a.symbolic + b.symbolic, a.concrete + b.concrete};
     case 1:
@@ -91,6 +91,14 @@ Pair random_expr(std::mt19937_64& rng, const std::vector<Int>& syms, const std::
     }
     case 6:
       return {min(a.symbolic, b.symbolic), min(a.concrete, b.concrete)};
+    case 7:
+      return {bit_and(a.symbolic, b.symbolic), bit_and(a.concrete, b.concrete)};
+    case 8:
+      return {bit_xor(a.symbolic, b.symbolic), bit_xor(a.concrete, b.concrete)};
+    case 9: {
+      int64_t k = pick(rng, {0, 1, 3});
+      return {shift_right(a.symbolic, Int(k)), shift_right(a.concrete, Int(k))};
+    }
     default:
       return {max(a.symbolic, b.symbolic), max(a.concrete, b.concrete)};
   }
@@ -107,8 +115,11 @@ TEST_CASE("int: symbolic expressions evaluate to the statically folded value") {
     Env env;
     for (size_t i = 0; i < divs.size(); ++i) {
       std::string name = "S" + std::to_string(i);
-      syms.push_back(Int::symbol(name, divs[i]));
-      vals.push_back(divs[i] * uniform(rng, 1, 50));
+      // Positive multiples (extents), or multiples with a lower bound of 0 (an index) or below
+      // zero (an offset), so that rules that assume non-negative operands are caught.
+      int64_t lo = pick(rng, {divs[i], divs[i], 0, -8 * divs[i]});
+      syms.push_back(Int::symbol(name, divs[i], lo));
+      vals.push_back(divs[i] * uniform(rng, lo / divs[i], 50));
       env[name] = vals.back();
     }
     Pair p = random_expr(rng, syms, vals, 4);
@@ -123,6 +134,16 @@ TEST_CASE("int: symbolic expressions evaluate to the statically folded value") {
     ++checked;
   }
   CHECK(checked == 3000);
+}
+
+TEST_CASE("int: the lower bound of x & y holds for negative operands") {
+  // -1 & -1 == -1: the result is non-negative only when one operand is.
+  Int x = Int::symbol("x", 1, -8), y = Int::symbol("y", 1, -8);
+  std::optional<int64_t> lo = bit_and(x, y).lower_bound();
+  CHECK((!lo || *lo <= -1));
+  CHECK(evaluate(bit_and(x, y), {{"x", -1}, {"y", -1}}) == -1);
+  Int i = Int::symbol("i", 1, 0);  // one non-negative operand clears the sign bit
+  CHECK(bit_and(i, y).lower_bound() == std::optional<int64_t>(0));
 }
 
 TEST_CASE("int: evaluate rejects missing symbols and values that break divisibility") {

@@ -97,4 +97,11 @@ inline bool injective(const Layout& l) {
   return std::set<int64_t>(v.begin(), v.end()).size() == v.size();
 }
 
+// Whether an operation built from complement and composition was refused by one of them (a
+// precondition of a part: an operand not injective, strides that do not nest or divide).
+inline bool refused_by_a_part(const Error& e) {
+  std::string m = e.what();
+  return m.rfind("complement", 0) == 0 || m.rfind("composition", 0) == 0;
+}
+
 }  // namespace tessel::test

@@ -155,24 +155,30 @@ Layout tiled_divide(const Layout& a, const Tiler& tiler);   // ((tile modes),res
 Layout flat_divide(const Layout& a, const Tiler& tiler);    // (tile modes...,rest...)
 
 // Products: logical_product(A, B) = (A, complement(A, size(A)*cosize(B)) o B).
+// @pre  the complement of A exists (A injective, strides that nest) and composes with B
 // @post (1) mode 0 of R is A   (2) mode 1 of R is the function complement(A, size(A)*cosize(B)) o B
-//       (3) R is injective when A and B are
+//       (3) R is injective when A and B are;  rank(R) == 2, size(R) == size(A) * size(B)
 Layout logical_product(const Layout& a, const Tiler& tiler);
 Layout zipped_product(const Layout& a, const Tiler& tiler);
 Layout tiled_product(const Layout& a, const Tiler& tiler);
 Layout flat_product(const Layout& a, const Tiler& tiler);
 // blocked_product(A, B): mode i is (A_i, B_i'): A's tile repeated as B's blocks.
 // raked_product(A, B):   mode i is (B_i', A_i): A's elements interleaved (raked) over B.
-// With P = logical_product(A, B) (both padded to the same rank with 1:0 modes):
+// With P = logical_product(A, B) (both padded to rank r = max(rank(A), rank(B)) with 1:0 modes;
+// at r == 1 each half of P is one whole mode, whatever its own rank):
+// @pre  as logical_product
 // @post (1) blocked: R(a_i + size(A_i)*b_i ...) == P((a...),(b...))
 //           raked:   R(b_i + size(B_i')*a_i ...) == P((a...),(b...))   (2) each mode has depth <= 1
+//       (3) rank(R) == r, size(R) == size(A) * size(B), R injective when A and B are
 Layout blocked_product(const Layout& a, const Layout& b);
 Layout raked_product(const Layout& a, const Layout& b);
 
 // make_layout_tv(thr, val): the tiler (M,N) covered by thr x val and the TV layout
-// (T,V) -> (M,N) index, as in CuTe DSL: with MN = raked_product(thr, val),
+// (T,V) -> (M,N) index, as in CuTe DSL: with MN = raked_product(thr, val) and N = size(thr)*size(val),
+// @pre  MN is a bijection onto [0, N): thr and val may have gaps only where the other fills them
+//       (4:1 with (6,2):(1,18) is refused), and right_inverse(MN) read as (T,V) is a layout
 // @post (1) tiler == product_each(shape(MN))   (2) MN(R(i)) == i for i < size(R)
-//       (3) size(R) == size(thr) * size(val) when thr and val are compact (bijective)
+//       (3) R is a bijection from (T,V) = [0, N) onto the tile's [0, N): one (thread, value) per cell
 struct TVLayout {
   Shape tiler;
   Layout layout;
@@ -183,8 +189,11 @@ std::string to_string(const TVLayout& tv,
 
 // tile_to_shape(block, target, order): block repeated (blocked_product) to cover target, the
 // repetitions ordered by `order` (column-major by default).
-// @pre every extent of block divides the target's in that mode
-// @post (1) product_each(shape(R)) == product_each(target)   (2) R agrees with block on block's domain
+// @pre every extent of block divides the target's in that mode; rank(block) <= rank(target);
+//      block has a complement (as blocked_product)
+// @post (1) product_each(shape(R)) == product_each(target) for a tuple target; size(R) == target for
+//       an integer one (R is then fully coalesced, as in CuTe)   (2) R agrees with block on block's
+//       domain (mode i of R starts with mode i of block)   (3) R is injective when block is
 Layout tile_to_shape(const Layout& block, const Shape& target, const std::optional<IntTuple>& order = {});
 
 // CuTe notation: `(4,8):(8,1)`.
