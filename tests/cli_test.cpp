@@ -185,6 +185,9 @@ TEST_CASE("cli: hostile lines give error lines and exit status 1 without a crash
       ")))))",
       ":::::",
       "<<<<<",
+      "__apply()",  // the parser's application L(c) is not a function a line can call
+      "__apply(4,1)",
+      "(4,8):(8,1)((_,1))",
   };
   std::string input;
   for (const auto& h : hostile) input += h + "\n";
@@ -196,6 +199,8 @@ TEST_CASE("cli: hostile lines give error lines and exit status 1 without a crash
     CHECK(starts_with(r.lines[i], "error: "));
   }
   CHECK(r.lines[3].find("overflow") != std::string::npos);
+  CHECK(r.lines[16] == "error: col 1: unknown function '__apply'");
+  CHECK(r.lines[18] == "error: col 12: `_` is only allowed in slicing coordinates");
   CHECK(r.lines[2].find("64 bits") != std::string::npos);
   // Bytes that are not printable come back escaped: each output line is plain text.
   for (const auto& line : r.lines)

@@ -2,13 +2,14 @@
 #include "tessel/algebra/int.hpp"
 
 #include <atomic>
+#include <charconv>
 #include <numeric>
 
 namespace tessel {
 
 namespace {
 
-std::string op_name(ExprOp op) {
+const char* op_name(ExprOp op) {
   switch (op) {
     case ExprOp::Symbol:
       return "symbol";
@@ -95,6 +96,10 @@ int64_t fold(ExprOp op, int64_t a, int64_t b) {
 
 bool is_value(const Int& x, int64_t v) { return x.is_static() && !x.has_basis() && x.value() == v; }
 
+uint64_t mix(uint64_t h, uint64_t v) {  // boost's hash_combine, widened to 64 bits
+  return h ^ (v + 0x9e3779b97f4a7c15ull + (h << 12) + (h >> 4));
+}
+
 Int node(ExprOp op, const Int& a, const Int& b, int64_t div, std::optional<int64_t> lo) {
   auto e = std::make_shared<Expr>();
   e->op = op;
@@ -102,16 +107,22 @@ Int node(ExprOp op, const Int& a, const Int& b, int64_t div, std::optional<int64
   e->b = b;
   e->div = div < 1 ? 1 : div;
   e->lo = lo;
+  e->hash = mix(mix(static_cast<uint64_t>(op), hash_value(a)), hash_value(b));
+  // expr_string opens with '(' then a's text, except for ceil_div(...), min(...), max(...).
+  bool call_form = op == ExprOp::CeilDiv || op == ExprOp::Min || op == ExprOp::Max;
+  e->open = call_form ? 0 : 1 + (a.is_dynamic() ? a.expr()->open : 0);
   return Int::from_expr(std::move(e));
 }
 
 bool is_op(const Int& x, ExprOp op) { return x.is_dynamic() && x.expr()->op == op; }
 
-// Total order used to put the operands of + and * in a canonical order, so that a+b == b+a.
+// Total order used to put the operands of + and * in a canonical order, so that a+b == b+a:
+// by expression text, then (for anonymous symbols of different inputs that print alike) by hash.
 bool canonical_less(const Int& a, const Int& b) {
   if (a.is_static() != b.is_static()) return b.is_static();  // static operand goes right
   if (a.is_static()) return a.value() < b.value();
-  return expr_string(a) < expr_string(b);
+  if (int c = compare_expr_strings(a, b)) return c < 0;
+  return hash_value(a) < hash_value(b);
 }
 
 std::optional<int64_t> lo_add(const Int& a, const Int& b) {
@@ -274,16 +285,29 @@ Int Int::symbol(std::string name, int64_t divisibility) {
   return symbol(std::move(name), divisibility, divisibility);  // a positive multiple of divisibility
 }
 
-Int Int::symbol(std::string name, int64_t divisibility, int64_t lower_bound) {
-  static std::atomic<int64_t> counter{0};
+namespace {
+std::atomic<uint64_t> anonymous_serial{0};
+
+Int make_symbol(std::string name, uint64_t serial, int64_t divisibility, int64_t lower_bound) {
   if (divisibility < 1) fail("symbol " + name + ": divisibility must be >= 1, got " + std::to_string(divisibility));
-  if (name.empty()) name = "?" + std::to_string(counter++);
   auto e = std::make_shared<Expr>();
   e->op = ExprOp::Symbol;
+  e->hash = mix(mix(static_cast<uint64_t>(ExprOp::Symbol), std::hash<std::string>{}(name)), serial);
   e->name = std::move(name);
+  e->serial = serial;
   e->div = divisibility;
   e->lo = lower_bound;
-  return from_expr(std::move(e));
+  return Int::from_expr(std::move(e));
+}
+}  // namespace
+
+Int Int::symbol(std::string name, int64_t divisibility, int64_t lower_bound) {
+  if (name.empty()) return make_symbol("?", ++anonymous_serial, divisibility, lower_bound);
+  return make_symbol(std::move(name), 0, divisibility, lower_bound);
+}
+
+Int Int::anonymous(int64_t index, int64_t divisibility) {
+  return make_symbol("?" + std::to_string(index), ++anonymous_serial, divisibility, divisibility);
 }
 
 Int Int::from_expr(ExprPtr e) {
@@ -365,7 +389,8 @@ bool operator==(const Int& a, const Int& b) {
   const Expr& y = *b.expr();
   if (&x == &y) return true;
   if (x.op != y.op) return false;
-  if (x.op == ExprOp::Symbol) return x.name == y.name;
+  if (x.hash != y.hash) return false;
+  if (x.op == ExprOp::Symbol) return x.name == y.name && x.serial == y.serial;
   return x.a == y.a && x.b == y.b;
 }
 
@@ -438,33 +463,148 @@ std::string to_string(const Int& x, Notation notation) {
   return s + basis_suffix(x.basis());
 }
 
-std::string expr_string(const Int& x) {
-  std::string s;
-  if (x.is_static()) {
-    s = std::to_string(x.value());
-  } else {
-    const Expr& e = *x.expr();
-    switch (e.op) {
-      case ExprOp::Symbol:
-        s = e.name;
-        break;
-      case ExprOp::CeilDiv:
-      case ExprOp::Min:
-      case ExprOp::Max:
-        s = op_name(e.op) + "(" + expr_string(e.a) + "," + expr_string(e.b) + ")";
-        break;
-      case ExprOp::Add:  // x + -3 reads as x-3
-        if (e.b.is_static() && e.b.value() < 0 && e.b.value() != INT64_MIN) {
-          s = "(" + expr_string(e.a) + "-" + std::to_string(-e.b.value()) + ")";
-          break;
-        }
-        [[fallthrough]];
-      default:
-        s = "(" + expr_string(e.a) + op_name(e.op) + expr_string(e.b) + ")";
-        break;
-    }
+namespace {
+
+// The pieces of expr_string(x): text, a number, or a node still to expand. Expanding node by
+// node lets expr_string append in one pass and compare_expr_strings stop at the first difference
+// (building the text by concatenation cost the square of the depth, and the canonical order
+// compares on every + and *). Text views point at literals or at the symbols' names.
+struct Piece {
+  enum class Kind : uint8_t { Text, Number, Node } kind;
+  std::string_view text = {};
+  int64_t number = 0;
+  const Int* node = nullptr;
+};
+Piece text(std::string_view t) { return {Piece::Kind::Text, t}; }
+Piece number(int64_t v) { return {Piece::Kind::Number, {}, v}; }
+Piece node_piece(const Int& x) { return {Piece::Kind::Node, {}, 0, &x}; }
+
+// Pushes the pieces of x onto `stack` so that they pop in reading order.
+void push_pieces(const Int& x, std::vector<Piece>& stack) {
+  for (auto it = x.basis().rbegin(); it != x.basis().rend(); ++it) {  // @i@j...
+    stack.push_back(number(*it));
+    stack.push_back(text("@"));
   }
-  return s + basis_suffix(x.basis());
+  if (x.is_static()) {
+    stack.push_back(number(x.value()));
+    return;
+  }
+  const Expr& e = *x.expr();
+  switch (e.op) {
+    case ExprOp::Symbol:
+      stack.push_back(text(e.name));
+      return;
+    case ExprOp::CeilDiv:
+    case ExprOp::Min:
+    case ExprOp::Max:  // ceil_div(a,b)
+      for (Piece p : {text(")"), node_piece(e.b), text(","), node_piece(e.a), text("("), text(op_name(e.op))})
+        stack.push_back(p);
+      return;
+    case ExprOp::Add:  // x + -3 reads as (x-3)
+      if (e.b.is_static() && e.b.value() < 0 && e.b.value() != INT64_MIN) {
+        for (Piece p : {text(")"), number(-e.b.value()), text("-"), node_piece(e.a), text("(")}) stack.push_back(p);
+        return;
+      }
+      [[fallthrough]];
+    default:  // (a op b)
+      for (Piece p : {text(")"), node_piece(e.b), text(op_name(e.op)), node_piece(e.a), text("(")})
+        stack.push_back(p);
+      return;
+  }
+}
+
+// Reads expr_string(x) one character at a time.
+class ExprText {
+ public:
+  explicit ExprText(const Int& x) { push_pieces(x, stack_); }
+  // Whether the text still to read starts with a whole node not yet expanded; that node.
+  const Int* pending_node() const {
+    return !stack_.empty() && stack_.back().kind == Piece::Kind::Node ? stack_.back().node : nullptr;
+  }
+  void skip_node() { stack_.pop_back(); }
+  int next() {  // the next character as unsigned char (std::string's order), or -1 at the end
+    while (!stack_.empty()) {
+      Piece& top = stack_.back();
+      if (top.kind == Piece::Kind::Node) {
+        const Int* n = top.node;
+        stack_.pop_back();
+        push_pieces(*n, stack_);
+      } else if (top.kind == Piece::Kind::Number) {  // one number is read at a time: buf_ holds it
+        auto [end, ec] = std::to_chars(buf_, buf_ + sizeof buf_, top.number);
+        top = text(std::string_view(buf_, static_cast<size_t>(end - buf_)));
+      } else if (top.text.empty()) {
+        stack_.pop_back();
+      } else {  // a text is dropped when its last character is read, so pending_node() sees on
+        int c = static_cast<unsigned char>(top.text[at_++]);
+        if (at_ == top.text.size()) {
+          stack_.pop_back();
+          at_ = 0;
+        }
+        return c;
+      }
+    }
+    return -1;
+  }
+
+ private:
+  std::vector<Piece> stack_;
+  size_t at_ = 0;  // position in the text on top of the stack
+  char buf_[24];
+};
+
+// The number of '(' that expr_string(x) opens with.
+int64_t leading_parens(const Int& x) { return x.is_dynamic() ? x.expr()->open : 0; }
+
+}  // namespace
+
+std::string expr_string(const Int& x) { return expr_string(x, std::string::npos); }
+
+std::string expr_string(const Int& x, size_t max_chars) {
+  std::string s;
+  std::vector<Piece> stack;
+  push_pieces(x, stack);
+  while (!stack.empty() && s.size() <= max_chars) {
+    Piece p = stack.back();
+    stack.pop_back();
+    if (p.kind == Piece::Kind::Node)
+      push_pieces(*p.node, stack);
+    else if (p.kind == Piece::Kind::Number)
+      s += std::to_string(p.number);
+    else
+      s += p.text;
+  }
+  if (s.size() > max_chars) {
+    s.resize(max_chars);
+    s += "...";
+  }
+  return s;
+}
+
+int compare_expr_strings(const Int& a, const Int& b) {
+  // After its leading '(', a text goes on with a character above '(' (a name, a digit, '-', '?',
+  // ceil_div/min/max): the text with more leading '(' is the smaller. Long sums and products
+  // differ there, and are then ordered without reading their text.
+  if (int64_t pa = leading_parens(a), pb = leading_parens(b); pa != pb) return pa > pb ? -1 : 1;
+  ExprText x(a), y(b);
+  for (;;) {
+    // Equal subexpressions at the same place read alike: skip them whole (sums of products
+    // share long operands; == is quick on shared or differently hashed nodes).
+    const Int *p = x.pending_node(), *q = y.pending_node();
+    if (p && q && *p == *q) {
+      x.skip_node();
+      y.skip_node();
+      continue;
+    }
+    int c = x.next(), d = y.next();
+    if (c != d) return c < d ? -1 : 1;
+    if (c < 0) return 0;
+  }
+}
+
+uint64_t hash_value(const Int& x) {
+  uint64_t h = x.is_static() ? mix(0x5374617469630000ull, static_cast<uint64_t>(x.value())) : x.expr()->hash;
+  for (int i : x.basis()) h = mix(h, static_cast<uint64_t>(i) + 1);
+  return h;
 }
 
 }  // namespace tessel

@@ -33,6 +33,8 @@ bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) ||
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 }  // namespace
 
+bool Parser::ident_char_at(size_t p) const { return p < text_.size() && ident_char(text_[p]); }
+
 Parser::Parser(std::string_view text, Call call, Apply apply)
     : text_(text), call_(std::move(call)), apply_(std::move(apply)) {}
 
@@ -119,9 +121,14 @@ SliceCoord Parser::leaf() {
     expect('}', "to close the divisibility annotation");
     return d;
   };
+  if ((c == '?' || (ident_start(c) && !(c == '_' && !ident_char_at(pos_ + 1)))) && ++dynamic_ > kMaxDynamic)
+    error_at(start, "more than " + std::to_string(kMaxDynamic) +
+                        " dynamic values (? or names) in one expression: the algebra's cost grows with the "
+                        "square of their number");
   if (c == '?') {
     ++pos_;
-    return Int::symbol("", divisibility().value_or(1));
+    std::optional<int64_t> d = divisibility();
+    return Int::anonymous(anonymous_++, d.value_or(1));
   }
   if (ident_start(c)) {
     std::string name = identifier();

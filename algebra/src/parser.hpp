@@ -24,6 +24,10 @@ class Parser {
   static constexpr int kMaxDepth = 64;
   // Integers in one input: a bound on memory, far above any real layout.
   static constexpr int kMaxLeaves = 1 << 20;
+  // Dynamic leaves (`?`, names) in one input. Expressions over n of them hold up to n^2 nodes
+  // (the strides of a layout are prefix products), and some operations compare them; at this
+  // bound every operation takes well under a second (docs/algebra.md, "Limits").
+  static constexpr int kMaxDynamic = 1024;
   [[noreturn]] void error_at(size_t pos, const std::string& message) const;
   void skip_ws();
   bool at(char c);
@@ -38,11 +42,14 @@ class Parser {
   int64_t integer();
   std::string identifier();
   bool looking_at_call() const;
+  bool ident_char_at(size_t p) const;
 
   std::string_view text_;
   size_t pos_ = 0;
   int depth_ = 0;
   int leaves_ = 0;
+  int dynamic_ = 0;
+  int64_t anonymous_ = 0;  // the `?` read so far: they print as ?0, ?1, ... in this input
   Call call_;
   Apply apply_;
   std::map<std::string, Int> symbols_;  // a name means the same symbol throughout one input

@@ -40,6 +40,17 @@ TEST_CASE("notation: dynamic leaves print as expressions on request, and evaluat
   CHECK_THROWS_WITH_AS(evaluate(evaluate_expression("(?,4):(1,?)"), {}), doctest::Contains("anonymous ?"), Error);
 }
 
+TEST_CASE("notation: anonymous ? print by their place in one input, and stay distinct across inputs") {
+  // ?0, ?1 in order of appearance, whatever was parsed before.
+  for (int i = 0; i < 3; ++i)
+    CHECK(to_string(evaluate_expression("make_layout((?,?))"), Notation::Expressions) == "(?0,?1):(1,?0)");
+  Layout a = parse_layout("?:1"), b = parse_layout("?:1");
+  CHECK(to_string(a, Notation::Expressions) == to_string(b, Notation::Expressions));
+  CHECK_FALSE(a.shape() == b.shape());  // two inputs' ?0 are two unknowns
+  CHECK_FALSE((size(a) - size(b)) == Int(0));
+  CHECK(size(a) - size(a) == Int(0));
+}
+
 TEST_CASE("notation: syntax errors name the column") {
   CHECK_THROWS_WITH_AS(parse_layout("(4,8):(8"), doctest::Contains("col 9: expected ')'"), Error);
   CHECK_THROWS_WITH_AS(parse_layout("(4,8)x"), doctest::Contains("col 6: unexpected 'x'"), Error);

@@ -36,6 +36,9 @@ class Int {
   static Int symbol(std::string name, int64_t divisibility = 1);
   // The same with a known lower bound instead of positivity (0 for a thread index).
   static Int symbol(std::string name, int64_t divisibility, int64_t lower_bound);
+  // An anonymous symbol that prints as `?<index>` in expressions (the parser numbers the `?` of
+  // one input from 0, so a line prints the same whatever came before it) and equals only itself.
+  static Int anonymous(int64_t index, int64_t divisibility);
   static Int from_expr(ExprPtr e);  // internal: wraps a node built by the simplifier
 
   bool is_static() const { return !expr_; }
@@ -65,6 +68,9 @@ enum class ExprOp : uint8_t { Symbol, Add, Sub, Mul, Div, Mod, CeilDiv, Min, Max
 struct Expr {
   ExprOp op = ExprOp::Symbol;
   std::string name;           // Symbol only
+  uint64_t serial = 0;        // Symbol only: tells apart anonymous symbols that print alike (0: named)
+  uint64_t hash = 0;          // of the structure (op, operands, name, serial): equal nodes hash alike
+  int64_t open = 0;           // the number of '(' that expr_string opens with (compare_expr_strings)
   Int a, b;                   // operands (one of them may be static)
   int64_t div = 1;            // known positive divisor of the value
   std::optional<int64_t> lo;  // known lower bound of the value
@@ -107,6 +113,13 @@ enum class Notation { Cute, Expressions };
 std::string to_string(const Int& x, Notation notation = Notation::Cute);
 // The whole expression: `ceil_div(M,128)`.
 std::string expr_string(const Int& x);
+// The same cut after max_chars characters, with `...` added where it was cut.
+std::string expr_string(const Int& x, size_t max_chars);
+// expr_string(a) <=> expr_string(b) without building either: costs their common prefix, not their
+// size. The canonical order of the operands of + and *, and so deterministic.
+int compare_expr_strings(const Int& a, const Int& b);
+// A hash of x's structure (static value, expression and basis), consistent with ==.
+uint64_t hash_value(const Int& x);
 
 // Checked 64-bit arithmetic on static values; throws Error naming the operation on overflow.
 int64_t checked_add(int64_t a, int64_t b);
