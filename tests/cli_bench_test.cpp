@@ -60,10 +60,13 @@ TEST_CASE("cli bench: options are checked, and the messages name the valid value
   check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--out-major", "k"},
                "--out-major 'k' is not a major (valid: n or m");
   check_misuse({"gemm", "--n", "8", "--k", "8"}, "needs --m, --n and --k (or --sweep)");
-  check_misuse({"gemm", "--m", "0", "--n", "8", "--k", "8"}, "--m takes an integer in [1, 1048576], got '0'");
-  check_misuse({"gemm", "--m", "8x", "--n", "8", "--k", "8"}, "--m takes an integer");
-  check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--iters", "0"}, "--iters takes an integer in [1,");
-  check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--alpha", "nan"}, "--alpha takes a finite number");
+  check_misuse({"gemm", "--m", "0", "--n", "8", "--k", "8"}, "--m: '0' is not an integer in [1, 1048576]");
+  check_misuse({"gemm", "--m", "8x", "--n", "8", "--k", "8"}, "--m: '8x' is not an integer in [1, 1048576]");
+  check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--iters", "0"}, "--iters: '0' is not an integer in [1,");
+  check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--alpha", "nan"}, "--alpha: 'nan' is not a finite number");
+  check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--beta", "2x"}, "--beta: '2x' is not a finite number");
+  check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--seed", "-1"},
+               "--seed: '-1' is not an integer in [0, 18446744073709551615]");
   check_misuse({"gemm", "--m", "8", "--n", "8", "--k"}, "--k needs a value");
   check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--frobnicate"}, "unknown option '--frobnicate'");
   check_misuse({"gemm", "--sweep", "--m", "8"}, "--sweep runs its own list of problems; it takes no --m");

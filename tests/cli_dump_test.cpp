@@ -258,7 +258,14 @@ TEST_CASE("cli: run says why it cannot run, and refuses bad arguments") {
   CHECK(unknown.err == "error: unknown kernel 'nope' (valid: vector_copy, tma_tile, wgmma_tile, elementwise, hopper_gemm)\n");
   const Run seed = run_cli({"run", "vector_copy", "--seed", "x"});
   check_exit(seed, 2);
-  CHECK(seed.err == "error: --seed takes a non-negative integer, got 'x'\n");
+  CHECK(seed.err == "error: --seed: 'x' is not an integer in [0, 18446744073709551615]\n");
+  // Numbers are read whole and range checked: no wrap-around of -1, no trailing garbage.
+  for (const char* bad : {"-1", "12x", " 12", "+1", "18446744073709551616", ""}) {
+    const Run r = run_cli({"run", "vector_copy", "--seed", bad});
+    INFO(bad);
+    check_exit(r, 2);
+    CHECK(r.err == std::string("error: --seed: '") + bad + "' is not an integer in [0, 18446744073709551615]\n");
+  }
   const Run all = run_cli({"run", "vector_copy", "--all", "--dtype", "f32"});
   check_exit(all, 2);
   CHECK(all.err == "error: --all takes no kernel options\n");
@@ -293,7 +300,10 @@ TEST_CASE("cli: run --emulate checks a kernel on the CPU, without a driver") {
   CHECK(cluster.out.find("every element matches the host reference") != std::string::npos);
   const Run size = run_cli({"run", "elementwise", "--emulate", "--size", "0"});
   check_exit(size, 2);
-  CHECK(size.err == "error: --size takes an integer in [1, 16777216], got '0'\n");
+  CHECK(size.err == "error: --size: '0' is not an integer in [1, 16777216]\n");
+  const Run size_garbage = run_cli({"run", "elementwise", "--emulate", "--size", "12abc"});
+  check_exit(size_garbage, 2);
+  CHECK(size_garbage.err == "error: --size: '12abc' is not an integer in [1, 16777216]\n");
 }
 
 TEST_CASE("cli: run checks every listed configuration on the GPU") {

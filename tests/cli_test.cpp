@@ -122,10 +122,15 @@ TEST_CASE("cli: --symbolic prints expressions, --eval gives the symbols values")
   check_exit(div, 1);
   REQUIRE(div.lines.size() == 1);
   CHECK(div.lines[0].find("positive multiple of 8") != std::string::npos);
-  for (const char* v : {"M", "M=", "=3", "M=3x", "M=1,,N=2", "N{div=8}=16", "1M=2"}) {
+  for (const char* v : {"M", "M=", "=3", "M=3x", "M=1,,N=2", "N{div=8}=16", "1M=2", "M=1,M=2", "M= 3", "M=+3"}) {
     Run r = run_cli({"layout", "--eval", v, "M"});
+    INFO(v);
     check_exit(r, 2);
+    CHECK(r.err.rfind("error: --eval", 0) == 0);
   }
+  CHECK(run_cli({"layout", "--eval", "M=1,M=2", "M"}).err == "error: --eval: M is given twice (M=1 and M=2)\n");
+  CHECK(run_cli({"layout", "--eval", "M=3x", "M"}).err ==
+        "error: --eval M: '3x' is not an integer in [-9223372036854775808, 9223372036854775807]\n");
 }
 
 TEST_CASE("cli: --svg writes the SVG of the last layout or TV layout") {

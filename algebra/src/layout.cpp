@@ -107,7 +107,12 @@ const Stride& stride(const Layout& l) { return l.stride(); }
 
 Layout get(const Layout& l, const std::vector<int>& path) {
   Layout r = l;
-  for (int i : path) r = r[i];
+  for (int i : path) {
+    if (i < 0 || i >= r.rank())
+      fail("get: mode " + std::to_string(i) + " of the layout " + to_string(r) + " does not exist (rank " +
+           std::to_string(r.rank()) + ")");
+    r = r[i];
+  }
   return r;
 }
 

@@ -64,7 +64,14 @@ void Parser::expect(char c, const char* what) {
 }
 
 CalcValue Parser::parse_all() {
-  CalcValue v = expression();
+  CalcValue v;
+  try {
+    v = expression();
+  } catch (const Error& e) {  // every error names a column: where the reading stopped, if not more precise
+    std::string what = e.what();
+    if (what.rfind("col ", 0) == 0) throw;
+    error_at(std::min(pos_, text_.size() ? text_.size() - 1 : 0), what);
+  }
   skip_ws();
   if (pos_ != text_.size()) error_at(pos_, "unexpected '" + shown(text_[pos_]) + "' after the expression");
   return v;
@@ -182,7 +189,11 @@ CalcValue Parser::tiler() {
     if (auto* l = std::get_if<Layout>(&v))
       modes.push_back(*l);
     else if (auto* t = std::get_if<IntTuple>(&v))
-      modes.push_back(make_layout(*t));
+      try {
+        modes.push_back(make_layout(*t));  // a shape: its compact layout (whose strides may overflow)
+      } catch (const Error& e) {
+        error_at(p, e.what());
+      }
     else
       error_at(p, "a tiler mode must be a layout or a shape, got " + to_string(v));
   } while (eat(','));

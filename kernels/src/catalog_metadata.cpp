@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "tessel/algebra/error.hpp"
+#include "tessel/algebra/parse_number.hpp"
 #include "tessel/kernels/catalog.hpp"
 
 namespace tessel::kernels {
@@ -82,12 +83,7 @@ bool admits(const KernelMetadata& md, const MetadataFilter& filter, std::optiona
 namespace {
 
 int parse_int(const std::string& key, const std::string& value) {
-  int v = 0;
-  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-  if (ec != std::errc() || end != value.data() + value.size()) {
-    fail("filter " + key + "=" + value + ": '" + value + "' is not an integer");
-  }
-  return v;
+  return static_cast<int>(parse_integer("filter " + key, value, INT32_MIN, INT32_MAX));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // the box's byte count and issues cp.async.bulk.tensor; every thread waits on the barrier's
 // phase, then writes the box back to global memory through the shared-memory layout (swizzled
 // as the TMA descriptor swizzles), predicated against the tensor's edges.
+#include "tessel/algebra/parse_number.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/async_copy.hpp"
 #include "tessel/codegen/builder.hpp"
@@ -93,7 +94,7 @@ Module tma_tile(const TmaTileConfig& c) {
 TmaTileConfig tma_tile_config(const Options& o) {
   TmaTileConfig c;
   c.dtype = parse_type(o.at("dtype"));
-  c.rows = std::stoi(o.at("rows"));
+  c.rows = static_cast<int>(parse_integer("rows", o.at("rows"), 1, 256));
   c.swizzle = parse_smem_swizzle(o.at("swizzle"));
   c.cols = (c.swizzle == SmemSwizzle::None ? 128 : swizzle_bytes(c.swizzle)) / bytes(c.dtype);
   return c;

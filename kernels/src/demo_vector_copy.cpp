@@ -1,6 +1,7 @@
 // demo_vector_copy.cpp: the vector-copy demonstration: the tensor is divided by the block's tile
 // (zipped_divide), the tile by a TV layout (128 threads x one 16-byte vector each), and the copy
 // vectorizes because the algebra proves each thread's elements contiguous and 16-byte aligned.
+#include "tessel/algebra/parse_number.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/builder.hpp"
 #include "tessel/kernels/demos.hpp"
@@ -57,7 +58,7 @@ Module vector_copy(const VectorCopyConfig& c) {
 VectorCopyConfig vector_copy_config(const Options& o) {
   VectorCopyConfig c;
   c.dtype = parse_type(o.at("dtype"));
-  c.threads = std::stoi(o.at("threads"));
+  c.threads = static_cast<int>(parse_integer("threads", o.at("threads"), 1, 1024));
   return c;
 }
 

@@ -2,6 +2,7 @@
 // into swizzled shared memory with layouts from the algebra, each 16-wide K block is multiplied
 // by wgmma.mma_async through descriptors derived (and checked) from the same layouts, and the
 // f32 accumulators are stored through the PTX ISA's fragment layout.
+#include "tessel/algebra/parse_number.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/builder.hpp"
 #include "tessel/codegen/sync.hpp"
@@ -104,7 +105,7 @@ Module wgmma_tile(const WgmmaTileConfig& c) {
 WgmmaTileConfig wgmma_tile_config(const Options& o) {
   WgmmaTileConfig c;
   c.dtype = parse_type(o.at("dtype"));
-  c.n = std::stoi(o.at("n"));
+  c.n = static_cast<int>(parse_integer("n", o.at("n"), 8, 256));
   c.swizzle = parse_smem_swizzle(o.at("swizzle"));
   return c;
 }

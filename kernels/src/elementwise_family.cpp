@@ -1,6 +1,7 @@
 // elementwise_family.cpp: the elementwise kernels in the registry (`tessel dump elementwise`,
 // `tessel run elementwise`): registry options -> ElementwiseConfig, and the listed
 // configurations (every op x dtype, every rank, majors, static shapes, 64-bit indices).
+#include "tessel/algebra/parse_number.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/kernels/elementwise.hpp"
 
@@ -22,14 +23,14 @@ ElementwiseConfig elementwise_config(const Options& o) {
   ElementwiseConfig c;
   c.op = parse_elementwise_op(o.at("op"));
   c.dtype = parse_type(o.at("dtype"));
-  c.rank = std::stoi(o.at("rank"));
+  c.rank = static_cast<int>(parse_integer("rank", o.at("rank"), 1, 8));
   const std::string& majors = o.at("majors");  // A, B, C: r (last mode contiguous) or c (first)
   const bool c_row = majors[2] == 'r';
   c.major = c_row ? c.rank - 1 : 0;
   for (int x = 0; x < 3; ++x) c.unit[x] = c.rank == 1 || majors[x] == majors[2];
   if (is_unary(c.op)) c.unit[1] = true;
   const std::string& v = o.at("vector");
-  c.vector = v == "max" ? 16 / bytes(c.dtype) : std::stoi(v);
+  c.vector = v == "max" ? 16 / bytes(c.dtype) : static_cast<int>(parse_integer("vector", v, 1, 16));
   c.wide_index = o.at("index") == "i64";
   c.nc = o.at("nc") == "on";
   if (o.at("shape") == "static") {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "tessel/algebra/parse_number.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/kernels/hopper_gemm.hpp"
 #include "tessel/kernels/launch.hpp"
@@ -338,11 +339,11 @@ HopperGemmConfig hopper_gemm_config(const Options& o) {
   c.a_major = major(o.at("a_major"));
   c.b_major = major(o.at("b_major"));
   c.out_major = o.at("out_major") == "row" ? Major::Row : Major::Column;
-  c.tile_m = std::stoi(o.at("tile_m"));
-  c.tile_n = std::stoi(o.at("tile_n"));
-  c.stages = std::stoi(o.at("stages"));
-  c.cluster_m = std::stoi(o.at("cluster_m"));
-  c.cluster_n = std::stoi(o.at("cluster_n"));
+  c.tile_m = static_cast<int>(parse_integer("tile_m", o.at("tile_m"), 1, 1024));
+  c.tile_n = static_cast<int>(parse_integer("tile_n", o.at("tile_n"), 1, 1024));
+  c.stages = static_cast<int>(parse_integer("stages", o.at("stages"), 1, 64));
+  c.cluster_m = static_cast<int>(parse_integer("cluster_m", o.at("cluster_m"), 1, 16));
+  c.cluster_n = static_cast<int>(parse_integer("cluster_n", o.at("cluster_n"), 1, 16));
   c.pingpong = o.at("schedule") == "pingpong";
   return c;
 }

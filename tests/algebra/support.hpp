@@ -15,7 +15,7 @@ namespace tessel::test {
 
 inline uint64_t seed() {
   static const uint64_t s = [] {
-    if (const char* e = std::getenv("TESSEL_SEED")) return static_cast<uint64_t>(std::strtoull(e, nullptr, 10));
+    if (const char* e = std::getenv("TESSEL_SEED")) return parse_unsigned("TESSEL_SEED", e);
     return static_cast<uint64_t>(std::random_device{}());
   }();
   return s;

@@ -107,7 +107,7 @@ TEST_CASE("codegen: bar.sync with the barrier's id in a register") {
   bar_sync(b, id, 128);
   Module m = one(b.finish());
   const std::string ptx = print_ptx(m);
-  CHECK(std::regex_search(ptx, std::regex("\tbar\.sync \t%r[0-9]+, 128;")));
+  CHECK(std::regex_search(ptx, std::regex("\tbar\\.sync \t%r[0-9]+, 128;")));
   test::check_assembles(m);
   CHECK_THROWS_WITH_AS(bar_sync(b, id, 100), doctest::Contains("thread count 100 is not a multiple of 32"), Error);
 }

@@ -95,7 +95,7 @@ TEST_CASE("catalog: filters select by class, kind, dtype, major, tile and comput
   CHECK(list_kernels(simt, 80).size() == list_kernels(simt).size());
   CHECK(list_kernels(metadata_filter("name", "_f64_f64_32x32x8")).size() == 9);
   CHECK_THROWS_WITH_AS(metadata_filter("colour", "red"), doctest::Contains("unknown filter key 'colour'"), Error);
-  CHECK_THROWS_WITH_AS(metadata_filter("tile_m", "big"), doctest::Contains("'big' is not an integer"), Error);
+  CHECK_THROWS_WITH_AS(metadata_filter("tile_m", "big"), doctest::Contains("filter tile_m: 'big' is not an integer"), Error);
   CHECK_THROWS_WITH_AS(metadata_filter("major", "diagonal"), doctest::Contains("unknown major 'diagonal'"), Error);
   CHECK_THROWS_AS(metadata_filter("dtype", "f128"), Error);
 }

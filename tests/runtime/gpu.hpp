@@ -10,6 +10,7 @@
 #include <random>
 #include <string>
 
+#include "tessel/algebra/parse_number.hpp"
 #include "tessel/runtime.hpp"
 
 namespace tessel::test {
@@ -37,7 +38,7 @@ inline rt::Context& gpu_context() {
 // The run's seed: fresh each run, or TESSEL_SEED=N to reproduce one. Tests print it with INFO.
 inline std::uint64_t gpu_seed() {
   static const std::uint64_t s = [] {
-    if (const char* e = std::getenv("TESSEL_SEED")) return static_cast<std::uint64_t>(std::strtoull(e, nullptr, 10));
+    if (const char* e = std::getenv("TESSEL_SEED")) return tessel::parse_unsigned("TESSEL_SEED", e);
     return static_cast<std::uint64_t>(std::random_device{}());
   }();
   return s;

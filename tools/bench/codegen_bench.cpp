@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tessel/algebra/parse_number.hpp"
 #include "tessel/codegen/ptx.hpp"
 #include "tessel/kernels/registry.hpp"
 
@@ -57,9 +58,11 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--reps" || a == "--warmup") {
       if (i + 1 >= argc) return usage("--reps and --warmup need a count");
-      const int v = std::atoi(argv[++i]);
-      if (v < (a == "--reps" ? 1 : 0)) return usage("bad count");
-      (a == "--reps" ? reps : warmup) = v;
+      try {
+        (a == "--reps" ? reps : warmup) = static_cast<int>(tessel::parse_integer(a, argv[++i], a == "--reps", 1000000));
+      } catch (const tessel::Error& e) {
+        return usage(e.what());
+      }
     } else {
       only.push_back(a);
     }

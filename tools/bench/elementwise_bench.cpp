@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tessel/algebra/parse_number.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/kernels/elementwise.hpp"
 #include "tessel/runtime.hpp"
@@ -59,8 +60,14 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--peer" && i + 1 < argc) peer_path = argv[++i];
-    else if (a == "--reps" && i + 1 < argc) reps = std::stoi(argv[++i]);
-    else {
+    else if (a == "--reps" && i + 1 < argc) {
+      try {
+        reps = static_cast<int>(tessel::parse_integer("--reps", argv[++i], 1, 1000000));
+      } catch (const tessel::Error& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return 2;
+      }
+    } else {
       std::fprintf(stderr, "usage: tessel_elementwise_bench [--peer peer_add.ptx] [--reps N]\n");
       return 2;
     }

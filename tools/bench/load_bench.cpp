@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tessel/algebra/parse_number.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/ptx.hpp"
 #include "tessel/kernels/registry.hpp"
@@ -20,8 +21,13 @@ using namespace tessel;
 
 int main(int argc, char** argv) {
   size_t per_family = static_cast<size_t>(-1);
-  if (argc == 3 && std::string(argv[1]) == "--per-family" && std::atoi(argv[2]) > 0) {
-    per_family = static_cast<size_t>(std::atoi(argv[2]));
+  if (argc == 3 && std::string(argv[1]) == "--per-family") {
+    try {
+      per_family = static_cast<size_t>(parse_integer("--per-family", argv[2], 1, INT32_MAX));
+    } catch (const Error& e) {
+      std::fprintf(stderr, "error: %s\n", e.what());
+      return 2;
+    }
   } else if (argc != 1) {
     std::fprintf(stderr, "usage: tessel_load_bench [--per-family N]  (N a positive count)\n");
     return 2;

@@ -37,6 +37,7 @@
 #include "fp8.hpp"
 #include "printable.hpp"
 #include "tessel/algebra/error.hpp"
+#include "tessel/algebra/parse_number.hpp"
 #include "tessel/kernels/catalog.hpp"
 #include "tessel/kernels/half.hpp"
 #include "tessel/runtime.hpp"
@@ -119,23 +120,21 @@ struct ParseError {
   std::string message;
 };
 
+// Numbers: tessel's strict readers (parse_number.hpp), their Error a ParseError here.
 int64_t parse_int(const std::string& option, const std::string& value, int64_t lo, int64_t hi) {
-  int64_t v = 0;
-  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-  if (ec != std::errc() || end != value.data() + value.size() || v < lo || v > hi)
-    throw ParseError{option + " takes an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got '" +
-                     printable(value) + "'"};
-  return v;
+  try {
+    return parse_integer(option, value, lo, hi);
+  } catch (const Error& e) {
+    throw ParseError{e.what()};
+  }
 }
 
 double parse_double(const std::string& option, const std::string& value) {
   try {
-    size_t used = 0;
-    const double d = std::stod(value, &used);
-    if (used == value.size() && std::isfinite(d)) return d;
-  } catch (const std::exception&) {
+    return parse_finite(option, value);
+  } catch (const Error& e) {
+    throw ParseError{e.what()};
   }
-  throw ParseError{option + " takes a finite number, got '" + printable(value) + "'"};
 }
 
 // Throws ParseError naming the option and the valid values.
@@ -181,12 +180,11 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
   if (v.count("--iters")) o.iters = static_cast<int>(parse_int("--iters", v["--iters"], 1, 100000));
   if (v.count("--warmup")) o.warmup = static_cast<int>(parse_int("--warmup", v["--warmup"], 0, 100000));
   if (v.count("--seed")) {
-    const std::string& s = v["--seed"];
-    uint64_t seed = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), seed);
-    if (ec != std::errc() || end != s.data() + s.size())
-      throw ParseError{"--seed takes a non-negative integer, got '" + printable(s) + "'"};
-    o.seed = seed;
+    try {
+      o.seed = parse_unsigned("--seed", v["--seed"]);
+    } catch (const Error& e) {
+      throw ParseError{e.what()};
+    }
   } else {
     o.seed = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   }

@@ -11,6 +11,7 @@
 
 #include "printable.hpp"
 #include "tessel/algebra/calculator.hpp"
+#include "tessel/algebra/parse_number.hpp"
 #include "tessel/algebra/picture.hpp"
 
 namespace tessel::cli {
@@ -122,8 +123,9 @@ void read_lines(Session& session) {
   }
 }
 
-// Parses `M=1000,N=64` into the values of --eval.
-bool parse_values(const std::string& text, Options& options) {
+// Parses `M=1000,N=64` into the values of --eval; throws Error naming the item that is wrong.
+Env parse_values(const std::string& text) {
+  const std::string form = " (--eval takes NAME=VALUE[,NAME=VALUE...], e.g. --eval M=1000,N=64)";
   Env env;
   size_t start = 0;
   while (start <= text.size()) {
@@ -131,25 +133,21 @@ bool parse_values(const std::string& text, Options& options) {
     if (end == std::string::npos) end = text.size();
     std::string item = text.substr(start, end - start);
     size_t eq = item.find('=');
-    if (eq == 0 || eq == std::string::npos || eq + 1 == item.size()) return false;
+    if (eq == 0 || eq == std::string::npos) fail("--eval: '" + printable(item) + "' is not NAME=VALUE" + form);
+    std::string name = item.substr(0, eq);
     for (size_t k = 0; k < eq; ++k) {  // a symbol's name, as the grammar spells it
       char c = item[k];
       if (!(std::isalpha(static_cast<unsigned char>(c)) || c == '_' ||
             (k > 0 && std::isdigit(static_cast<unsigned char>(c)))))
-        return false;
+        fail("--eval: '" + printable(name) + "' is not a symbol name" + form);
     }
-    try {
-      size_t used = 0;
-      long long v = std::stoll(item.substr(eq + 1), &used);
-      if (used != item.size() - eq - 1) return false;
-      env[item.substr(0, eq)] = v;
-    } catch (const std::exception&) {
-      return false;
-    }
+    int64_t v = parse_integer("--eval " + name, item.substr(eq + 1), INT64_MIN, INT64_MAX);
+    if (!env.emplace(name, v).second)
+      fail("--eval: " + name + " is given twice (" + name + "=" + std::to_string(env[name]) + " and " + name + "=" +
+           std::to_string(v) + ")");
     start = end + 1;
   }
-  options.values = std::move(env);
-  return true;
+  return env;
 }
 
 // Parses the options; returns an exit status when the command is already done (help, misuse).
@@ -170,11 +168,16 @@ std::optional<int> parse_options(const std::vector<std::string>& args, Options& 
     } else if (a == "--symbolic") {
       options.symbolic = true;
     } else if (a == "--eval") {
-      if (i + 1 == args.size() || !parse_values(args[i + 1], options)) {
+      if (i + 1 == args.size()) {
         std::cerr << "error: --eval needs NAME=VALUE[,NAME=VALUE...], e.g. --eval M=1000,N=64\n";
         return 2;
       }
-      ++i;
+      try {
+        options.values = parse_values(args[++i]);
+      } catch (const Error& e) {
+        std::cerr << "error: " << printable(e.what()) << "\n";
+        return 2;
+      }
     } else if (a == "--svg") {
       if (i + 1 == args.size()) {
         std::cerr << "error: --svg needs a FILE\n";

@@ -9,6 +9,7 @@
 
 #include "printable.hpp"
 #include "tessel/algebra/error.hpp"
+#include "tessel/algebra/parse_number.hpp"
 #include "tessel/kernels/catalog.hpp"
 
 namespace tessel::cli {
@@ -89,13 +90,12 @@ int list_command(const std::vector<std::string>& args) {
         }
         filters.push_back(kernels::metadata_filter(value.substr(0, eq), value.substr(eq + 1)));
       } else if (a == "--cc") {
-        int v = 0;
-        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-        if (ec != std::errc() || end != value.data() + value.size() || v <= 0) {
-          std::cerr << "error: --cc " << printable(value) << ": expected a compute capability such as 80 or 90\n";
+        try {
+          cc = static_cast<int>(parse_integer("--cc", value, 10, 1000));  // 80, 90, ...: major*10+minor
+        } catch (const Error& e) {
+          std::cerr << "error: " << printable(e.what()) << " (a compute capability such as 80 or 90)\n";
           return 2;
         }
-        cc = v;
       } else if (std::find(std::begin(kKeys), std::end(kKeys), a.substr(2)) != std::end(kKeys)) {
         filters.push_back(kernels::metadata_filter(a.substr(2), value));
       } else {

@@ -10,6 +10,7 @@
 #include "kernel_args.hpp"
 #include "printable.hpp"
 #include "tessel/algebra/error.hpp"
+#include "tessel/algebra/parse_number.hpp"
 #include "tessel/kernels/demo_run.hpp"
 
 namespace tessel::cli {
@@ -42,13 +43,13 @@ int run_command(const std::vector<std::string>& args) {
     return 2;
   }
   uint64_t seed = std::random_device{}();
-  if (ka.values.count("--seed")) {
-    try {
-      seed = std::stoull(ka.values.at("--seed"));
-    } catch (const std::exception&) {
-      std::cerr << "error: --seed takes a non-negative integer, got '" << printable(ka.values.at("--seed")) << "'\n";
-      return 2;
-    }
+  int64_t size = 4096;
+  try {
+    if (ka.values.count("--seed")) seed = parse_unsigned("--seed", ka.values.at("--seed"));
+    if (ka.values.count("--size")) size = parse_integer("--size", ka.values.at("--size"), 1, int64_t{1} << 24);
+  } catch (const Error& e) {
+    std::cerr << "error: " << printable(e.what()) << "\n";
+    return 2;
   }
   std::vector<kernels::Options> configs;
   const kernels::KernelFamily* family = nullptr;
@@ -68,16 +69,6 @@ int run_command(const std::vector<std::string>& args) {
     return 2;
   }
   const bool emulate = ka.flags.count("--emulate") > 0;
-  int64_t size = 4096;
-  if (ka.values.count("--size")) {
-    try {
-      size = std::stoll(ka.values.at("--size"));
-      if (size < 1 || size > (int64_t{1} << 24)) throw std::out_of_range("size");
-    } catch (const std::exception&) {
-      std::cerr << "error: --size takes an integer in [1, 16777216], got '" << printable(ka.values.at("--size")) << "'\n";
-      return 2;
-    }
-  }
   std::cout << "seed " << seed << "\n";
   bool all_ok = true;
   for (const kernels::Options& o : configs) {

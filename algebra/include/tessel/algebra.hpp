@@ -7,5 +7,6 @@
 #include "tessel/algebra/int_tuple.hpp"
 #include "tessel/algebra/layout.hpp"
 #include "tessel/algebra/notation.hpp"
+#include "tessel/algebra/parse_number.hpp"
 #include "tessel/algebra/picture.hpp"
 #include "tessel/algebra/swizzle.hpp"
