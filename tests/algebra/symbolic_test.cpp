@@ -98,7 +98,7 @@ TEST_CASE("symbolic: random layouts with symbolic extents evaluate to the static
   CHECK(symbolic_ok > 300);
 }
 
-TEST_CASE("symbolic: every operation on 1024 dynamic leaves finishes quickly; 1025 are refused") {
+TEST_CASE("symbolic: every operation on 1024 dynamic leaves finishes quickly, and 1025 are refused") {
   // The issue's report: cost grew with the cube of the dynamic leaves (8000 `?` took 97 s). At the
   // parser's bound every operation must take well under a second; 5 s for all of them together
   // leaves room for a slow machine, and the cubic cost took minutes at this size.
