@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -304,6 +305,23 @@ TEST_CASE("cli: run --emulate checks a kernel on the CPU, without a driver") {
   const Run size_garbage = run_cli({"run", "elementwise", "--emulate", "--size", "12abc"});
   check_exit(size_garbage, 2);
   CHECK(size_garbage.err == "error: --size: '12abc' is not an integer in [1, 16777216]\n");
+}
+
+TEST_CASE("cli: run --emulate refuses a static shape too large to emulate in seconds, up front") {
+  const auto start = std::chrono::steady_clock::now();
+  const Run big = run_cli({"run", "elementwise", "--emulate", "--shape", "static", "--rank", "4"});
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));  // it ran for minutes
+  check_exit(big, 1);
+  CHECK(big.err.find("its static shape 1000x333x7x3 (6993000 elements) is more than the emulator runs in seconds") !=
+        std::string::npos);
+  CHECK(big.err.find("--size 6993000 this one anyway") != std::string::npos);
+  // With --all, a refused configuration is a `skip` line and the others still run.
+  const Run all = run_cli({"run", "elementwise", "--all", "--emulate"});
+  INFO(all.out << all.err);
+  check_exit(all, 0);
+  CHECK(all.out.find("skip  elementwise --op add --dtype f32 --rank 4") != std::string::npos);
+  CHECK(all.out.find("ok    elementwise --op add --dtype f32 --rank 2") != std::string::npos);
+  CHECK(all.out.find("FAIL") == std::string::npos);
 }
 
 TEST_CASE("cli: run checks every listed configuration on the GPU") {

@@ -111,6 +111,7 @@ RunStats run(const LaunchPlan& plan, Memory& mem, const RunOptions& options) {
           }
         }
         launch.stats.blocks += cs;
+        if (options.progress) options.progress(launch.stats.blocks, uint64_t{plan.grid[0]} * plan.grid[1] * plan.grid[2]);
       }
     }
   }

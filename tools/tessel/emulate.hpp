@@ -4,11 +4,18 @@
 
 #include <cstdint>
 
+#include "tessel/algebra/error.hpp"
 #include "tessel/kernels/demo_run.hpp"
 
 namespace tessel::cli {
 
-// Throws tessel::Error for a family the emulator cannot run yet, naming the ones it can.
+// Thrown before any emulation, for a configuration the emulator does not run (a family it cannot
+// run yet, a static shape too large to run in seconds), with the reason and what would run.
+struct EmulationRefused : Error {
+  using Error::Error;
+};
+
+// Throws EmulationRefused (see above); tessel::Error for what goes wrong in the run.
 kernels::DemoRun emulate_configuration(const kernels::KernelFamily& f, const kernels::Options& o, uint64_t seed,
                                        int64_t max_elements);
 

@@ -83,6 +83,12 @@ int run_command(const std::vector<std::string>& args) {
       else
         std::cout << ", " << std::setprecision(1) << r.bytes / (r.kernel_ms * 1e6) << " GB/s, first launch)\n";
       all_ok = all_ok && r.ok;
+    } catch (const EmulationRefused& e) {  // refused up front: --all goes on with the others
+      if (configs.size() == 1) {
+        std::cerr << "error: cannot emulate " << what << ": " << printable(e.what()) << "\n";
+        return 1;
+      }
+      std::cout << "skip  " << what << ": " << printable(e.what()) << "\n";
     } catch (const Error& e) {
       std::cerr << "error: cannot run " << what << ": " << printable(e.what()) << "\n";
       return 1;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "tessel/codegen/launch_plan.hpp"
 #include "tessel/emulator/error.hpp"
@@ -18,6 +19,9 @@ struct RunOptions {
   // A read of a shared-memory byte that another thread wrote since the last barrier both passed
   // is an error (the missing bar.sync).
   bool check_shared_races = true;
+  // Called after each cluster of blocks with the blocks run so far and the grid's total, so that a
+  // long emulation can report progress (tessel run --emulate prints it every few seconds).
+  std::function<void(uint64_t blocks_done, uint64_t blocks_total)> progress;
 };
 
 struct RunStats {
