@@ -16,21 +16,22 @@ namespace tessel::kernels {
 
 struct Artifact::Loaded {
   std::mutex mutex;
-  rt::Function function;
+  std::map<void*, rt::Function> functions;  // by context: a module loaded in one is not valid in another
 };
 
 rt::Function Artifact::function() const {
   if (!loaded) fail("artifact of " + kernel + ": not made by Kernel::compile (no load state)");
+  void* context = rt::current_context();
   std::lock_guard lock(loaded->mutex);
-  if (!loaded->function) {
-    use_device_for(module);  // device 0's primary context, current; and a clear error below the target
-    loaded->function = rt::ModuleCache::global().get(ptx).function(kernel);
-  } else {
-    // The same primary context use_device_for retained, current on this thread (a cheap call).
-    static rt::Context* ctx = new rt::Context(0);
-    ctx->make_current();
+  if (context) {
+    auto it = loaded->functions.find(context);
+    if (it != loaded->functions.end()) return it->second;  // the common case: one lookup, no driver query
   }
-  return loaded->function;
+  use_device_for(module);  // the current context (or device 0's primary one), and a clear error below the target
+  context = rt::current_context();
+  rt::Function f = rt::ModuleCache::global().get(ptx, context).function(kernel);
+  loaded->functions.emplace(context, f);
+  return f;
 }
 
 // --- Kernel -------------------------------------------------------------------------------------
@@ -158,6 +159,7 @@ std::vector<KernelPtr> get_kernels(const Arguments& args, const MetadataFilter& 
   const MetadataFilter same_operation = [&](const KernelMetadata& md) {
     return md.operation == op && (!filter || filter(md));
   };
+  if (!cc) cc = device_cc_if_any();  // the device it would run on, where there is one
   std::vector<KernelPtr> out;
   for (KernelPtr& k : Registry::global().kernels(same_operation, std::nullopt, cc)) {
     if (k->supports(args)) out.push_back(std::move(k));

@@ -1,6 +1,7 @@
 // demo_run.cpp: see demo_run.hpp. Inputs are random (bytes for the copies, multiples of 1/8 in
 // [-2, 2] for the MMA, so that its f32 result is exact and compared bit for bit); outputs are
 // filled with 0xFF first and guard bytes after them must stay 0xFF.
+#include "tessel/kernels/launch.hpp"
 #include "tessel/kernels/demo_run.hpp"
 
 #include <cstring>
@@ -27,16 +28,6 @@ rt::Function load(const Module& m) {
   return rt::ModuleCache::global().get(print_ptx(m)).function(m.kernels.at(0).name);
 }
 
-void need_device(const Module& m) {
-  static rt::Context* ctx = new rt::Context(0);  // device 0's primary context, kept for the process
-  ctx->make_current();
-  const Requirement r = requirement(m);
-  const int cc = rt::device_properties(0).compute_capability();
-  if (cc < r.sm || (r.arch_specific && cc != r.sm)) {
-    fail("cannot run " + m.kernels.at(0).name + ": it needs " + target_name(r) + " (" + r.what + "), device 0 is sm_" +
-         std::to_string(cc));
-  }
-}
 
 double timed(const rt::Function& f, const rt::LaunchConfig& lc, const rt::ArgPack& args) {
   rt::Event start, stop;
@@ -72,7 +63,7 @@ uint16_t to_f16(float f) {  // exact for multiples of 1/8 in [-2, 2]
 DemoRun run_vector_copy(const Options& o, std::mt19937_64& rng) {
   const VectorCopyConfig c = vector_copy_config(o);
   const Module m = vector_copy(c);
-  need_device(m);
+  use_device_for(m);
   const int eb = bytes(c.dtype);
   const int64_t n = c.vector() * std::uniform_int_distribution<int64_t>(1 << 18, 1 << 20)(rng);
   const size_t guard = 4096;
@@ -98,7 +89,7 @@ DemoRun run_vector_copy(const Options& o, std::mt19937_64& rng) {
 DemoRun run_tma_tile(const Options& o, std::mt19937_64& rng) {
   const TmaTileConfig c = tma_tile_config(o);
   const Module m = tma_tile(c);
-  need_device(m);
+  use_device_for(m);
   const int eb = bytes(c.dtype);
   // Ragged sizes: the last boxes hang over the edges (TMA fills them, the kernel must not write).
   const int64_t M = std::uniform_int_distribution<int64_t>(c.rows + 1, 3 * c.rows)(rng);
@@ -143,7 +134,7 @@ DemoRun run_tma_tile(const Options& o, std::mt19937_64& rng) {
 DemoRun run_wgmma_tile(const Options& o, std::mt19937_64& rng) {
   const WgmmaTileConfig c = wgmma_tile_config(o);
   const Module m = wgmma_tile(c);
-  need_device(m);
+  use_device_for(m);
   const int k = c.k();
   std::uniform_int_distribution<int> q(-16, 16);
   std::vector<float> a(static_cast<size_t>(64 * k)), b(static_cast<size_t>(c.n * k));

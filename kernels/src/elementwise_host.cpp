@@ -357,7 +357,7 @@ void elementwise(const ElementwiseArguments& args, rt::StreamRef stream, const E
   if (p.grid[0] == 0) return;
   if (o.check_device_memory) check_in_allocation(args);
   const Module& m = module_for(p.config);
-  use_device_for(m);  // device 0's primary context, the one every function below belongs to
+  use_device_for(m);  // the current context (device 0's primary one where there is none): every function below belongs to it
   // The loaded function by configuration: later calls only pack parameters and launch.
   static std::mutex mutex;
   static std::map<std::string, rt::Function> functions;

@@ -236,11 +236,8 @@ KernelMetadata hopper_gemm_metadata(const HopperGemmConfig& c) {
 
 namespace {
 
-// The SM count of device 0, read once (the persistent grid's size).
-int device_sm_count() {
-  static const int n = rt::device_properties(0).sm_count;
-  return n;
-}
+// The SM count of the device the kernel runs on (the persistent grid's size); read once per device.
+int device_sm_count() { return device_in_use().sm_count; }
 
 class HopperGemm : public Kernel {
  public:

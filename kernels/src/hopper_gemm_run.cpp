@@ -17,7 +17,7 @@ DemoRun run_hopper_gemm(const Options& o, std::mt19937_64& rng) {
   rt::DeviceBuffer a = rt::DeviceBuffer::from(p.A.bytes), b = rt::DeviceBuffer::from(p.B.bytes),
                    out = rt::DeviceBuffer::from(p.out.bytes);
   const GemmArguments args = p.arguments(a.ptr(), b.ptr(), out.ptr());
-  const codegen::LaunchPlan plan = hopper_gemm_plan(c, args, m, rt::device_properties(0).sm_count, rt::encode_tensor_map);
+  const codegen::LaunchPlan plan = hopper_gemm_plan(c, args, m, device_in_use().sm_count, rt::encode_tensor_map);
   const rt::Function f = load_plan(plan);
   rt::Event start, stop;
   start.record();

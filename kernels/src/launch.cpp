@@ -9,16 +9,35 @@ namespace tessel::kernels {
 
 using namespace codegen;
 
+const rt::DeviceProperties& device_in_use() {
+  int ordinal = rt::current_device();
+  if (ordinal < 0) {  // no context on this thread: device 0's primary one, kept for the process
+    static rt::Context* fallback = new rt::Context(0);
+    fallback->make_current();
+    ordinal = 0;
+  }
+  return rt::cached_device_properties(ordinal);
+}
+
+std::optional<int> device_cc_if_any() {
+  if (!rt::driver_status().available) return std::nullopt;
+  try {
+    if (rt::device_count() == 0) return std::nullopt;
+    const int ordinal = rt::current_device();
+    return rt::cached_device_properties(ordinal < 0 ? 0 : ordinal).compute_capability();
+  } catch (const Error&) {  // a driver that loads but cannot enumerate: as if there were none
+    return std::nullopt;
+  }
+}
+
 void use_device_for(const Module& m) {
-  static rt::Context* ctx = new rt::Context(0);  // device 0's primary context, kept for the process
-  ctx->make_current();
-  // Read once: some attributes (clock rates) cost the driver hundreds of microseconds per query,
-  // which a launch path must not pay on every call.
-  static const int cc = rt::device_properties(0).compute_capability();
+  const rt::DeviceProperties& device = device_in_use();
+  const int cc = device.compute_capability();
   const Requirement r = requirement(m);
   if (cc < r.sm || (r.arch_specific && cc != r.sm)) {
     fail("cannot run " + (m.kernels.empty() ? std::string("an empty module") : m.kernels.front().name) + ": it needs " +
-         target_name(r) + " (" + r.what + "), device 0 is sm_" + std::to_string(cc));
+         target_name(r) + " (" + r.what + "), device " + std::to_string(device.ordinal) + " is sm_" +
+         std::to_string(cc));
   }
 }
 

@@ -2,6 +2,8 @@
 #include "tessel/runtime/device.hpp"
 
 #include <cstdio>
+#include <map>
+#include <mutex>
 #include <utility>
 
 #include "call.hpp"
@@ -112,6 +114,33 @@ Context& Context::operator=(Context&& other) noexcept {
     handle_ = std::exchange(other.handle_, nullptr);
   }
   return *this;
+}
+
+const DeviceProperties& cached_device_properties(int ordinal) {
+  static std::mutex mutex;
+  static std::map<int, DeviceProperties> cache;  // entries are never erased: references stay valid
+  std::lock_guard lock(mutex);
+  auto it = cache.find(ordinal);
+  if (it == cache.end()) it = cache.emplace(ordinal, device_properties(ordinal)).first;
+  return it->second;
+}
+
+void* current_context() {
+  const cu::DriverApi& d = detail::api();
+  cu::CUcontext ctx = nullptr;
+  detail::check(d, d.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent");
+  return ctx;
+}
+
+int current_device() {
+  if (!current_context()) return -1;
+  const cu::DriverApi& d = detail::api();
+  cu::CUdevice dev = 0;
+  detail::check(d, d.cuCtxGetDevice(&dev), "cuCtxGetDevice");
+  const int count = device_count();
+  for (int ordinal = 0; ordinal < count; ++ordinal)  // CUdevice is a handle; the ordinal is what users name
+    if (get_device(d, ordinal) == dev) return ordinal;
+  fail("the current context's device is not among the driver's " + std::to_string(count) + " devices");
 }
 
 void Context::make_current() const {

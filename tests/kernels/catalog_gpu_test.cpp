@@ -8,6 +8,9 @@
 #include "runtime/gpu.hpp"
 #include "tessel/kernels/catalog.hpp"
 #include "tessel/kernels/elementwise_check.hpp"
+#include "tessel/kernels/launch.hpp"
+
+#include <thread>
 
 using namespace tessel;
 
@@ -144,5 +147,51 @@ TEST_CASE("catalog: gpu get_kernels finds a kernel for plain row-major arguments
   found.front()->run(buf.args(p));
   test::gpu_context().synchronize();
   INFO(found.front()->name() << ": " << p.describe() << " (reproduce with TESSEL_SEED=" << test::gpu_seed() << ")");
+  CHECK(test::check_gemm(p, buf.o.to_vector<uint8_t>()) == "");
+}
+
+TEST_CASE("catalog: gpu a kernel runs on the context current on the thread, or device 0's where there is none") {
+  TESSEL_REQUIRE_GPU(80);
+  std::mt19937_64 rng = test::gpu_rng();
+  kernels::KernelMetadata want;
+  want.design.tile = {64, 64, 8};
+  want.accumulator = codegen::Type::F32;
+  want.operands = {{"A", codegen::Type::F32, kernels::Major::Row, 1},
+                   {"B", codegen::Type::F32, kernels::Major::Row, 1},
+                   {"out", codegen::Type::F32, kernels::Major::Row, 1}};
+  const test::GemmProblem p = test::make_gemm_problem(want, rng);
+  Buffers buf(p);
+  // Without a cc, get_kernels asks the device: the same kernels as with its cc given.
+  const int cc = rt::device_properties(0).compute_capability();
+  const std::vector<kernels::KernelPtr> found = kernels::get_kernels(buf.args(p));
+  REQUIRE(!found.empty());
+  CHECK(found.size() == kernels::get_kernels(buf.args(p), {}, cc).size());
+  CHECK(kernels::device_cc_if_any() == std::optional<int>(cc));
+  // The caller's current context is the one used: the device and the loaded function are its.
+  rt::Context& ctx = test::gpu_context();
+  CHECK(rt::current_device() == 0);
+  CHECK(kernels::device_in_use().ordinal == 0);
+  const kernels::Artifact artifact = found.front()->compile(buf.args(p));
+  found.front()->run(buf.args(p), artifact);
+  CHECK(rt::current_context() == ctx.native());
+  ctx.synchronize();
+  CHECK(test::check_gemm(p, buf.o.to_vector<uint8_t>()) == "");
+  // A thread with no context of its own: device 0's primary context becomes current there, and the
+  // artifact's function (loaded per context) runs.
+  std::string error;
+  void* seen = nullptr;
+  buf.o.upload(p.out.bytes.data(), p.out.bytes.size());  // out as it was (beta reads it)
+  std::thread([&] {
+    try {
+      CHECK(rt::current_context() == nullptr);
+      found.front()->run(buf.args(p), artifact);
+      seen = rt::current_context();
+      rt::Context(0).synchronize();
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }).join();
+  CHECK(error == "");
+  CHECK(seen == ctx.native());  // the primary context is one per device
   CHECK(test::check_gemm(p, buf.o.to_vector<uint8_t>()) == "");
 }

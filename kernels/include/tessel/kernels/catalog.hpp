@@ -110,8 +110,9 @@ struct Artifact {
   std::string kernel;  // the entry's name
   std::string ptx;
   int target_sm = 80;  // the PTX's .target
-  // The function in device 0's primary context, loaded (through the module cache) on first call;
-  // throws tessel::Error where no GPU can run it.
+  // The function in the current context (device 0's primary one where the thread has none),
+  // loaded (through the module cache) on first call in each context; throws tessel::Error where no
+  // GPU can run it.
   rt::Function function() const;
 
   struct Loaded;
@@ -150,7 +151,7 @@ class Kernel {
   // Checks supports(args) and cc (when given, against min_cc), generates and prints the PTX.
   // Throws tessel::Error with supports' reason, or naming cc and min_cc.
   Artifact compile(const Arguments& args, std::optional<int> cc = {}) const;
-  // Queues one launch on `stream` (device 0's context). `workspace` is a device address of at
+  // Queues one launch on `stream` (the current context's device, as Artifact::function). `workspace` is a device address of at
   // least workspace_size(args) bytes. Throws when the arguments are not supported.
   void run(const Arguments& args, const Artifact& artifact, rt::StreamRef stream = {}, uint64_t workspace = 0) const;
   // The same, compiling on first use and caching the artifact by artifact_key(args).
@@ -212,7 +213,8 @@ struct RegisterKernelClass {
 };
 
 // Every registered kernel that runs `args`: of their operation, admitted by `filter`, runnable on
-// `cc` (every cc when unset) and supports(args).
+// `cc` and supports(args). Without a cc, the cc of the device a run would use (the current
+// context's, else device 0: device_cc_if_any in launch.hpp); every cc where there is no GPU.
 std::vector<KernelPtr> get_kernels(const Arguments& args, const MetadataFilter& filter = {},
                                    std::optional<int> cc = {});
 // Every registered kernel admitted by `filter` and `cc`, whatever the arguments (`tessel list`).

@@ -18,7 +18,8 @@ struct DemoRun {
   double bytes = 0;      // bytes the kernel reads and writes
 };
 
-// Generates, loads and launches `family` with `options` on device 0. Throws tessel::Error when
+// Generates, loads and launches `family` with `options` on the current context's device (device
+// 0's primary context where the thread has none). Throws tessel::Error when
 // the configuration is invalid or no GPU can run it ("no CUDA driver found: ...", or a device
 // below the kernel's target).
 DemoRun run_demo(const std::string& family, const Options& options, uint64_t seed);

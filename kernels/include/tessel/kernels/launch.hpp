@@ -2,15 +2,25 @@
 // (JIT-compiled once per context and PTX text), its parameters packed in order, on a stream.
 #pragma once
 
+#include <optional>
+
 #include "tessel/codegen/launch_plan.hpp"
+#include "tessel/runtime/device.hpp"
 #include "tessel/runtime/launch.hpp"
 #include "tessel/runtime/module.hpp"
 
 namespace tessel::kernels {
 
-// Makes device 0's primary context current on this thread (created once per process) and checks
-// that device 0 can run the module's target; throws tessel::Error naming the kernel, the target it
-// needs and the device's ("no CUDA driver found: ..." where there is no driver).
+// The device kernels run on: the one of the context current on this thread (the caller's, e.g.
+// one the CUDA runtime or PyTorch made current); where the thread has none, device 0's primary
+// context, made current (retained for the process). Its properties are read once per device.
+const rt::DeviceProperties& device_in_use();
+// The compute capability of device_in_use(), without making a context current: the current
+// context's device, else device 0; nullopt where there is no driver or no device (CPU-only use).
+std::optional<int> device_cc_if_any();
+// Makes device_in_use() current and checks that it can run the module's target; throws
+// tessel::Error naming the kernel, the target it needs and the device's ("no CUDA driver found:
+// ..." where there is no driver).
 void use_device_for(const codegen::Module& m);
 // The plan's kernel, loaded (cached) in the current context.
 rt::Function load_plan(const codegen::LaunchPlan& plan);

@@ -33,6 +33,14 @@ std::string to_string(const DeviceProperties& p);
 // The number of GPUs the driver sees. Throws when there is no usable driver (see driver.hpp).
 int device_count();
 DeviceProperties device_properties(int ordinal);
+// The same, read once per device and kept for the process: some attributes (clock rates) cost the
+// driver hundreds of microseconds per query, which a launch path must not pay on every call.
+const DeviceProperties& cached_device_properties(int ordinal);
+
+// The context current on this thread (a CUcontext), or null when the thread has none.
+void* current_context();
+// The ordinal of the current context's device, or -1 when the thread has no current context.
+int current_device();
 
 // The primary context of a device (the one the CUDA runtime API shares), retained for the
 // lifetime of this object and made current on the constructing thread. Another thread that uses
