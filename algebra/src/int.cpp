@@ -302,7 +302,10 @@ Int make_symbol(std::string name, uint64_t serial, int64_t divisibility, int64_t
 }  // namespace
 
 Int Int::symbol(std::string name, int64_t divisibility, int64_t lower_bound) {
-  if (name.empty()) return make_symbol("?", ++anonymous_serial, divisibility, lower_bound);
+  if (name.empty()) {  // printed by its serial: two of them never print alike
+    const uint64_t serial = ++anonymous_serial;
+    return make_symbol("?" + std::to_string(serial), serial, divisibility, lower_bound);
+  }
   return make_symbol(std::move(name), 0, divisibility, lower_bound);
 }
 

@@ -32,7 +32,7 @@ class Int {
   Int(T v) : value_(static_cast<int64_t>(v)) {}  // NOLINT: static integers convert implicitly
 
   // A dynamic value named `name`, known to be a positive multiple of `divisibility`. An empty
-  // name makes a fresh anonymous symbol (printed `?`).
+  // name makes a fresh anonymous symbol (`?` in CuTe notation; `?<serial>` in expressions).
   static Int symbol(std::string name, int64_t divisibility = 1);
   // The same with a known lower bound instead of positivity (0 for a thread index).
   static Int symbol(std::string name, int64_t divisibility, int64_t lower_bound);
