@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "sm90_stage_layout.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/async_copy.hpp"
 #include "tessel/codegen/builder.hpp"
@@ -22,10 +23,13 @@
 namespace tessel::kernels {
 
 using namespace codegen;
+using sm90::kSwizzleRow;
+using sm90::stage_descriptors;
+using sm90::stage_layout;
+using sm90::StageDescriptors;
 
 namespace {
 
-constexpr int kSwizzleRow = 128;  // bytes: every operand tile uses the 128-byte swizzle
 constexpr int kGroupRows = 8;     // tile-rows per rasterization group (L2 reuse)
 constexpr int kEpiBox = 64 * kSwizzleRow;  // bytes of one epilogue box: 64 rows of 128 bytes
 constexpr int kEpilogueBarrier = 1;        // the named barrier of the consumer warpgroups (0: the CTA)
@@ -33,47 +37,6 @@ constexpr int kEpilogueBarrier = 1;        // the named barrier of the consumer 
 bool is_fp8(Type t) { return t == Type::E4M3 || t == Type::E5M2; }
 
 const char* major_letter(codegen::Major m, bool is_a) { return m == codegen::Major::K ? "k" : is_a ? "m" : "n"; }
-
-// The shared-memory layout of one operand stage, (MN, K) -> element offset, as TMA boxes with the
-// 128-byte swizzle leave it. K-major: one box of `rows` rows of 128 bytes. MN-major: one box of K
-// rows of 128 bytes of MN per 128-byte chunk of MN: ((chunk, rows/chunk), K).
-ComposedLayout stage_layout(Type elem, codegen::Major major, int rows, int k) {
-  const Swizzle sw = element_swizzle(SmemSwizzle::B128, elem);
-  if (major == codegen::Major::K) return composition(sw, make_layout(IntTuple{rows, k}, IntTuple{k, 1}));
-  const int chunk = kSwizzleRow / bytes(elem);
-  return composition(sw,
-                     make_layout(IntTuple{IntTuple{chunk, rows / chunk}, k}, IntTuple{IntTuple{1, chunk * k}, chunk}));
-}
-
-// The descriptors of every wgmma block of an operand stage: block (i, kb) covers MN rows
-// [i*mn, (i+1)*mn) and the kb-th k of the instruction. All share LBO, SBO and the swizzle, and
-// differ by a static start offset, which is returned in bytes (the encoding adds start >> 4).
-struct StageDescriptors {
-  MatrixDescriptor base;        // start 0
-  std::vector<int64_t> starts;  // [i * kblocks + kb], bytes
-};
-
-StageDescriptors stage_descriptors(const ComposedLayout& stage, Type mma, codegen::Major major, int mn, int blocks_mn,
-                                   int k_inst, int kblocks) {
-  StageDescriptors out;
-  ComposedLayout divided = stage;
-  divided.layout = zipped_divide(stage.layout, Tiler::from_shape(IntTuple{mn, k_inst}));
-  for (int i = 0; i < blocks_mn; ++i) {
-    for (int kb = 0; kb < kblocks; ++kb) {
-      // The block as a tile of its own: (MN, K) of the instruction, its position in the offset.
-      const ComposedLayout tile = slice(SliceCoord{_, SliceCoord{i, kb}}, divided);
-      const MatrixDescriptor d = make_matrix_descriptor(tile, mma, major);
-      if (out.starts.empty()) {
-        out.base = d;
-        out.base.start = 0;
-      } else if (d.lbo != out.base.lbo || d.sbo != out.base.sbo || d.swizzle != out.base.swizzle) {
-        fail("hopper_gemm: the wgmma blocks of one stage have different descriptors");
-      }
-      out.starts.push_back(d.start.value("wgmma block start"));
-    }
-  }
-  return out;
-}
 
 }  // namespace
 
