@@ -1,7 +1,6 @@
 // hopper_gemm.cpp: the generator of the Hopper GEMM (see hopper_gemm.hpp for the design).
 //
-// Shared memory (dynamic, its base rounded up to 1024 bytes):
-//   [A stage 0 .. A stage S-1][B stage 0 .. B stage S-1][full mbarrier x S][empty mbarrier x S]
+// Shared memory: HopperGemmSharedStorage names its regions and derives their offsets.
 // Each operand stage is laid out by the algebra as the TMA box writes it with the 128-byte
 // swizzle; slicing that layout by one wgmma's (MN, K) block gives the matrix descriptor (checked
 // against the PTX ISA's canonical layouts by make_matrix_descriptor) and its start offset.
@@ -11,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "hopper_gemm_shared_storage.hpp"
+#include "sm90_shared_storage.hpp"
 #include "sm90_stage_layout.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/async_copy.hpp"
@@ -31,84 +32,9 @@ using sm90::StageDescriptors;
 namespace {
 
 constexpr int kGroupRows = 8;     // tile-rows per rasterization group (L2 reuse)
-constexpr int kEpiBox = 64 * kSwizzleRow;  // bytes of one epilogue box: 64 rows of 128 bytes
 constexpr int kEpilogueBarrier = 1;        // the named barrier of the consumer warpgroups (0: the CTA)
 
-bool is_fp8(Type t) { return t == Type::E4M3 || t == Type::E5M2; }
-
-const char* major_letter(codegen::Major m, bool is_a) { return m == codegen::Major::K ? "k" : is_a ? "m" : "n"; }
-
 }  // namespace
-
-Type HopperGemmConfig::mma_type() const { return ab == Type::F32 ? Type::TF32 : ab; }
-int HopperGemmConfig::tile_k() const { return kSwizzleRow / bytes(ab); }
-int HopperGemmConfig::a_stage_bytes() const { return tile_m * kSwizzleRow; }
-int HopperGemmConfig::b_stage_bytes() const { return tile_n * kSwizzleRow; }
-int HopperGemmConfig::epilogue_bytes() const { return consumers() * 2 * kEpiBox; }
-int HopperGemmConfig::shared_bytes() const {
-  return stages * (a_stage_bytes() + b_stage_bytes() + 16) + epilogue_bytes() + (pingpong ? 16 : 0) + 1024;
-}
-
-std::string HopperGemmConfig::name() const {
-  return std::string("tessel_hopper_gemm_") + ptx_name(ab) + "_" + ptx_name(out) + "_" + std::to_string(tile_m) + "x" +
-         std::to_string(tile_n) + "x" + std::to_string(tile_k()) + "_s" + std::to_string(stages) + "_" +
-         major_letter(a_major, true) + major_letter(b_major, false) + (out_major == Major::Row ? "r" : "c") +
-         (cluster_size() > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : "") +
-         (pingpong ? "_pp" : "");
-}
-
-void HopperGemmConfig::check() const {
-  const std::string who = "hopper_gemm " + name() + ": ";
-  if (ab != Type::BF16 && ab != Type::F16 && ab != Type::F32 && !is_fp8(ab))
-    fail(who + "input type " + ptx_name(ab) + " (bf16, f16, f32 as tf32, e4m3 or e5m2)");
-  if (out != Type::BF16 && out != Type::F16 && out != Type::F32)
-    fail(who + "output type " + ptx_name(out) + " (bf16, f16 or f32)");
-  if ((a_major == codegen::Major::MN || b_major == codegen::Major::MN) && ab != Type::BF16 && ab != Type::F16)
-    fail(who + "M/N-major operands need bf16 or f16 (wgmma transposes only 16-bit types)");
-  if (out_major == Major::Any) fail(who + "out must be row or column major");
-  if (tile_m != 64 && tile_m != 128) fail(who + "tile_m " + std::to_string(tile_m) + " (64 or 128)");
-  if (tile_n != 64 && tile_n != 128 && tile_n != 256)
-    fail(who + "tile_n " + std::to_string(tile_n) + " (64, 128 or 256)");
-  if (stages < 2) fail(who + std::to_string(stages) + " stages (at least 2)");
-  if (pingpong && tile_m == 128 && tile_n > 128)
-    fail(who + "ping-pong with a 128 x " + std::to_string(tile_n) +
-         " tile (at most 128 x 128: one warpgroup holds a whole tile's accumulators, 128 registers a thread)");
-  if (pingpong && cluster_size() > 1) fail(who + "ping-pong in a cluster (not implemented: 1x1 only)");
-  if (cluster_m != 1 && cluster_m != 2) fail(who + "cluster_m " + std::to_string(cluster_m) + " (1 or 2)");
-  if (cluster_n != 1 && cluster_n != 2) fail(who + "cluster_n " + std::to_string(cluster_n) + " (1 or 2)");
-  if (cluster_size() > 2)
-    fail(who + "cluster " + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) +
-         " (1x1, 2x1 or 1x2: at most 2 CTAs per cluster)");
-  // Each CTA of a cluster loads a share of the operand it multicasts: an M/N-major share is whole
-  // 128-byte box rows of M (N). A column-major out runs as out^T = B^T A^T (row_major_equivalent),
-  // where A's tile spans tile_n and B's tile_m: the rule holds for the kernel that runs.
-  const int chunk = kSwizzleRow / bytes(ab);
-  const bool col = out_major == Major::Column;
-  const char* a_tile = col ? "tile_n" : "tile_m";
-  const char* b_tile = col ? "tile_m" : "tile_n";
-  const std::string swapped = col ? ", as the kernel of out^T = B^T A^T runs a column-major out" : "";
-  if (a_major == codegen::Major::MN && ((col ? tile_n : tile_m) / cluster_n) % chunk != 0)
-    fail(who + "an M-major A with cluster_n " + std::to_string(cluster_n) + " needs " + a_tile + " a multiple of " +
-         std::to_string(chunk * cluster_n) + " (each CTA multicasts " + a_tile + " / cluster_n rows of A, in " +
-         std::to_string(chunk) + "-element boxes" + swapped + ")");
-  if (b_major == codegen::Major::MN && ((col ? tile_m : tile_n) / cluster_m) % chunk != 0)
-    fail(who + "an N-major B with cluster_m " + std::to_string(cluster_m) + " needs " + b_tile + " a multiple of " +
-         std::to_string(chunk * cluster_m) + " (each CTA multicasts " + b_tile + " / cluster_m rows of B, in " +
-         std::to_string(chunk) + "-element boxes" + swapped + ")");
-  if (shared_bytes() > 227 * 1024)
-    fail(who + std::to_string(shared_bytes()) + " bytes of shared memory (an sm_90 block has at most 232448)");
-}
-
-// A column-major out is the row-major out^T = B^T A^T: the kernel of the swapped configuration
-// (A's and B's majors exchanged; K-major stays K-major), which keeps one epilogue, the fast one.
-HopperGemmConfig row_major_equivalent(const HopperGemmConfig& c) {
-  if (c.out_major == Major::Row) return c;
-  HopperGemmConfig t = c;
-  std::swap(t.a_major, t.b_major);
-  std::swap(t.cluster_m, t.cluster_n);
-  t.out_major = Major::Row;
-  return t;
-}
 
 namespace {
 
@@ -156,7 +82,7 @@ Module hopper_gemm(const HopperGemmConfig& config) {
   atom.check();
   const int BM = c.tile_m, BN = c.tile_n, BK = c.tile_k(), S = c.stages;
   const int k_inst = atom.k(), kblocks = BK / k_inst, eb = bytes(c.ab), ob = bytes(c.out);
-  const int a_bytes = c.a_stage_bytes(), b_bytes = c.b_stage_bytes();
+  const int a_bytes = c.a_stage_bytes(), b_bytes = c.b_stage_bytes();  // the stage's transaction bytes
 
   KernelBuilder b(config.name());
   b.kernel().maxntid = std::array<int, 3>{c.threads(), 1, 1};
@@ -175,22 +101,21 @@ Module hopper_gemm(const HopperGemmConfig& config) {
   Value ld_out = b.param("ld_out", Type::S64), bs_out = b.param("batch_stride_out", Type::S64);
   Value alpha = b.param("alpha", Type::F32), beta = b.param("beta", Type::F32);
 
+  const HopperGemmSharedStorage regions(c);
   b.note("shared memory: the base rounded up to the 1024-byte period of the 128-byte swizzle");
-  Value smem = (b.dynamic_shared("smem", 1024) + 1023) & ~int64_t{1023};
-  const int64_t a_region = int64_t{S} * a_bytes, epi = a_region + int64_t{S} * b_bytes;
-  const int64_t bars = epi + int64_t{c.epilogue_bytes()};
+  const sm90::SharedStorage smem(b, regions.align);
   // The epilogue's boxes: two per consumer warpgroup, 64 rows of 128 bytes of out, as the TMA store
   // reads them (128-byte swizzle, so that the threads' 4- or 8-byte writes hit distinct banks).
   const int SUBN = kSwizzleRow / ob;
   const ComposedLayout epi_layout =
       composition(element_swizzle(SmemSwizzle::B128, c.out), make_layout(IntTuple{64, SUBN}, IntTuple{SUBN, 1}));
-  auto epi_box = [&](Value w) { return smem + w * int64_t{2 * kEpiBox} + epi; };
-  auto full_bar = [&](Value s) { return smem + (s << 3) + bars; };
-  auto empty_bar = [&](Value s) { return smem + (s << 3) + (bars + 8 * S); };
+  auto epi_box = [&](Value w) { return smem.element(regions.epilogue, w); };
+  auto full_bar = [&](Value s) { return smem.mbarrier(regions.full, s); };
+  auto empty_bar = [&](Value s) { return smem.mbarrier(regions.empty, s); };
   // Ping-pong: warpgroup w's turn to run its mainloop (the other arrives when its mainloop is done).
-  auto turn_bar = [&](Value w) { return smem + (b.cvt(w, Type::U32) << 3) + (bars + 16 * S); };
-  auto a_stage = [&](Value s) { return smem + s * int64_t{a_bytes}; };
-  auto b_stage = [&](Value s) { return smem + s * int64_t{b_bytes} + a_region; };
+  auto turn_bar = [&](Value w) { return smem.mbarrier(regions.turns, w); };
+  auto a_stage = [&](Value s) { return smem.element(regions.a, s); };
+  auto b_stage = [&](Value s) { return smem.element(regions.b, s); };
 
   Value tid = b.special(Special::TidX);
   Value wg = tid >> 7;
@@ -199,12 +124,12 @@ Module hopper_gemm(const HopperGemmConfig& config) {
       "cluster)");
   b.if_(tid == 0, [&] {
     for (int s = 0; s < S; ++s) {
-      mbarrier_init(b, smem + (bars + 8 * s), 1);
-      mbarrier_init(b, smem + (bars + 8 * (S + s)), 4 * c.tile_consumers() * CS);
+      mbarrier_init(b, smem.element(regions.full, s), 1);
+      mbarrier_init(b, smem.element(regions.empty, s), 4 * c.tile_consumers() * CS);
     }
     if (c.pingpong) {
-      mbarrier_init(b, smem + (bars + 16 * S), 4);
-      mbarrier_init(b, smem + (bars + 16 * S + 8), 4);
+      mbarrier_init(b, smem.element(regions.turns, 0), 4);
+      mbarrier_init(b, smem.element(regions.turns, 1), 4);
     }
     fence_mbarrier_init(b);
   });
@@ -464,7 +389,7 @@ Module hopper_gemm(const HopperGemmConfig& config) {
               b.if_(
                   by_tma,
                   [&] {
-                    Value buf = my_boxes + int64_t{(box % 2) * kEpiBox};
+                    Value buf = my_boxes + int64_t{(box % 2) * kEpilogueBoxBytes};
                     // Within a slab at most the last box goes element-wise (by_tma only turns false
                     // along s), so there one pending group is the previous box's; a slab's first box
                     // waits for all (ping-pong's second slab would otherwise count a box that
