@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hopper_gemm_shared_storage.hpp"
+#include "sm90_pipeline.hpp"
 #include "sm90_shared_storage.hpp"
 #include "sm90_stage_layout.hpp"
 #include "tessel/algebra/error.hpp"
@@ -80,7 +81,7 @@ Module hopper_gemm(const HopperGemmConfig& config) {
   const Type mma = c.mma_type();
   const WgmmaAtom atom{c.tile_n, Type::F32, mma, mma};
   atom.check();
-  const int BM = c.tile_m, BN = c.tile_n, BK = c.tile_k(), S = c.stages;
+  const int BM = c.tile_m, BN = c.tile_n, BK = c.tile_k();
   const int k_inst = atom.k(), kblocks = BK / k_inst, eb = bytes(c.ab), ob = bytes(c.out);
   const int a_bytes = c.a_stage_bytes(), b_bytes = c.b_stage_bytes();  // the stage's transaction bytes
 
@@ -110,12 +111,18 @@ Module hopper_gemm(const HopperGemmConfig& config) {
   const ComposedLayout epi_layout =
       composition(element_swizzle(SmemSwizzle::B128, c.out), make_layout(IntTuple{64, SUBN}, IntTuple{SUBN, 1}));
   auto epi_box = [&](Value w) { return smem.element(regions.epilogue, w); };
-  auto full_bar = [&](Value s) { return smem.mbarrier(regions.full, s); };
-  auto empty_bar = [&](Value s) { return smem.mbarrier(regions.empty, s); };
-  // Ping-pong: warpgroup w's turn to run its mainloop (the other arrives when its mainloop is done).
-  auto turn_bar = [&](Value w) { return smem.mbarrier(regions.turns, w); };
   auto a_stage = [&](Value s) { return smem.element(regions.a, s); };
   auto b_stage = [&](Value s) { return smem.element(regions.b, s); };
+  sm90::PipelineTmaAsync::Params pp;
+  pp.full = regions.full;
+  pp.empty = regions.empty;
+  pp.tx_bytes = int64_t{a_bytes} + b_bytes;
+  pp.consumer_arrivals = 4 * c.tile_consumers() * CS;  // a warp's lane 0 each
+  pp.cluster_size = CS;
+  const sm90::PipelineTmaAsync pipeline(smem, pp);
+  // Ping-pong: the mainloops' turns (an arrival per warp of the warpgroup that passes the turn).
+  std::optional<sm90::OrderedSequenceBarrier> turns;
+  if (c.pingpong) turns.emplace(smem, regions.turns, 4);
 
   Value tid = b.special(Special::TidX);
   Value wg = tid >> 7;
@@ -123,14 +130,8 @@ Module hopper_gemm(const HopperGemmConfig& config) {
       "thread 0 initializes the barriers: full (1 arrival + transaction bytes), empty (one per consumer warp of the "
       "cluster)");
   b.if_(tid == 0, [&] {
-    for (int s = 0; s < S; ++s) {
-      mbarrier_init(b, smem.element(regions.full, s), 1);
-      mbarrier_init(b, smem.element(regions.empty, s), 4 * c.tile_consumers() * CS);
-    }
-    if (c.pingpong) {
-      mbarrier_init(b, smem.element(regions.turns, 0), 4);
-      mbarrier_init(b, smem.element(regions.turns, 1), 4);
-    }
+    pipeline.init();
+    if (turns) turns->init();
     fence_mbarrier_init(b);
   });
   // In a cluster the peer's barriers must be initialized before anything multicasts or arrives on them.
@@ -163,13 +164,6 @@ Module hopper_gemm(const HopperGemmConfig& config) {
     Value mi = first_m + in_group % rows, ni = in_group / rows;
     return Coords{mi * (BM * CM) + rank_m * BM, ni * (BN * CN) + rank_n * BN, l};
   };
-  auto advance = [&](Value stage, Value phase) {
-    b.assign(stage, stage + 1);
-    b.if_(stage == S, [&] {
-      b.assign(stage, 0);
-      b.assign(phase, phase ^ b.constant(1, Type::U32));
-    });
-  };
   // Tiles first, first + step, ...; `parity` (ping-pong) keeps every other one: the first + parity
   // one, then every 2 steps.
   auto tile_loop = [&](const std::function<void(const Coords&)>& body, std::optional<Value> parity = {}) {
@@ -188,14 +182,11 @@ Module hopper_gemm(const HopperGemmConfig& config) {
         b.note("producer warpgroup: gives registers away; thread 0 issues every TMA load");
         setmaxnreg(b, false, 40);
         b.if_(tid == 0, [&] {
-          Value stage = b.constant(0, Type::U32), phase = b.constant(0, Type::U32);
+          sm90::PipelineState state = pipeline.make_state();
           tile_loop([&](const Coords& at) {
             b.for_range(b.constant(0, Type::S32), k_tiles, 1, [&](Value kt) {
               b.note("wait until the consumers have released the stage, then load A and B into it");
-              // A fresh barrier's preceding phase counts as complete: the first pass does not wait.
-              mbarrier_wait(b, empty_bar(stage), phase ^ b.constant(1, Type::U32));
-              Value full = full_bar(stage);
-              mbarrier_arrive_expect_tx(b, full, int64_t{a_bytes} + b_bytes);
+              Value full = pipeline.producer_acquire(state);
               Value k0 = kt * BK;
               // Rows [share * rows / parts, ...) of an operand's tile (M of A, N of B), into the same place of
               // the stage; multicast to every CTA of the cluster when parts > 1 (CS <= 2: parts = CS).
@@ -220,18 +211,13 @@ Module hopper_gemm(const HopperGemmConfig& config) {
                   tma_load(b, stage_base + int64_t{j} * chunk * BK * eb, tmap, {row0 + j * chunk, k0, at.l}, full,
                            mask);
               };
-              load(tmap_a, a_stage(stage), c.a_major, at.m0, BM, CN, rank_n);
-              load(tmap_b, b_stage(stage), c.b_major, at.n0, BN, CM, rank_m);
-              advance(stage, phase);
+              load(tmap_a, a_stage(state.index), c.a_major, at.m0, BM, CN, rank_n);
+              load(tmap_b, b_stage(state.index), c.b_major, at.n0, BN, CM, rank_m);
+              pipeline.producer_commit(state);
+              state.advance();
             });
           });
-          if (CS > 1) {
-            b.note("producer tail: stay until every consumer of the cluster has released every stage");
-            b.unrolled(S, [&](int) {
-              mbarrier_wait(b, empty_bar(stage), phase ^ b.constant(1, Type::U32));
-              advance(stage, phase);
-            });
-          }
+          pipeline.producer_tail(state);
         });
       },
       [&] {
@@ -245,16 +231,8 @@ Module hopper_gemm(const HopperGemmConfig& config) {
             stage_descriptors(stage_layout(mma, c.a_major, BM, BK), mma, c.a_major, 64, c.slabs(), k_inst, kblocks);
         const StageDescriptors db =
             stage_descriptors(stage_layout(mma, c.b_major, BN, BK), mma, c.b_major, BN, 1, k_inst, kblocks);
-        Value stage = b.constant(0, Type::U32), phase = b.constant(0, Type::U32);
-        Value prev = b.constant(0, Type::U32);
-        // A stage is free once every CTA that multicasts into it knows: arrive on each one's barrier.
-        auto release = [&](Value s) {
-          if (CS == 1) {
-            mbarrier_arrive(b, empty_bar(s));
-            return;
-          }
-          for (int r = 0; r < CS; ++r) mbarrier_arrive_cluster(b, empty_bar(s), r);
-        };
+        sm90::PipelineState state = pipeline.make_state();
+        Value prev = b.constant(0, Type::U32);  // the stage of the k-tile before, released once its MMAs finish
         // A warpgroup's slabs of a tile: 1 (cooperative: slab w), or all of them (ping-pong).
         const int my_slabs = c.pingpong ? c.slabs() : 1;
         std::vector<std::vector<Value>> accs;
@@ -269,17 +247,13 @@ Module hopper_gemm(const HopperGemmConfig& config) {
         // Ping-pong: warpgroup w takes the CTA's tiles w, w + 2, ... of the producer's sequence and
         // skips, in the stage ring, the k-tiles of the other's tiles; the other's mainloop then runs
         // while this one's epilogue does.
-        auto skip_k_tiles = [&] {
-          Value next = stage + b.cvt(k_tiles, Type::U32);
-          b.assign(phase, phase ^ ((next / static_cast<int64_t>(S)) & 1));
-          b.assign(stage, next % static_cast<int64_t>(S));
-        };
+        auto skip_k_tiles = [&] { state.advance(k_tiles); };
         if (c.pingpong) b.if_(w == 1, [&] { skip_k_tiles(); });
         // The mainloops take turns, each starting once the other's has waited on all its stages: a
         // consumer then never waits on a stage more than one phase ahead of its barrier (a parity
         // wait cannot tell phase p from p + 2). Warpgroup 0 goes first.
-        std::optional<Value> my_tiles;
-        if (c.pingpong) my_tiles = b.constant(0, Type::U32);
+        std::optional<sm90::OrderedSequenceBarrier::State> turn;
+        if (c.pingpong) turn = turns->make_state(w);
         // The consumers' named barrier of the epilogue; ping-pong warpgroups are in different tiles,
         // so each has its own (1 and 2).
         std::optional<Value> epi_barrier;
@@ -291,16 +265,13 @@ Module hopper_gemm(const HopperGemmConfig& config) {
             bar_sync(b, kEpilogueBarrier, 128 * c.consumers());
         };
         tile_loop([&](const Coords& at) {
-          if (c.pingpong) {
-            // Warpgroup 0's first wait is for parity 1, which a fresh barrier passes.
-            mbarrier_wait(b, turn_bar(w), (*my_tiles & 1) ^ (w ^ b.constant(1, Type::U32)));
-          }
+          if (c.pingpong) turns->wait(*turn);
           for (std::vector<Value>& acc : accs)
             for (Value& r : acc) b.assign(r, zero);
           b.for_range(b.constant(0, Type::S32), k_tiles, 1, [&](Value kt) {
-            mbarrier_wait(b, full_bar(stage), phase);
-            Value desc_a = matrix_descriptor(b, a_stage(stage), da.base) + a_slab;
-            Value desc_b = matrix_descriptor(b, b_stage(stage), db.base);
+            pipeline.consumer_wait(state);
+            Value desc_a = matrix_descriptor(b, a_stage(state.index), da.base) + a_slab;
+            Value desc_b = matrix_descriptor(b, b_stage(state.index), db.base);
             wgmma_fence(b);
             for (int kb = 0; kb < kblocks; ++kb) {
               for (int j = 0; j < my_slabs; ++j) {
@@ -312,16 +283,13 @@ Module hopper_gemm(const HopperGemmConfig& config) {
             wgmma_commit_group(b);
             b.note("one k-tile of MMAs stays in flight; the one before has finished: release its stage");
             wgmma_wait_group(b, 1);
-            b.if_(kt > 0, [&] { b.if_(lane0, [&] { release(prev); }); });
-            b.assign(prev, stage);
-            advance(stage, phase);
+            b.if_(kt > 0, [&] { b.if_(lane0, [&] { pipeline.consumer_release(prev); }); });
+            b.assign(prev, state.index);
+            state.advance();
           });
-          if (c.pingpong) {
-            b.if_(lane0, [&] { mbarrier_arrive(b, turn_bar(w ^ b.constant(1, Type::U32))); });
-            b.assign(*my_tiles, *my_tiles + 1);
-          }
+          if (c.pingpong) turns->arrive(*turn, lane0);
           wgmma_wait_group(b, 0);
-          b.if_(k_tiles > 0, [&] { b.if_(lane0, [&] { release(prev); }); });
+          b.if_(k_tiles > 0, [&] { b.if_(lane0, [&] { pipeline.consumer_release(prev); }); });
 
           b.note(
               "epilogue: per 128-byte-wide box of the slab, alpha * acc (+ beta * C) -> out's type -> swizzled "
