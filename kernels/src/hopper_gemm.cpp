@@ -14,6 +14,7 @@
 #include "sm90_pipeline.hpp"
 #include "sm90_shared_storage.hpp"
 #include "sm90_stage_layout.hpp"
+#include "sm90_tile_scheduler.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/async_copy.hpp"
 #include "tessel/codegen/builder.hpp"
@@ -139,42 +140,10 @@ Module hopper_gemm(const HopperGemmConfig& config) {
     cluster_sync(b);
   else
     bar_sync(b);
-  Value rank = CS > 1 ? b.cvt(b.special(Special::ClusterCtaRank), Type::S32) : b.constant(0, Type::S32);
-  Value rank_m = CM > 1 ? rank : b.constant(0, Type::S32), rank_n = CN > 1 ? rank : b.constant(0, Type::S32);
-
-  b.note(
-      "the persistent tile loop: cluster tiles clusterid.x, + nclusterid.x, ... of ceil(M/(CM BM)) x ceil(N/(CN BN)) "
-      "x L");
-  // The unit of scheduling is the cluster's tile: CM x CN tiles, the CTA of rank r taking the r-th.
-  Value tiles_m = (M + (BM * CM - 1)) / (BM * CM), tiles_n = (N + (BN * CN - 1)) / (BN * CN);
-  Value per_batch = tiles_m * tiles_n, total = per_batch * L;
-  Value k_tiles = (K + (BK - 1)) / BK;
-  Value first = b.cvt(b.special(CS > 1 ? Special::ClusterIdX : Special::CtaidX), Type::S32),
-        step = b.cvt(b.special(CS > 1 ? Special::NclusterIdX : Special::NctaidX), Type::S32);
-  // Tile t -> (m block, n block, batch): groups of kGroupRows tile-rows, walked down M first, so
-  // that the CTAs running at once cover a few rows and columns of tiles (their A and B stay in L2).
-  struct Coords {
-    Value m0, n0, l;
-  };
-  auto schedule = [&](Value t) {
-    Value l = t / per_batch, r = t % per_batch;
-    Value group = r / (tiles_n * kGroupRows), in_group = r % (tiles_n * kGroupRows);
-    Value first_m = group * kGroupRows;
-    Value rows = b.min(tiles_m - first_m, b.constant(kGroupRows, Type::S32));
-    Value mi = first_m + in_group % rows, ni = in_group / rows;
-    return Coords{mi * (BM * CM) + rank_m * BM, ni * (BN * CN) + rank_n * BN, l};
-  };
-  // Tiles first, first + step, ...; `parity` (ping-pong) keeps every other one: the first + parity
-  // one, then every 2 steps.
-  auto tile_loop = [&](const std::function<void(const Coords&)>& body, std::optional<Value> parity = {}) {
-    Value t = parity ? b.mov(first + *parity * step) : b.mov(first);
-    Value stride = parity ? step * 2 : step;
-    b.while_([&] { return t < total; },
-             [&] {
-               body(schedule(t));
-               b.assign(t, t + stride);
-             });
-  };
+  const sm90::ClusterRank rank = sm90::cluster_rank(b, CM, CN);
+  const sm90::PersistentTileScheduler scheduler(
+      b, sm90::PersistentTileScheduler::Params{BM, BN, BK, CM, CN, kGroupRows}, rank, M, N, K, L);
+  const Value k_tiles = scheduler.k_tiles();
 
   b.if_(
       wg == 0,
@@ -183,7 +152,7 @@ Module hopper_gemm(const HopperGemmConfig& config) {
         setmaxnreg(b, false, 40);
         b.if_(tid == 0, [&] {
           sm90::PipelineState state = pipeline.make_state();
-          tile_loop([&](const Coords& at) {
+          scheduler.for_each_tile([&](const sm90::WorkTile& at) {
             b.for_range(b.constant(0, Type::S32), k_tiles, 1, [&](Value kt) {
               b.note("wait until the consumers have released the stage, then load A and B into it");
               Value full = pipeline.producer_acquire(state);
@@ -211,8 +180,8 @@ Module hopper_gemm(const HopperGemmConfig& config) {
                   tma_load(b, stage_base + int64_t{j} * chunk * BK * eb, tmap, {row0 + j * chunk, k0, at.l}, full,
                            mask);
               };
-              load(tmap_a, a_stage(state.index), c.a_major, at.m0, BM, CN, rank_n);
-              load(tmap_b, b_stage(state.index), c.b_major, at.n0, BN, CM, rank_m);
+              load(tmap_a, a_stage(state.index), c.a_major, at.m0, BM, CN, rank.n);
+              load(tmap_b, b_stage(state.index), c.b_major, at.n0, BN, CM, rank.m);
               pipeline.producer_commit(state);
               state.advance();
             });
@@ -264,7 +233,7 @@ Module hopper_gemm(const HopperGemmConfig& config) {
           else
             bar_sync(b, kEpilogueBarrier, 128 * c.consumers());
         };
-        tile_loop([&](const Coords& at) {
+        scheduler.for_each_tile([&](const sm90::WorkTile& at) {
           if (c.pingpong) turns->wait(*turn);
           for (std::vector<Value>& acc : accs)
             for (Value& r : acc) b.assign(r, zero);
