@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hopper_gemm_shared_storage.hpp"
+#include "sm90_epilogue.hpp"
 #include "sm90_pipeline.hpp"
 #include "sm90_shared_storage.hpp"
 #include "sm90_stage_layout.hpp"
@@ -34,47 +35,9 @@ using sm90::StageDescriptors;
 namespace {
 
 constexpr int kGroupRows = 8;     // tile-rows per rasterization group (L2 reuse)
-constexpr int kEpilogueBarrier = 1;        // the named barrier of the consumer warpgroups (0: the CTA)
 
 }  // namespace
 
-namespace {
-
-// A b32 register of two 16-bit values, `lo` in the low half (stmatrix's and mma's element order).
-Value pack_halves(Value lo, Value hi) {
-  KernelBuilder& b = lo.builder();
-  Value w = b.reg(Type::B32);
-  Instr m;
-  m.op = Op::Mov;
-  m.type = Type::B32;
-  m.ops = {w.op(), Operand::vec({lo.op(), hi.op()})};
-  b.emit(m);
-  return w;
-}
-
-// Proves, for every thread, that stmatrix.x4 q puts the accumulator fragment's values where the
-// fragment says: register j of lane t is element (row t/4, columns 2(t%4), +1) of matrix j, whose
-// rows lanes 8j.. address; it holds fragment values 8q + 2j and 8q + 2j + 1.
-void check_stmatrix_matches_fragment(const Layout& stm, const Layout& frag, int subn) {
-  for (int64_t t = 0; t < 128; ++t) {
-    const int64_t lane = t % 32, warp = t / 32;
-    for (int64_t q = 0; q < subn / 16; ++q) {
-      for (int64_t j = 0; j < 4; ++j) {
-        const int64_t row_base = stm(Coord{Int(warp * 32 + 8 * j + lane / 4), Int(q)}).leaf().value("stmatrix row");
-        for (int64_t e = 0; e < 2; ++e) {
-          const int64_t at = row_base + 64 * (2 * (lane % 4) + e);
-          const int64_t want = frag(Coord{Int(t), Int(8 * q + 2 * j + e)}).leaf().value("fragment offset");
-          if (at != want)
-            fail("hopper_gemm: stmatrix of thread " + std::to_string(t) + " puts fragment value " +
-                 std::to_string(8 * q + 2 * j + e) + " at " + std::to_string(at) + ", the fragment says " +
-                 std::to_string(want));
-        }
-      }
-    }
-  }
-}
-
-}  // namespace
 
 Module hopper_gemm(const HopperGemmConfig& config) {
   config.check();
@@ -83,7 +46,7 @@ Module hopper_gemm(const HopperGemmConfig& config) {
   const WgmmaAtom atom{c.tile_n, Type::F32, mma, mma};
   atom.check();
   const int BM = c.tile_m, BN = c.tile_n, BK = c.tile_k();
-  const int k_inst = atom.k(), kblocks = BK / k_inst, eb = bytes(c.ab), ob = bytes(c.out);
+  const int k_inst = atom.k(), kblocks = BK / k_inst, eb = bytes(c.ab);
   const int a_bytes = c.a_stage_bytes(), b_bytes = c.b_stage_bytes();  // the stage's transaction bytes
 
   KernelBuilder b(config.name());
@@ -106,12 +69,6 @@ Module hopper_gemm(const HopperGemmConfig& config) {
   const HopperGemmSharedStorage regions(c);
   b.note("shared memory: the base rounded up to the 1024-byte period of the 128-byte swizzle");
   const sm90::SharedStorage smem(b, regions.align);
-  // The epilogue's boxes: two per consumer warpgroup, 64 rows of 128 bytes of out, as the TMA store
-  // reads them (128-byte swizzle, so that the threads' 4- or 8-byte writes hit distinct banks).
-  const int SUBN = kSwizzleRow / ob;
-  const ComposedLayout epi_layout =
-      composition(element_swizzle(SmemSwizzle::B128, c.out), make_layout(IntTuple{64, SUBN}, IntTuple{SUBN, 1}));
-  auto epi_box = [&](Value w) { return smem.element(regions.epilogue, w); };
   auto a_stage = [&](Value s) { return smem.element(regions.a, s); };
   auto b_stage = [&](Value s) { return smem.element(regions.b, s); };
   sm90::PipelineTmaAsync::Params pp;
@@ -223,16 +180,10 @@ Module hopper_gemm(const HopperGemmConfig& config) {
         // wait cannot tell phase p from p + 2). Warpgroup 0 goes first.
         std::optional<sm90::OrderedSequenceBarrier::State> turn;
         if (c.pingpong) turn = turns->make_state(w);
-        // The consumers' named barrier of the epilogue; ping-pong warpgroups are in different tiles,
-        // so each has its own (1 and 2).
-        std::optional<Value> epi_barrier;
-        if (c.pingpong) epi_barrier = b.cvt(w, Type::U32) + kEpilogueBarrier;
-        auto epi_sync = [&] {
-          if (c.pingpong)
-            bar_sync(b, *epi_barrier, 128);
-          else
-            bar_sync(b, kEpilogueBarrier, 128 * c.consumers());
-        };
+        const sm90::TmaStoreEpilogue epilogue(
+            b, sm90::TmaStoreEpilogue::Params{c.out, BN, c.pingpong, c.consumers()},
+            sm90::TmaStoreEpilogue::Tensors{tmap_out, pout, M, N, ld_out, bs_out, alpha, beta}, smem, regions.epilogue, w,
+            t128);
         scheduler.for_each_tile([&](const sm90::WorkTile& at) {
           if (c.pingpong) turns->wait(*turn);
           for (std::vector<Value>& acc : accs)
@@ -260,115 +211,10 @@ Module hopper_gemm(const HopperGemmConfig& config) {
           wgmma_wait_group(b, 0);
           b.if_(k_tiles > 0, [&] { b.if_(lane0, [&] { pipeline.consumer_release(prev); }); });
 
-          b.note(
-              "epilogue: per 128-byte-wide box of the slab, alpha * acc (+ beta * C) -> out's type -> swizzled "
-              "shared memory -> TMA store");
-          const Int t_sym = b.symbol("t128", t128, 1, 0);
-          const Int ld = b.symbol("ld_out", ld_out, 16 / ob, 0);
-          for (int j = 0; j < my_slabs; ++j) {
-            const std::vector<Value>& acc = accs[static_cast<size_t>(j)];
-            Value row0 = c.pingpong ? at.m0 + j * 64 : at.m0 + w * 64;
-            // The fragment of one box, (T128, V) -> (M64, SUBN) at m + 64 n; the accumulators of box
-            // s are values [s nv, (s+1) nv) of the whole slab's fragment (it repeats every 8 columns).
-            const Layout frag = wgmma_accumulator_layout(SUBN);
-            // 16-bit out leaves through stmatrix.x4: lane 8j + i gives the address of row i of matrix j,
-            // matrices j = (rows +0/+8 of the warp's 16) x (columns +0/+8 of a 16-column block q):
-            // (T128 = (i, j0, j1, warp), q) -> (M64, SUBN) at m + 64 n.
-            const Layout stm = make_layout(IntTuple{IntTuple{8, 2, 2, 4}, SUBN / 16},
-                                           IntTuple{IntTuple{1, 8, 8 * 64, 16}, 16 * 64});
-            if (ob == 2) check_stmatrix_matches_fragment(stm, frag, SUBN);
-            // C (out's own memory when beta != 0), read from global: (64, SUBN) row-major at (row0, n0, l).
-            // supports() asks 16-byte multiples of ld: the divisibility lets pairs of columns move as vectors.
-            const Layout c_box = make_layout(IntTuple{64, SUBN}, IntTuple{ld, 1});
-            Value elem_off = b.cvt(at.l, Type::S64) * bs_out + b.cvt(row0, Type::S64) * ld_out + b.cvt(at.n0, Type::S64);
-            Value c_base = pout + elem_off * int64_t{ob};
-            Value idx_t = b.lower(frag(Coord{t_sym, Int(0)}).leaf(), Type::S32);
-            Value rows_left = M - row0 - (idx_t & 63), cols_left = N - at.n0 - (idx_t >> 6);
-            Value interior = ((row0 + 64) <= M) & ((at.n0 + BN) <= N);
-            Value use_c = beta != b.constant_f32(0.0f);
-            // The TMA store writes whole 16-byte granules of a row: exact when rows end on one.
-            Value rows_whole = ((N * ob) & 15) == 0;
-            Value my_boxes = epi_box(w);
-            const int nv = SUBN / 2;
-            for (int s = 0; s < BN / SUBN; ++s) {
-              const int box = j * (BN / SUBN) + s;  // the warpgroup's box sequence in this tile
-              std::vector<Value> v;
-              for (int i = 0; i < nv; ++i) v.push_back(acc[static_cast<size_t>(s * nv + i)] * alpha);
-              // C's (and out's) box in global memory, this thread's elements.
-              const Tensor cs =
-                  Tensor(c_base + int64_t{s} * SUBN * ob, Space::Global, c.out, c_box, Type::S64, 16).compose(frag)(
-                      SliceCoord{t_sym, _});
-              auto inside = [&](int i) {
-                const int64_t off = frag(Coord{Int(0), Int(i)}).leaf().value("fragment offset");
-                return (rows_left > (off % 64)) & (cols_left > (off / 64 + s * SUBN));
-              };
-              b.if_(use_c, [&] {
-                auto add_c = [&](int i, Value cin) {
-                  b.assign(v[static_cast<size_t>(i)],
-                           b.mad(beta, c.out == Type::F32 ? cin : b.cvt(cin, Type::F32), v[static_cast<size_t>(i)]));
-                };
-                b.if_(
-                    interior,
-                    [&] {
-                      const std::vector<Value> cv = b.load_tensor(cs);
-                      for (int i = 0; i < nv; ++i) add_c(i, cv[static_cast<size_t>(i)]);
-                    },
-                    [&] {
-                      b.note("the ragged edge: C element by element, inside out's bounds only");
-                      for (int i = 0; i < nv; ++i)
-                        b.if_(inside(i), [&] { add_c(i, b.load(Space::Global, c.out, b.address(cs, Coord{Int(i)}))[0]); });
-                    });
-              });
-              std::vector<Value> o;
-              for (Value& x : v) o.push_back(c.out == Type::F32 ? x : b.cvt(x, c.out, Round::Rn));
-              // The same for the whole CTA (both warpgroups' slabs share n0), so the barriers inside agree.
-              Value by_tma = ((at.n0 + (s + 1) * SUBN) <= N) | rows_whole;
-              b.if_(
-                  by_tma,
-                  [&] {
-                    Value buf = my_boxes + int64_t{(box % 2) * kEpilogueBoxBytes};
-                    // Within a slab at most the last box goes element-wise (by_tma only turns false
-                    // along s), so there one pending group is the previous box's; a slab's first box
-                    // waits for all (ping-pong's second slab would otherwise count a box that
-                    // committed no group and write over a buffer still being read).
-                    b.note("the box written two stores ago has been read by its TMA store: the buffer is free");
-                    b.if_(t128 == 0, [&] { cp_async_bulk_wait_group(b, s == 0 ? 0 : 1, true); });
-                    epi_sync();
-                    if (ob == 2) {
-                      b.note("stmatrix.x4: four 8x8 matrices (16 rows x 16 columns of the warp's rows) per instruction");
-                      const Tensor st = Tensor(buf, Space::Shared, c.out, epi_layout, Type::U32, 1024).compose(stm)(
-                          SliceCoord{t_sym, _});
-                      for (int q = 0; q < SUBN / 16; ++q) {
-                        std::vector<Value> regs;
-                        for (int j = 0; j < 4; ++j) regs.push_back(pack_halves(o[8 * q + 2 * j], o[8 * q + 2 * j + 1]));
-                        stmatrix(b, b.address(st, Coord{Int(q)}), regs);
-                      }
-                    } else {
-                      const Tensor sb = Tensor(buf, Space::Shared, c.out, epi_layout, Type::U32, 1024).compose(frag)(
-                          SliceCoord{t_sym, _});
-                      b.store_tensor(sb, o);
-                    }
-                    b.note("the writes become visible to the TMA (async proxy), then one thread stores the box");
-                    fence_proxy_async(b, Space::Shared);
-                    epi_sync();
-                    b.if_(t128 == 0, [&] {
-                      tma_store(b, tmap_out, {at.n0 + s * SUBN, row0, at.l}, buf);
-                      cp_async_bulk_commit_group(b);
-                    });
-                  },
-                  [&] {
-                    b.note(
-                        "a box across N where out's rows end inside a 16-byte granule: the TMA store would write the "
-                        "rest of the granule (the padding after each row), so element by element");
-                    for (int i = 0; i < nv; ++i)
-                      b.if_(inside(i), [&] { b.store(Space::Global, c.out, b.address(cs, Coord{Int(i)}), {o[static_cast<size_t>(i)]}); });
-                  });
-            }
-          }
+          epilogue.store(at, accs);
           if (c.pingpong) skip_k_tiles();  // the other warpgroup's next tile
         }, c.pingpong ? std::optional<Value>(b.cvt(w, Type::S32)) : std::nullopt);
-        b.note("the last TMA stores complete before the CTA (and its shared memory) goes away");
-        b.if_(t128 == 0, [&] { cp_async_bulk_wait_group(b, 0); });
+        epilogue.finish();
       });
   Module m;
   m.kernels.push_back(b.finish());

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "hopper_gemm_shared_storage.hpp"
+#include "sm90_epilogue.hpp"
 #include "sm90_stage_layout.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/kernels/hopper_gemm.hpp"
@@ -24,7 +25,7 @@ Type HopperGemmConfig::mma_type() const { return ab == Type::F32 ? Type::TF32 : 
 int HopperGemmConfig::tile_k() const { return kSwizzleRow / bytes(ab); }
 int HopperGemmConfig::a_stage_bytes() const { return tile_m * kSwizzleRow; }
 int HopperGemmConfig::b_stage_bytes() const { return tile_n * kSwizzleRow; }
-int HopperGemmConfig::epilogue_bytes() const { return consumers() * 2 * kEpilogueBoxBytes; }
+int HopperGemmConfig::epilogue_bytes() const { return consumers() * sm90::TmaStoreEpilogue::kStagingBytes; }
 // The regions' end, and the base's alignment as slack (the driver aligns dynamic shared memory to
 // 16 bytes only; the kernel rounds its base up).
 int HopperGemmConfig::shared_bytes() const {

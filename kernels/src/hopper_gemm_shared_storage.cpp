@@ -1,7 +1,7 @@
 // hopper_gemm_shared_storage.cpp: the regions of the Hopper GEMM's shared memory.
 #include "hopper_gemm_shared_storage.hpp"
 
-#include "sm90_stage_layout.hpp"
+#include "sm90_epilogue.hpp"
 
 namespace tessel::kernels {
 
@@ -11,7 +11,7 @@ HopperGemmSharedStorage::HopperGemmSharedStorage(const HopperGemmConfig& c) {
   sm90::SharedStorageLayout l;
   a = l.add(c.stages, c.a_stage_bytes(), kSwizzlePeriod);
   b = l.add(c.stages, c.b_stage_bytes(), kSwizzlePeriod);
-  epilogue = l.add(c.consumers(), 2 * kEpilogueBoxBytes, kSwizzlePeriod);
+  epilogue = l.add(c.consumers(), sm90::TmaStoreEpilogue::kStagingBytes, kSwizzlePeriod);
   full = l.add(c.stages, kMbarrier, kMbarrier);
   empty = l.add(c.stages, kMbarrier, kMbarrier);
   turns = l.add(c.pingpong ? 2 : 0, kMbarrier, kMbarrier);

@@ -8,8 +8,6 @@
 
 namespace tessel::kernels {
 
-constexpr int kEpilogueBoxBytes = 64 * 128;  // one epilogue box: 64 rows of 128 bytes
-
 // In this order (each region at the next multiple of its alignment, which the sizes already are):
 //   [A stage 0 .. S-1][B stage 0 .. S-1][epilogue boxes][full mbarrier x S][empty mbarrier x S][turns]
 // The operand stages and the epilogue's boxes are 128-byte swizzled, so 1024-byte aligned (the
