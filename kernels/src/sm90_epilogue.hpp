@@ -15,10 +15,10 @@ namespace tessel::kernels::sm90 {
 
 class TmaStoreEpilogue {
  public:
-  static constexpr int kBoxRows = 64;                      // a box: 64 rows (one slab) of 128 bytes
+  static constexpr int kBoxRows = 64;  // a box: 64 rows (one slab) of 128 bytes
   static constexpr int kBoxBytes = kBoxRows * kSwizzleRow;
-  static constexpr int kStagingBytes = 2 * kBoxBytes;      // a warpgroup's two boxes
-  static constexpr int kNamedBarrier = 1;                  // the consumers' bar.sync id (0: the CTA)
+  static constexpr int kStagingBytes = 2 * kBoxBytes;  // a warpgroup's two boxes
+  static constexpr int kNamedBarrier = 1;              // the consumers' bar.sync id (0: the CTA)
 
   struct Params {
     codegen::Type out = codegen::Type::BF16;  // out's type (C's too)
@@ -64,10 +64,10 @@ class TmaStoreEpilogue {
   const SharedStorage& smem_;
   SmemRegion staging_;
   codegen::Value w_, t128_;
-  codegen::Value barrier_;  // ping-pong: the warpgroup's own named barrier
-  int ob_ = 0, subn_ = 0;   // out's bytes; columns of a box (128 bytes of out)
-  Layout frag_;             // the accumulator fragment of one box
-  Layout stm_;              // stmatrix.x4's row addresses in a box (16-bit out)
+  codegen::Value barrier_;     // ping-pong: the warpgroup's own named barrier
+  int ob_ = 0, subn_ = 0;      // out's bytes; columns of a box (128 bytes of out)
+  Layout frag_;                // the accumulator fragment of one box
+  Layout stm_;                 // stmatrix.x4's row addresses in a box (16-bit out)
   ComposedLayout box_layout_;  // a staging box in shared memory, as the TMA store reads it
 };
 

@@ -63,9 +63,7 @@ void PipelineTmaAsync::producer_tail(PipelineState& s) const {
   });
 }
 
-void PipelineTmaAsync::consumer_wait(const PipelineState& s) const {
-  mbarrier_wait(b_, full(s.index), s.phase);
-}
+void PipelineTmaAsync::consumer_wait(const PipelineState& s) const { mbarrier_wait(b_, full(s.index), s.phase); }
 
 void PipelineTmaAsync::consumer_release(Value index) const {
   if (p_.cluster_size == 1) {

@@ -29,8 +29,8 @@ struct PipelineState {
 class PipelineTmaAsync {
  public:
   struct Params {
-    SmemRegion full, empty;  // `stages` mbarriers each
-    int64_t tx_bytes = 0;    // what the TMA loads of one stage bring (A and B)
+    SmemRegion full, empty;     // `stages` mbarriers each
+    int64_t tx_bytes = 0;       // what the TMA loads of one stage bring (A and B)
     int consumer_arrivals = 0;  // arrivals that empty a stage: one per consumer warp of the cluster
     int cluster_size = 1;       // CTAs whose consumers read a stage (multicast)
   };

@@ -6,15 +6,15 @@ namespace tessel::kernels::sm90 {
 using namespace codegen;
 
 ClusterRank cluster_rank(KernelBuilder& b, int cluster_m, int cluster_n) {
-  Value rank = cluster_m * cluster_n > 1 ? b.cvt(b.special(Special::ClusterCtaRank), Type::S32)
-                                         : b.constant(0, Type::S32);
+  Value rank =
+      cluster_m * cluster_n > 1 ? b.cvt(b.special(Special::ClusterCtaRank), Type::S32) : b.constant(0, Type::S32);
   Value rank_m = cluster_m > 1 ? rank : b.constant(0, Type::S32),
         rank_n = cluster_n > 1 ? rank : b.constant(0, Type::S32);
   return ClusterRank{rank_m, rank_n};
 }
 
-PersistentTileScheduler::PersistentTileScheduler(KernelBuilder& b, const Params& p, ClusterRank rank, Value M,
-                                                 Value N, Value K, Value L)
+PersistentTileScheduler::PersistentTileScheduler(KernelBuilder& b, const Params& p, ClusterRank rank, Value M, Value N,
+                                                 Value K, Value L)
     : b_(b), p_(p), rank_(rank) {
   const int BM = p.tile_m, BN = p.tile_n, BK = p.tile_k, CM = p.cluster_m, CN = p.cluster_n;
   b.note(
