@@ -1,5 +1,6 @@
-// ir.cpp: operand constructors and the minimum PTX ISA version and target of each instruction
-// (PTX ISA, "PTX ISA Notes" / "Target ISA Notes" of each instruction).
+// ir.cpp: operand constructors and the minimum PTX ISA version and target of instructions, kernels
+// and modules: each instruction's from its row of the instruction table (op_table.hpp) and from
+// its operands, a kernel's also from its cluster dimensions and parameters.
 #include "tessel/codegen/ir.hpp"
 #include "tessel/codegen/launch_plan.hpp"
 
@@ -99,8 +100,6 @@ Requirement raise(Requirement a, const Requirement& b) {
   return a;
 }
 
-bool uses_bf16(const Instr& i) { return i.type == Type::BF16 || i.type == Type::BF16x2; }
-
 Requirement of_operands(const Instr& in) {
   Requirement r;
   for (const Operand& o : in.ops) {
@@ -112,96 +111,9 @@ Requirement of_operands(const Instr& in) {
   return r;
 }
 
-Requirement of_op(const Instr& i) {
-  switch (i.op) {
-    case Op::Add:
-    case Op::Sub:
-    case Op::Mul:
-      if (uses_bf16(i)) return need(78, 90, "bf16 add/sub/mul");
-      return {};
-    case Op::Fma:
-    case Op::Min:
-    case Op::Max:
-    case Op::Neg:
-    case Op::Abs:
-      if (uses_bf16(i)) return need(70, 80, "bf16 arithmetic");
-      return {};
-    case Op::Cvt:
-      // cvt.f32.bf16 came with sm_80 (PTX 7.1); bf16 to other types, and .ftz, with sm_90 (PTX 7.8).
-      if (i.type2 == Type::BF16 && i.type == Type::F32 && !i.has(kFtz)) return need(71, 80, "cvt.f32.bf16");
-      if (i.type2 == Type::BF16 || i.type2 == Type::BF16x2) return need(78, 90, "cvt from bf16");
-      if (i.type == Type::E4M3 || i.type == Type::E5M2 || i.type2 == Type::E4M3 || i.type2 == Type::E5M2)
-        return need(78, 89, "cvt with fp8");
-      return {};
-    case Op::Cvta:
-      if (i.space == Space::Param) return need(77, 80, "cvta.param");
-      return {};
-    case Op::Ld:
-    case Op::St: {
-      Requirement r;
-      if (i.has(kNoAllocL1)) r = raise(r, need(74, 80, "ld/st .L1::no_allocate"));
-      if (i.has(kL2Prefetch)) r = raise(r, need(74, 80, "ld .L2::128B"));
-      return r;
-    }
-    case Op::Atom:
-    case Op::Red:
-      if (uses_bf16(i)) return need(78, 90, "bf16 atomics");
-      return {};
-    case Op::BarrierClusterArrive:
-    case Op::BarrierClusterWait:
-      if (i.has(kRelease) || i.has(kAcquire)) return need(80, 90, "barrier.cluster with .release/.acquire");
-      return need(78, 90, "barrier.cluster");
-    case Op::FenceProxyAsync:
-      return need(80, 90, "fence.proxy.async");
-    case Op::FenceMbarrierInit:
-      return need(80, 90, "fence.mbarrier_init");
-    case Op::CpAsync:
-    case Op::CpAsyncCommit:
-    case Op::CpAsyncWait:
-      return need(70, 80, "cp.async");
-    case Op::TmaLoad:
-      // ptxas accepts multicast on sm_90 with an advisory to target sm_90a, the arch it is for.
-      if (i.has(kMulticast)) return need(80, 90, "cp.async.bulk.tensor .multicast::cluster", true);
-      return need(80, 90, "cp.async.bulk.tensor");
-    case Op::TmaStore:
-    case Op::BulkCommit:
-    case Op::BulkWait:
-      return need(80, 90, "cp.async.bulk.tensor");
-    case Op::MbarInit:
-    case Op::MbarArrive:
-      if (i.has(kCluster) || i.space == Space::SharedCluster) return need(80, 90, "mbarrier.arrive.release.cluster");
-      return need(78, 80, "mbarrier on shared::cta");
-    case Op::MbarArriveExpectTx:
-      return need(80, 90, "mbarrier.arrive.expect_tx");
-    case Op::MbarTryWait:
-      if (i.has(kAcquire) || i.has(kCluster)) return need(80, 90, "mbarrier.try_wait.acquire.cluster");
-      return need(78, 90, "mbarrier.try_wait");
-    case Op::Mapa:
-      return need(78, 90, "mapa");
-    case Op::WgmmaFence:
-    case Op::Wgmma:
-    case Op::WgmmaCommit:
-    case Op::WgmmaWait:
-      return need(80, 90, "wgmma", true);
-    case Op::Setmaxnreg:
-      return need(80, 90, "setmaxnreg", true);
-    case Op::Ldmatrix:
-      return {};
-    case Op::Stmatrix:
-      return need(78, 90, "stmatrix");
-    case Op::MmaSync:
-      if (i.type2 == Type::E4M3 || i.type2 == Type::E5M2) return need(84, 89, "mma.sync with fp8");
-      return need(70, 80, "mma.sync");
-    case Op::ElectSync:
-      return need(80, 90, "elect.sync");
-    default:
-      return {};
-  }
-}
-
 }  // namespace
 
-Requirement requirement(const Instr& i) { return raise(of_op(i), of_operands(i)); }
+Requirement requirement(const Instr& i) { return raise(op_requirement(i), of_operands(i)); }
 
 namespace {
 void walk(const Block& b, Requirement& r) {

@@ -1,5 +1,6 @@
-// legalize.cpp: checks a kernel and flattens structured control flow (if/else, while loops) into
-// labels and branches, the form the printer and the emulator read.
+// legalize.cpp: checks a kernel (each instruction's operands against its row's signature, registers,
+// predicates) and flattens structured control flow (if/else, while loops) into labels and
+// branches, the form the printer and the emulator read.
 #include "tessel/codegen/legalize.hpp"
 
 #include <functional>
@@ -33,6 +34,11 @@ struct Flattener {
     if (o.kind == Operand::Kind::Reg) check_reg(o.reg, "an operand");
     for (const Operand& e : o.elems) check_operand(e);
   }
+  // The operands against the signature in the instruction's row (op_table.hpp).
+  void check_signature(const Instr& i) {
+    std::string why = operand_mismatch(i);
+    if (!why.empty()) fail("codegen: " + k.name + ": " + why);
+  }
 
   void emit_label(const std::string& name) {
     Instr l;
@@ -54,6 +60,7 @@ struct Flattener {
     for (const Stmt& s : b) {
       switch (s.kind) {
         case Stmt::Kind::Instr:
+          check_signature(s.instr);
           for (const Operand& o : s.instr.ops) check_operand(o);
           if (s.instr.guard >= 0) check_pred(s.instr.guard, "a guard");
           out.push_back(s.instr);

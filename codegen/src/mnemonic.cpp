@@ -1,5 +1,6 @@
 // mnemonic.cpp: each instruction's mnemonic spelled from its fields, exactly as the PTX ISA
-// writes it. One case per instruction root; the builder already chose every modifier.
+// writes it: the root and the spelling from its row of the instruction table (op_table.hpp), one
+// case per Custom spelling here. The builder already chose every modifier.
 #include <string>
 
 #include "tessel/algebra/error.hpp"
@@ -167,130 +168,87 @@ const char* ptx_suffix(Cache c) {
   return "";
 }
 
-std::string mnemonic(const Instr& i) {
+namespace {
+
+// The instructions whose row says Spelling::Custom: the root, then modifiers the other spellings
+// do not cover (spaces, vectors, shapes, cache operators, ...).
+std::string custom(const Instr& i, const std::string& root) {
   switch (i.op) {
-    case Op::Add:
-      return "add" + mods(i) + t(i.type);
-    case Op::Sub:
-      return "sub" + mods(i) + t(i.type);
-    case Op::Mul:
-      return "mul" + mods(i) + t(i.type);
-    case Op::Mad:
-      return "mad" + mods(i) + t(i.type);
-    case Op::Fma:
-      return "fma" + mods(i) + t(i.type);
-    case Op::Div:
-      return "div" + mods(i) + t(i.type);
-    case Op::Rem:
-      return "rem" + t(i.type);
-    case Op::Min:
-      return "min" + mods(i) + t(i.type);
-    case Op::Max:
-      return "max" + mods(i) + t(i.type);
-    case Op::Neg:
-      return "neg" + mods(i) + t(i.type);
-    case Op::Abs:
-      return "abs" + mods(i) + t(i.type);
-    case Op::And:
-      return "and" + t(i.type);
-    case Op::Or:
-      return "or" + t(i.type);
-    case Op::Xor:
-      return "xor" + t(i.type);
-    case Op::Not:
-      return "not" + t(i.type);
-    case Op::Shl:
-      return "shl" + t(i.type);
-    case Op::Shr:
-      return "shr" + t(i.type);
-    case Op::Mov:
-      return "mov" + t(i.type);
     case Op::Cvt:
-      return "cvt" + mods(i) + t(i.type) + t(i.type2);
+      return root + mods(i) + t(i.type) + t(i.type2);
     case Op::Cvta:
-      return std::string("cvta") + (i.has(kToGeneric) ? "" : ".to") + sp(i.space) + t(i.type);
+      return root + (i.has(kToGeneric) ? "" : ".to") + sp(i.space) + t(i.type);
     case Op::Setp:
-      return std::string("setp") + name(i.cmp) + t(i.type);
-    case Op::Selp:
-      return "selp" + t(i.type);
+      return root + name(i.cmp) + t(i.type);
     case Op::Ld:
-      return "ld" + sp(i.space) + ptx_suffix(i.cache) + (i.has(kNc) ? ".nc" : "") +
+      return root + sp(i.space) + ptx_suffix(i.cache) + (i.has(kNc) ? ".nc" : "") +
              (i.has(kNoAllocL1) ? ".L1::no_allocate" : "") + (i.has(kL2Prefetch) ? ".L2::128B" : "") + vec(i) +
              t(i.type);
     case Op::St:
-      return "st" + sp(i.space) + ptx_suffix(i.cache) + (i.has(kNoAllocL1) ? ".L1::no_allocate" : "") + vec(i) +
+      return root + sp(i.space) + ptx_suffix(i.cache) + (i.has(kNoAllocL1) ? ".L1::no_allocate" : "") + vec(i) +
              t(i.type);
     case Op::Atom:
-      return "atom" + sem(i) + sp(i.space) + name(i.atom) + t(i.type);
     case Op::Red:
-      return "red" + sem(i) + sp(i.space) + name(i.atom) + t(i.type);
-    case Op::BarSync:
-      return "bar.sync";
+      return root + sem(i) + sp(i.space) + name(i.atom) + t(i.type);
     case Op::BarrierClusterArrive:
-      return std::string("barrier.cluster.arrive") + (i.has(kRelease) ? ".release" : "") +
-             (i.has(kAligned) ? ".aligned" : "");
+      return root + (i.has(kRelease) ? ".release" : "") + (i.has(kAligned) ? ".aligned" : "");
     case Op::BarrierClusterWait:
-      return std::string("barrier.cluster.wait") + (i.has(kAcquire) ? ".acquire" : "") +
-             (i.has(kAligned) ? ".aligned" : "");
+      return root + (i.has(kAcquire) ? ".acquire" : "") + (i.has(kAligned) ? ".aligned" : "");
     case Op::FenceProxyAsync:
-      return std::string("fence.proxy.async") + (i.space == Space::None ? "" : std::string(".") + ptx_name(i.space));
-    case Op::FenceMbarrierInit:
-      return "fence.mbarrier_init.release.cluster";
+      return root + (i.space == Space::None ? "" : std::string(".") + ptx_name(i.space));
     case Op::CpAsync:
-      return std::string("cp.async") + ptx_suffix(i.cache) + ".shared.global";
-    case Op::CpAsyncCommit:
-      return "cp.async.commit_group";
+      return root + ptx_suffix(i.cache) + ".shared.global";
     case Op::CpAsyncWait:
-      return i.n < 0 ? "cp.async.wait_all" : "cp.async.wait_group";
+      return root + (i.n < 0 ? ".wait_all" : ".wait_group");
     case Op::TmaLoad:
-      return "cp.async.bulk.tensor." + std::to_string(i.n) + "d.shared::cluster.global.mbarrier::complete_tx::bytes" +
+      return root + "." + std::to_string(i.n) + "d.shared::cluster.global.mbarrier::complete_tx::bytes" +
              (i.has(kMulticast) ? ".multicast::cluster" : "");
     case Op::TmaStore:
-      return "cp.async.bulk.tensor." + std::to_string(i.n) + "d.global.shared::cta.bulk_group";
-    case Op::BulkCommit:
-      return "cp.async.bulk.commit_group";
+      return root + "." + std::to_string(i.n) + "d.global.shared::cta.bulk_group";
     case Op::BulkWait:
-      return std::string("cp.async.bulk.wait_group") + (i.has(kRead) ? ".read" : "");
-    case Op::MbarInit:
-      return "mbarrier.init.shared::cta.b64";
+      return root + (i.has(kRead) ? ".read" : "");
     case Op::MbarArrive:
-      return "mbarrier.arrive" + sem(i) + "." + ptx_name(i.space) + ".b64";
     case Op::MbarArriveExpectTx:
-      return "mbarrier.arrive.expect_tx" + sem(i) + "." + ptx_name(i.space) + ".b64";
+      return root + sem(i) + "." + ptx_name(i.space) + ".b64";
     case Op::MbarTryWait:
-      return "mbarrier.try_wait.parity" + sem(i) + ".shared::cta.b64";
-    case Op::Mapa:
-      return "mapa.shared::cluster" + t(i.type);
-    case Op::WgmmaFence:
-      return "wgmma.fence.sync.aligned";
+      return root + sem(i) + ".shared::cta.b64";
     case Op::Wgmma:
-      return "wgmma.mma_async.sync.aligned.m64n" + std::to_string(i.n) + "k" + std::to_string(mma_k(i.type2)) +
-             t(i.type) + t(i.type2) + t(i.type3);
-    case Op::WgmmaCommit:
-      return "wgmma.commit_group.sync.aligned";
-    case Op::WgmmaWait:
-      return "wgmma.wait_group.sync.aligned";
+      return root + ".m64n" + std::to_string(i.n) + "k" + std::to_string(mma_k(i.type2)) + t(i.type) + t(i.type2) +
+             t(i.type3);
     case Op::Setmaxnreg:
-      return std::string("setmaxnreg") + (i.has(kInc) ? ".inc" : ".dec") + ".sync.aligned.u32";
+      return root + (i.has(kInc) ? ".inc" : ".dec") + ".sync.aligned.u32";
     case Op::Ldmatrix:
-      return "ldmatrix.sync.aligned.m8n8.x" + std::to_string(i.n) + (i.has(kTrans) ? ".trans" : "") + ".shared.b16";
     case Op::Stmatrix:
-      return "stmatrix.sync.aligned.m8n8.x" + std::to_string(i.n) + (i.has(kTrans) ? ".trans" : "") + ".shared.b16";
+      return root + ".m8n8.x" + std::to_string(i.n) + (i.has(kTrans) ? ".trans" : "") + ".shared.b16";
     case Op::MmaSync:
-      return "mma.sync.aligned.m16n8k" + std::to_string(mma_k(i.type2)) + ".row.col" + t(i.type) + t(i.type2) +
-             t(i.type3) + t(i.type4);
-    case Op::ElectSync:
-      return "elect.sync";
+      return root + ".m16n8k" + std::to_string(mma_k(i.type2)) + ".row.col" + t(i.type) + t(i.type2) + t(i.type3) +
+             t(i.type4);
     case Op::Shfl:
-      return std::string("shfl.sync") + name(i.shfl) + ".b32";
-    case Op::Label:
-      return "";
+      return root + name(i.shfl) + ".b32";
     case Op::Bra:
-      return i.has(kUni) ? "bra.uni" : "bra";
-    case Op::Ret:
-      return "ret";
+      return root + (i.has(kUni) ? ".uni" : "");
+    default:
+      break;
   }
-  fail("codegen: no mnemonic for instruction root " + std::to_string(static_cast<int>(i.op)));
+  fail(std::string("codegen: the instruction table spells ") + op_info(i.op).name +
+       " as Custom, but mnemonic.cpp has no case for it");
+}
+
+}  // namespace
+
+std::string mnemonic(const Instr& i) {
+  const OpInfo& row = op_info(i.op);
+  switch (row.spelling) {
+    case Spelling::Root:
+      return row.root;
+    case Spelling::RootType:
+      return row.root + t(i.type);
+    case Spelling::RootModsType:
+      return row.root + mods(i) + t(i.type);
+    case Spelling::Custom:
+      return custom(i, row.root);
+  }
+  fail(std::string("codegen: no spelling for instruction root ") + row.name);
 }
 
 }  // namespace tessel::codegen

@@ -8,36 +8,8 @@ namespace tessel::codegen {
 
 namespace {
 
-const char* op_word(Op op) {
-  switch (op) {
-    case Op::Add:
-      return "add";
-    case Op::Sub:
-      return "sub";
-    case Op::Mul:
-      return "mul";
-    case Op::Div:
-      return "div";
-    case Op::Rem:
-      return "rem";
-    case Op::Min:
-      return "min";
-    case Op::Max:
-      return "max";
-    case Op::And:
-      return "and";
-    case Op::Or:
-      return "or";
-    case Op::Xor:
-      return "xor";
-    case Op::Shl:
-      return "shl";
-    case Op::Shr:
-      return "shr";
-    default:
-      return "op";
-  }
-}
+// The instruction as messages name it: its mnemonic root (op_table.hpp).
+const char* op_word(Op op) { return op_info(op).root; }
 
 bool is_logic(Op op) { return op == Op::And || op == Op::Or || op == Op::Xor; }
 

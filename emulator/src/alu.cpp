@@ -76,7 +76,7 @@ uint64_t integer(const Decoded& d, uint64_t a, uint64_t b, uint64_t c) {
     case Op::Div:
     case Op::Rem: {
       b &= m;
-      if (b == 0) fault("integer division by zero", std::string(d.op == Op::Div ? "div" : "rem") + " by 0");
+      if (b == 0) fault("integer division by zero", std::string(op_info(d.op).root) + " by 0");
       if (!s) return (d.op == Op::Div ? a / b : a % b) & m;
       const int64_t x = sext(a, w), y = sext(b, w);
       if (y == -1) return d.op == Op::Div ? (0 - a) & m : 0;  // min / -1 wraps, as the hardware does

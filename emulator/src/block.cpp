@@ -18,8 +18,15 @@ namespace {
 
 inline uint64_t value(const uint64_t* R, const Src& s) { return s.imm ? s.value : R[s.slot]; }
 
-// Collectives that every thread of the warp (ldmatrix, stmatrix) or warpgroup (wgmma) executes.
-bool is_aligned_collective(Op op) { return op == Op::Wgmma || op == Op::Ldmatrix || op == Op::Stmatrix; }
+// Collectives, by emulator class (codegen/op_table.hpp): the lanes of a membermask together
+// (shfl.sync, elect.sync), or every thread of the warp (ldmatrix, stmatrix) or of the warpgroup
+// (wgmma), the aligned ones.
+bool is_collective(EmulatorClass c) {
+  return c == EmulatorClass::WarpShuffle || c == EmulatorClass::WarpMatrix || c == EmulatorClass::Wgmma;
+}
+bool is_aligned_collective(EmulatorClass c) { return c == EmulatorClass::WarpMatrix || c == EmulatorClass::Wgmma; }
+// The threads an aligned collective takes: a warpgroup for wgmma, else a warp.
+uint32_t aligned_size(EmulatorClass c) { return c == EmulatorClass::Wgmma ? 128 : 32; }
 
 std::string triple(unsigned x, unsigned y, unsigned z) {
   return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
@@ -164,7 +171,7 @@ void BlockRunner::run_thread(uint32_t t) {
     execute(t, pc);
     th.pc = pc;
     if (th.state == State::AtBarrier) arrive(t);
-    if (th.state == State::AtCollective && is_aligned_collective(L_.program.code[th.pc].op)) try_aligned(t);
+    if (th.state == State::AtCollective && is_aligned_collective(L_.program.code[th.pc].cls)) try_aligned(t);
     if (th.state != State::Ready) try_collectives(t / 32);
   } catch (const Fault& f) {
     throw EmulationError("emulator: " + f.kind + ": " + where(t, pc) + ": " + f.what);
@@ -207,6 +214,10 @@ void BlockRunner::execute(uint32_t t, uint32_t& pc) {
       }
       fault("not emulated yet: " + mnemonic(P.instrs[d.index]), "the emulator does not run this instruction yet");
     }
+    if (is_collective(d.cls)) {  // performed when its last participant arrives (try_collectives, try_aligned)
+      th.state = State::AtCollective;
+      return;
+    }
     switch (d.op) {
       case Op::Bra:
         pc = d.target;
@@ -218,13 +229,6 @@ void BlockRunner::execute(uint32_t t, uint32_t& pc) {
         return;
       case Op::BarSync:
         th.state = State::AtBarrier;
-        return;
-      case Op::Shfl:
-      case Op::ElectSync:
-      case Op::Wgmma:
-      case Op::Ldmatrix:
-      case Op::Stmatrix:
-        th.state = State::AtCollective;
         return;
       case Op::MbarInit:
       case Op::MbarArrive:
@@ -491,7 +495,7 @@ void BlockRunner::try_collectives(uint32_t warp) {
     if (threads_[l].state != State::AtCollective) continue;
     const uint32_t pc = threads_[l].pc;
     const Decoded& d = P.code[pc];
-    if (is_aligned_collective(d.op)) continue;
+    if (is_aligned_collective(d.cls)) continue;
     const uint32_t mask = membermask(d, regs(l));
     auto fail_at = [&](uint32_t u, const std::string& kind, const std::string& what) {
       throw EmulationError("emulator: " + kind + ": " + where(u, threads_[u].pc) + ": " + what);
@@ -592,7 +596,7 @@ void BlockRunner::perform(const Decoded& d, const std::vector<uint32_t>& group, 
 void BlockRunner::try_aligned(uint32_t t) {
   const uint32_t pc = threads_[t].pc;
   const Decoded& d = L_.program.code[pc];
-  const uint32_t size = d.op == Op::Wgmma ? 128 : 32, first = t / size * size;
+  const uint32_t size = aligned_size(d.cls), first = t / size * size;
   const char* unit = size == 128 ? "warpgroup" : "warp";
   if (first + size > nthreads_) {
     fault("incomplete " + std::string(unit), "the block has " + std::to_string(nthreads_) + " threads, so the " + unit +
@@ -606,7 +610,7 @@ void BlockRunner::try_aligned(uint32_t t) {
     }
     if (threads_[u].state != State::AtCollective || threads_[u].pc != pc) return;
   }
-  d.op == Op::Wgmma ? wgmma(d, first) : matrix(d, first);
+  d.cls == EmulatorClass::Wgmma ? wgmma(d, first) : matrix(d, first);
   for (uint32_t u = first; u < first + size; ++u) {
     threads_[u].state = State::Ready;
     ++threads_[u].pc;
@@ -659,8 +663,8 @@ void BlockRunner::deadlock() {
                          " waits for " + std::to_string(b.expected) + " threads, " + std::to_string(b.arrived.size()) +
                          " arrived and no other thread can run: " + missing);
   }
-  if (is_aligned_collective(d.op)) {
-    const uint32_t size = d.op == Op::Wgmma ? 128 : 32, group = t / size * size;
+  if (is_aligned_collective(d.cls)) {
+    const uint32_t size = aligned_size(d.cls), group = t / size * size;
     std::string missing = "the block has only " + std::to_string(nthreads_) + " threads";
     for (uint32_t u = group; u < group + size && u < nthreads_; ++u) {
       if (threads_[u].state != State::AtCollective || threads_[u].pc != threads_[t].pc) {
@@ -759,7 +763,7 @@ void BlockRunner::mbarrier(uint32_t t, const Decoded& d, uint64_t* R) {
     mbarriers_.init(addr, value(R, d.src[1]));
     return;
   }
-  Mbarrier& b = mbarriers_.get(addr, d.op == Op::MbarArrive ? "mbarrier.arrive" : "mbarrier.arrive.expect_tx");
+  Mbarrier& b = mbarriers_.get(addr, op_info(d.op).root);
   const uint64_t state = b.phase;  // the opaque state: the phase before the arrival
   if (d.op == Op::MbarArriveExpectTx && mbarriers_.expect_tx(b, static_cast<uint32_t>(value(R, d.src[1])))) {
     completed(b);

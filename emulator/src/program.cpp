@@ -36,36 +36,25 @@ uint64_t class_mask(RegClass c) {
 
 uint32_t align_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
 
-// The instructions the emulator runs as no-ops: without a register allocator, register-count
-// hints change nothing it models (nor does fence.mbarrier_init, the mbarriers being exact); TMA
-// loads complete when they are issued (legal: their results may only be used after the mbarrier
-// says so). (TMA stores and wgmma are held until their group is waited for: block.hpp.)
-bool is_nop(Op op) {
-  switch (op) {
-    case Op::FenceMbarrierInit:
-    case Op::Setmaxnreg:
-    case Op::WgmmaFence:
-      return true;
+// What the emulator does with an instruction, from its emulator class (codegen/op_table.hpp).
+// The Nop class: without a register allocator, register-count hints change nothing it models (nor
+// does fence.mbarrier_init, the mbarriers being exact, nor wgmma.fence, wgmma reading its
+// registers when its group is waited for). TMA loads complete when they are issued (legal: their
+// results may only be used after the mbarrier says so); TMA stores and wgmma are held until their
+// group is waited for (block.hpp). Memory accesses and address conversions are refused in the
+// state spaces it does not model.
+Exec exec_of(const Instr& i, EmulatorClass c) {
+  switch (c) {
+    case EmulatorClass::Nop:
+      return Exec::Nop;
+    case EmulatorClass::Unsupported:
+      return Exec::Unsupported;
+    case EmulatorClass::Memory:
+    case EmulatorClass::Address:
+      if (i.space == Space::Local || i.space == Space::Const || i.space == Space::SharedCluster) return Exec::Unsupported;
+      return Exec::Normal;
     default:
-      return false;
-  }
-}
-
-bool is_unsupported(const Instr& i) {
-  switch (i.op) {
-    case Op::CpAsync:
-    case Op::CpAsyncCommit:
-    case Op::CpAsyncWait:
-    case Op::MmaSync:
-      return true;
-    case Op::Ld:
-    case Op::St:
-    case Op::Atom:
-    case Op::Red:
-    case Op::Cvta:
-      return i.space == Space::Local || i.space == Space::Const || i.space == Space::SharedCluster;
-    default:
-      return false;
+      return Exec::Normal;
   }
 }
 
@@ -191,10 +180,6 @@ struct Decoder {
     for (const Operand& e : c) add_src(i, d, e, Type::S32);
   }
 
-  void need(const Instr& i, size_t n) {
-    if (i.ops.size() < n) bad(i, "expects " + std::to_string(n) + " operands, has " + std::to_string(i.ops.size()));
-  }
-
   Decoded instr(const Instr& i, uint32_t index) {
     Decoded d;
     d.op = i.op;
@@ -212,59 +197,48 @@ struct Decoder {
     d.index = index;
     d.n = i.n;
     d.type3 = i.type3;
-    if (is_nop(i.op)) {
-      d.exec = Exec::Nop;
-      return d;
-    }
-    if (is_unsupported(i)) {
-      d.exec = Exec::Unsupported;
-      return d;
-    }
+    // legalize() has checked the operands against the row's signature: their count and kinds.
+    const OpInfo& row = op_info(i.op);
+    d.cls = row.emulator;
+    d.exec = exec_of(i, d.cls);
+    if (d.exec != Exec::Normal) return d;
     switch (i.op) {
       case Op::Ld:
-        need(i, 2);
         dst(i, d, i.ops[0]);
         address(i, d, i.ops[1]);
         if (d.ndst != i.vec) bad(i, "the vector width and the destinations disagree");
         break;
       case Op::St:
-        need(i, 2);
         address(i, d, i.ops[0]);
         sources(i, d, 1, i.type);
         if (d.nsrc != 1 + i.vec) bad(i, "the vector width and the sources disagree");
         break;
       case Op::Atom:
-        need(i, 3);
         dst(i, d, i.ops[0]);
         address(i, d, i.ops[1]);
         sources(i, d, 2, i.type);
         break;
       case Op::Red:
-        need(i, 2);
         address(i, d, i.ops[0]);
         sources(i, d, 1, i.type);
         break;
       case Op::Mov:
-        need(i, 2);
         dst(i, d, i.ops[0]);
         d.pack = i.ops[1].kind == Operand::Kind::Vec;
         sources(i, d, 1, d.pack ? Type::B32 : i.type);
         break;
       case Op::Cvt:
-        need(i, 2);
         dst(i, d, i.ops[0]);
         sources(i, d, 1, i.type2);
         break;
       case Op::Shl:
       case Op::Shr:
-        need(i, 3);
         dst(i, d, i.ops[0]);
         add_src(i, d, i.ops[1], i.type);
         add_src(i, d, i.ops[2], Type::U32);
         break;
       case Op::Mul:
       case Op::Mad:
-        need(i, 3);
         dst(i, d, i.ops[0]);
         sources(i, d, 1, i.type);
         // mad.wide: c is as wide as the result.
@@ -273,99 +247,76 @@ struct Decoder {
         }
         break;
       case Op::Selp:
-        need(i, 4);
         dst(i, d, i.ops[0]);
         add_src(i, d, i.ops[1], i.type);
         add_src(i, d, i.ops[2], i.type);
         add_src(i, d, i.ops[3], Type::Pred);
         break;
       case Op::Shfl:
-        need(i, 5);
         dst(i, d, i.ops[0]);
         sources(i, d, 1, Type::B32);
         break;
       case Op::ElectSync:
-        need(i, 2);
         dst(i, d, i.ops[0]);
         sources(i, d, 1, Type::B32);
         if (d.ndst != 2) bad(i, "elect.sync writes d|p");
         break;
       case Op::BarSync:
-        need(i, 1);
         sources(i, d, 0, Type::U32);
         break;
-      case Op::BulkCommit:  // no operands
-      case Op::FenceProxyAsync:
-      case Op::WgmmaCommit:
-        break;
       case Op::WgmmaWait:  // N, an immediate
-        need(i, 1);
         if (i.ops[0].kind != Operand::Kind::Imm) bad(i, "the pending-group count is not an immediate");
         d.n = static_cast<int32_t>(i.ops[0].imm);
         break;
       case Op::BulkWait:  // N, an immediate (Decoded::n)
-        need(i, 1);
         break;
       case Op::Bra: {
-        need(i, 1);
         auto it = labels.find(i.ops[0].name);
         if (it == labels.end()) bad(i, "label " + i.ops[0].name + " is never defined");
         d.target = it->second;
         break;
       }
-      case Op::Ret:
-      case Op::BarrierClusterArrive:
-      case Op::BarrierClusterWait:
-        break;
       case Op::MbarInit:  // [addr], count
-        need(i, 2);
         address(i, d, i.ops[0]);
         add_src(i, d, i.ops[1], Type::U32);
         break;
       case Op::MbarArrive:  // state, [addr]
-        need(i, 2);
         dst(i, d, i.ops[0]);
         address(i, d, i.ops[1]);
         break;
       case Op::MbarArriveExpectTx:  // state, [addr], tx
       case Op::MbarTryWait:         // done, [addr], parity
-        need(i, 3);
         dst(i, d, i.ops[0]);
         address(i, d, i.ops[1]);
         add_src(i, d, i.ops[2], Type::U32);
         break;
       case Op::Mapa:  // d, addr, rank
-        need(i, 3);
         dst(i, d, i.ops[0]);
         add_src(i, d, i.ops[1], i.type);
         add_src(i, d, i.ops[2], Type::U32);
         break;
       case Op::TmaLoad:  // [dst], [tmap, {c...}], [mbar]{, cta_mask}: src = dst, tmap, mbar, c..., mask
-        need(i, 3);
         address_src(i, d, i.ops[0]);
         address_src(i, d, i.ops[1]);
         address_src(i, d, i.ops[2]);
         coords(i, d, i.ops[1]);
         if (i.has(kMulticast)) {
-          need(i, 4);
+          if (i.ops.size() < 4) bad(i, "a multicast load needs its CTA mask");
           add_src(i, d, i.ops[3], Type::U16);
         }
         break;
       case Op::TmaStore:  // [tmap, {c...}], [src]: src = src, tmap, (unused), c...
-        need(i, 2);
         address_src(i, d, i.ops[1]);
         address_src(i, d, i.ops[0]);
         add_src(i, d, Operand::i(0), Type::U64);
         coords(i, d, i.ops[0]);
         break;
       case Op::Ldmatrix:  // {r...}, [addr]
-        need(i, 2);
         dst(i, d, i.ops[0]);
         address(i, d, i.ops[1]);
         if (d.ndst != i.n) bad(i, "the matrix count and the destinations disagree");
         break;
       case Op::Stmatrix:  // [addr], {r...}
-        need(i, 2);
         address(i, d, i.ops[0]);
         sources(i, d, 1, Type::B32);
         if (d.nsrc != 1 + i.n) bad(i, "the matrix count and the sources disagree");
@@ -373,7 +324,6 @@ struct Decoder {
       case Op::Wgmma: {
         // {d...}, a-desc | {a0..a3}, b-desc, scale-d, imm-scale-a, imm-scale-b{, imm-trans-a}{, imm-trans-b}
         // src = a-desc, b-desc, scale-d, scale-a, scale-b, trans-a, trans-b (absent ones: 0).
-        need(i, 6);
         if (i.ops[0].kind != Operand::Kind::Vec) bad(i, "the accumulators must be a vector");
         RegList list;
         for (const Operand& e : i.ops[0].elems) {
@@ -399,8 +349,12 @@ struct Decoder {
         p.lists.push_back(std::move(list));
         break;
       }
-      default:  // arithmetic, logic, setp, cvta: destinations, then sources of the instruction type
-        need(i, 2);
+      default:
+        if (row.signature.count == 0) break;  // nothing to read: fences, barriers, commits, ret
+        // Arithmetic, logic, setp, cvta: destinations, then sources of the instruction type.
+        if (d.cls != EmulatorClass::Alu && d.cls != EmulatorClass::Address) {
+          bad(i, std::string("the decoder has no case for ") + row.name + " (emulator/src/program.cpp)");
+        }
         dst(i, d, i.ops[0]);
         sources(i, d, 1, i.type);
         break;

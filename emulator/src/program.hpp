@@ -31,11 +31,12 @@ struct Src {
 };
 
 // What an instruction does, beyond its codegen::Op: the ops the emulator runs as no-ops, and the
-// ones it does not run yet.
+// ones it does not run yet (from its emulator class, program.cpp).
 enum class Exec : uint8_t { Normal, Nop, Unsupported };
 
 struct Decoded {
   codegen::Op op = codegen::Op::Mov;
+  codegen::EmulatorClass cls = codegen::EmulatorClass::Alu;  // its row's (codegen/op_table.hpp)
   Exec exec = Exec::Normal;
   codegen::Type type = codegen::Type::None, type2 = codegen::Type::None;
   codegen::Type rtype = codegen::Type::None;  // the type of what it writes (alu.hpp: result_type)

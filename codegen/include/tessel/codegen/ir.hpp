@@ -12,79 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "tessel/codegen/op_table.hpp"
 #include "tessel/codegen/types.hpp"
 
 namespace tessel::codegen {
 
-// One PTX instruction root (its mnemonic's first part); the modifiers live in Instr's fields.
-enum class Op : uint8_t {
-  // integer and floating-point arithmetic
-  Add,
-  Sub,
-  Mul,
-  Mad,
-  Fma,
-  Div,
-  Rem,
-  Min,
-  Max,
-  Neg,
-  Abs,
-  // logic and shifts
-  And,
-  Or,
-  Xor,
-  Not,
-  Shl,
-  Shr,
-  // moves, conversions, comparisons
-  Mov,
-  Cvt,
-  Cvta,
-  Setp,
-  Selp,
-  // memory
-  Ld,
-  St,
-  Atom,
-  Red,
-  // synchronisation and fences
-  BarSync,
-  BarrierClusterArrive,
-  BarrierClusterWait,
-  FenceProxyAsync,
-  FenceMbarrierInit,
-  // sm_80 asynchronous copies
-  CpAsync,
-  CpAsyncCommit,
-  CpAsyncWait,
-  // sm_90 tensor-memory accelerator (bulk tensor copies) and mbarriers
-  TmaLoad,
-  TmaStore,
-  BulkCommit,
-  BulkWait,
-  MbarInit,
-  MbarArrive,
-  MbarArriveExpectTx,
-  MbarTryWait,
-  Mapa,
-  // warpgroup MMA
-  WgmmaFence,
-  Wgmma,
-  WgmmaCommit,
-  WgmmaWait,
-  Setmaxnreg,
-  // warp-level matrix and lane operations
-  Ldmatrix,
-  Stmatrix,
-  MmaSync,
-  ElectSync,
-  Shfl,
-  // control flow (Label and Bra appear only after legalize)
-  Label,
-  Bra,
-  Ret,
-};
+// `Op`, the instruction roots, and each one's facts (mnemonic root, operand signature, minimum
+// PTX ISA and target, emulator class) are the rows of op_table.hpp.
 
 enum class Cmp : uint8_t { None, Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs };
 enum class Round : uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi };
@@ -162,14 +96,6 @@ struct Instr {
   bool has(uint32_t flag) const { return (flags & flag) != 0; }
 };
 
-// The minimum PTX ISA version (major*10 + minor) and target an instruction needs.
-struct Requirement {
-  int ptx = 70;                // .version 7.0
-  int sm = 80;                 // sm_80
-  bool arch_specific = false;  // the `a` targets: sm_90a
-  const char* what = "";       // the feature that raised the requirement, for error messages
-};
-
 // Structured control flow. A Block is a list of statements; legalize flattens it.
 struct Stmt;
 using Block = std::vector<Stmt>;
@@ -232,7 +158,8 @@ struct Module {
   std::vector<Kernel> kernels;
 };
 
-// The requirement of one instruction, and the highest over a module (with its kernels' floors).
+// The requirement of one instruction (its row's floor, raised by its modifiers and operands; see
+// op_table.hpp), and the highest over a module (with its kernels' floors).
 Requirement requirement(const Instr& i);
 Requirement requirement(const Kernel& k);
 Requirement requirement(const Module& m);
