@@ -15,6 +15,7 @@
 #include "tessel/codegen/async_copy.hpp"
 #include "tessel/codegen/builder.hpp"
 #include "tessel/codegen/mbarrier.hpp"
+#include "tessel/codegen/number_format.hpp"
 #include "tessel/codegen/sync.hpp"
 #include "tessel/codegen/warp.hpp"
 #include "tessel/codegen/wgmma.hpp"
@@ -29,8 +30,6 @@ constexpr int kSwizzleRow = 128;  // bytes: every operand tile uses the 128-byte
 constexpr int kGroupRows = 8;     // tile-rows per rasterization group (L2 reuse)
 constexpr int kEpiBox = 64 * kSwizzleRow;  // bytes of one epilogue box: 64 rows of 128 bytes
 constexpr int kEpilogueBarrier = 1;        // the named barrier of the consumer warpgroups (0: the CTA)
-
-bool is_fp8(Type t) { return t == Type::E4M3 || t == Type::E5M2; }
 
 const char* major_letter(codegen::Major m, bool is_a) { return m == codegen::Major::K ? "k" : is_a ? "m" : "n"; }
 
