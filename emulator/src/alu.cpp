@@ -114,42 +114,41 @@ uint64_t integer(const Decoded& d, uint64_t a, uint64_t b, uint64_t c) {
 
 // --- floats ---------------------------------------------------------------------------------
 
-bool is_subnormal(uint64_t v, Format f) {
-  return ((v >> f.mbits) & ((uint64_t{1} << f.ebits) - 1)) == 0 && (v & width_mask(f.mbits)) != 0;
+bool is_subnormal(uint64_t v, const NumberFormat& f) {
+  return ((v >> f.mantissa_bits) & width_mask(f.exponent_bits)) == 0 && (v & width_mask(f.mantissa_bits)) != 0;
 }
-uint64_t sign_bit(Format f) { return uint64_t{1} << (f.ebits + f.mbits); }
-uint64_t flush(uint64_t v, Format f) { return is_subnormal(v, f) ? v & sign_bit(f) : v; }
+uint64_t flush(uint64_t v, const NumberFormat& f) { return is_subnormal(v, f) ? v & f.sign_bit() : v; }
 
 // A double result rounded to format f (NaN canonical), with .sat clamping to [0, 1].
-uint64_t finish(double x, Format f, Round r, bool sat, bool ftz) {
+uint64_t finish(double x, const NumberFormat& f, Round r, bool sat, bool ftz) {
   if (sat) x = std::isnan(x) ? 0.0 : x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x;
   uint64_t v;
   if (std::isnan(x)) {
-    v = canonical_nan(f);
-  } else if (f.ebits == 11) {
+    v = f.canonical_nan;
+  } else if (f.type == Type::F64) {
     v = std::bit_cast<uint64_t>(x);
-  } else if (f.mbits == 23 && (r == Round::None || r == Round::Rn)) {
+  } else if (f.type == Type::F32 && (r == Round::None || r == Round::Rn)) {
     v = std::bit_cast<uint32_t>(static_cast<float>(x));  // the host's conversion rounds to nearest even
   } else {
-    v = from_double(x, f, r);
+    v = codegen::encode(f, x, rounding_of(r));
   }
   return ftz ? flush(v, f) : v;
 }
 
 // -0 < +0, and a NaN operand gives way to the other (IEEE 754-2019 minimumNumber/maximumNumber).
-uint64_t min_max(bool is_min, uint64_t a, uint64_t b, Format f) {
-  const double x = to_double(a, f), y = to_double(b, f);
-  if (std::isnan(x) && std::isnan(y)) return canonical_nan(f);
+uint64_t min_max(bool is_min, uint64_t a, uint64_t b, const NumberFormat& f) {
+  const double x = codegen::decode(f, a), y = codegen::decode(f, b);
+  if (std::isnan(x) && std::isnan(y)) return f.canonical_nan;
   if (std::isnan(x)) return b;
   if (std::isnan(y)) return a;
   if (x == y) {  // equal values: differ only in the sign of zero
-    const bool a_neg = (a & sign_bit(f)) != 0;
+    const bool a_neg = (a & f.sign_bit()) != 0;
     return (is_min == a_neg) ? a : b;
   }
   return (is_min == (x < y)) ? a : b;
 }
 
-uint64_t scalar_float(const Decoded& d, Format f, uint64_t a, uint64_t b, uint64_t c) {
+uint64_t scalar_float(const Decoded& d, const NumberFormat& f, uint64_t a, uint64_t b, uint64_t c) {
   const bool ftz = d.has(kFtz), sat = d.has(kSat);
   if (ftz) {
     a = flush(a, f);
@@ -157,7 +156,7 @@ uint64_t scalar_float(const Decoded& d, Format f, uint64_t a, uint64_t b, uint64
     c = flush(c, f);
   }
   const Round r = d.rnd;
-  const double x = to_double(a, f), y = to_double(b, f), z = to_double(c, f);
+  const double x = codegen::decode(f, a), y = codegen::decode(f, b), z = codegen::decode(f, c);
   switch (d.op) {
     case Op::Add:
       return finish(fp_add(x, y, r), f, r, sat, ftz);
@@ -169,8 +168,8 @@ uint64_t scalar_float(const Decoded& d, Format f, uint64_t a, uint64_t b, uint64
       return finish(fp_div(x, y, r), f, r, sat, ftz);
     case Op::Fma:
     case Op::Mad:
-      if (f.ebits == 11) return finish(fp_fma(x, y, z, r), f, r, sat, ftz);
-      if (f.mbits == 23) {
+      if (f.type == Type::F64) return finish(fp_fma(x, y, z, r), f, r, sat, ftz);
+      if (f.type == Type::F32) {
         // f32: a*b is exact in double but the sum is not; fmaf rounds once.
         if (r == Round::None || r == Round::Rn) {
           return finish(std::fma(static_cast<float>(x), static_cast<float>(y), static_cast<float>(z)), f, r, sat, ftz);
@@ -187,8 +186,8 @@ uint64_t scalar_float(const Decoded& d, Format f, uint64_t a, uint64_t b, uint64
     case Op::Abs:
       // A NaN gives an unspecified NaN (PTX ISA); an H100 gives the canonical one for f32, f64 and
       // f16 (f16 seen 2026-11-23: neg and abs of 0x7cb2 gave 0x7fff). bf16 flips the bit (not seen otherwise).
-      if ((f.mbits == 23 || f.ebits == 11 || (f.ebits == 5 && f.mbits == 10)) && std::isnan(x)) return canonical_nan(f);
-      return d.op == Op::Neg ? a ^ sign_bit(f) : a & ~sign_bit(f);
+      if ((f.type == Type::F32 || f.type == Type::F64 || f.type == Type::F16) && std::isnan(x)) return f.canonical_nan;
+      return d.op == Op::Neg ? a ^ f.sign_bit() : a & ~f.sign_bit();
     default:
       fault("not emulated yet", std::string(ptx_name(d.type)) + " form of this instruction");
   }
@@ -200,13 +199,13 @@ uint64_t arith(const Decoded& d, uint64_t a, uint64_t b, uint64_t c) {
   const Type t = d.type;
   if (!is_float(t)) return integer(d, a, b, c);
   if (t == Type::F16x2 || t == Type::BF16x2) {
-    const Format f = format_of(t);
+    const NumberFormat& f = number_format(t);
     const uint64_t lo = scalar_float(d, f, a & 0xffff, b & 0xffff, c & 0xffff);
     const uint64_t hi = scalar_float(d, f, (a >> 16) & 0xffff, (b >> 16) & 0xffff, (c >> 16) & 0xffff);
     return (lo & 0xffff) | ((hi & 0xffff) << 16);
   }
   if (t == Type::F16 || t == Type::BF16 || t == Type::F32 || t == Type::F64) {
-    const Format f = format_of(t);
+    const NumberFormat& f = number_format(t);
     const uint64_t m = width_mask(bits(t));
     return scalar_float(d, f, a & m, b & m, c & m);
   }
@@ -218,9 +217,9 @@ bool compare(Cmp c, Type t, uint64_t a, uint64_t b) {
     if (t != Type::F16 && t != Type::BF16 && t != Type::F32 && t != Type::F64) {
       fault("not emulated yet", std::string("setp on ") + ptx_name(t));
     }
-    const Format f = format_of(t);
+    const NumberFormat& f = number_format(t);
     const uint64_t m = width_mask(bits(t));
-    const double x = to_double(a & m, f), y = to_double(b & m, f);
+    const double x = codegen::decode(f, a & m), y = codegen::decode(f, b & m);
     if (std::isnan(x) || std::isnan(y)) return false;  // the ordered comparisons
     switch (c) {
       case Cmp::Eq:
@@ -289,11 +288,14 @@ uint64_t convert(const Decoded& d, uint64_t a) {
   const int wf = bits(from), wt = bits(to);
   a &= width_mask(wf);
   if (from_float) {
-    const Format ff = format_of(from);
+    const NumberFormat& ff = number_format(from);
     if (d.has(kFtz)) a = flush(a, ff);
-    const double x = to_double(a, ff);
+    const double x = codegen::decode(ff, a);
     if (!plain_float) return to_integer(x, wt, is_signed(to), d.rnd);  // saturates; NaN -> 0
-    const Format ft = format_of(to);
+    const NumberFormat& ft = number_format(to);
+    // cvt.f32.bf16 keeps a NaN's payload (it only widens the bits; measured on an H100, where
+    // cvt.f32.f16 writes the canonical NaN instead).
+    if (from == Type::BF16 && to == Type::F32 && !d.has(kSat) && std::isnan(x)) return a << 16;
     const Round r = d.rnd;
     if (r == Round::Rni || r == Round::Rzi || r == Round::Rmi || r == Round::Rpi) {
       return finish(round_integral(x, r), ft, Round::Rn, d.has(kSat), d.has(kFtz));
@@ -306,8 +308,9 @@ uint64_t convert(const Decoded& d, uint64_t a) {
   if (plain_float) {
     const bool neg = s && sv < 0;
     const uint64_t mag = neg ? 0 - static_cast<uint64_t>(sv) : a;
-    uint64_t v = round_to(format_of(to), neg, mag, 0, d.rnd);
-    if (d.has(kSat)) v = finish(to_double(v, format_of(to)), format_of(to), Round::Rn, true, false);
+    const NumberFormat& ft = number_format(to);
+    uint64_t v = codegen::encode_scaled(ft, neg, mag, 0, rounding_of(d.rnd));
+    if (d.has(kSat)) v = finish(codegen::decode(ft, v), ft, Round::Rn, true, false);
     return v;
   }
   // Integer to integer: extend by the source's signedness, clamp with .sat, truncate.

@@ -1,37 +1,21 @@
-// float.hpp: the floating-point formats of the IR (f16, bf16, tf32, f32, f64) as bit patterns:
-// widening to double (exact) and rounding to a format in each PTX rounding mode, done on the
-// integers so that every mode, subnormals and overflow follow IEEE 754 without the host's FPU.
+// float.hpp: float arithmetic of the emulator: the number formats themselves (decoding, rounding
+// in every mode, NaNs, overflow) are codegen/number_format.hpp's; here are the IR's rounding
+// modifiers in its terms, conversion to integers, and the four operations and fma in double with
+// the host's rounding mode, which the result is then rounded from.
 #pragma once
 
 #include <cstdint>
 
 #include "tessel/codegen/ir.hpp"
+#include "tessel/codegen/number_format.hpp"
 
 namespace tessel::emu::detail {
 
-struct Format {
-  int ebits;  // exponent bits
-  int mbits;  // stored mantissa bits
-};
-inline constexpr Format kF16{5, 10}, kBF16{8, 7}, kTF32{8, 10}, kF32{8, 23}, kF64{11, 52};
+using codegen::NumberFormat;
 
-// The format of a float type (f16, bf16, tf32, f32, f64; the packed pairs give their half).
-Format format_of(codegen::Type t);
-
-// The NaN that arithmetic of a format produces: 0x7ff8000000000000 for f64, else sign clear with
-// exponent and mantissa all ones (0x7fffffff for f32, 0x7fff for f16).
-uint64_t canonical_nan(Format f);
-
-// The exact value of a bit pattern.
-double to_double(uint64_t bits, Format f);
-
-// The value (-1)^neg * mag * 2^exp2 rounded to format f in mode r (Rn/None: to nearest even; Rz,
-// Rm, Rp: toward zero, -inf, +inf), as bits. Overflow gives inf, or the largest finite value
-// where the mode rounds toward zero.
-uint64_t round_to(Format f, bool neg, uint64_t mag, int exp2, codegen::Round r);
-
-// A double rounded to format f in mode r; NaN becomes the canonical NaN.
-uint64_t from_double(double x, Format f, codegen::Round r);
+// The rounding of a float result for an instruction's modifier: .rz/.rm/.rp (and the integral
+// .rzi/.rmi/.rpi) their direction, everything else (.rn, .rni, none) to nearest even.
+codegen::Rounding rounding_of(codegen::Round r);
 
 // A double rounded to an integer in mode r (Rni, Rzi, Rmi, Rpi; the plain modes as their integer
 // forms), saturated to the range of an integer of `bits` bits, signed or not; NaN gives 0

@@ -84,13 +84,13 @@ struct Decoder {
   uint64_t immediate(const Operand& o, Type t) {
     if (o.kind == Operand::Kind::Imm) {
       if (!is_float(t)) return static_cast<uint64_t>(o.imm);
-      return from_double(static_cast<double>(o.imm), format_of(t), Round::Rn);
+      return codegen::encode(number_format(t), static_cast<double>(o.imm));
     }
     // FImm: the literal is f32 or f64 bits; convert when the instruction's type differs.
     const double v = o.type == Type::F32 ? std::bit_cast<float>(static_cast<uint32_t>(o.imm))
                                          : std::bit_cast<double>(static_cast<uint64_t>(o.imm));
     if (t == o.type || !is_float(t)) return static_cast<uint64_t>(o.imm);
-    return from_double(v, format_of(t), Round::Rn);
+    return codegen::encode(number_format(t), v);
   }
 
   Src src(const Instr& i, const Operand& o, Type t) {

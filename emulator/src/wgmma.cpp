@@ -73,31 +73,12 @@ uint32_t operand_address(const Descriptor& d, bool mn_major, int e, int mn, int 
   return swizzle_address(d.start + off, swizzle_bits(W));
 }
 
-// fp8: e4m3 (bias 7, no infinities, S.1111.111 is NaN) and e5m2 (IEEE-like, bias 15).
-double e4m3(uint32_t b) {
-  const double sign = (b & 0x80) ? -1.0 : 1.0;
-  const int exp = static_cast<int>((b >> 3) & 0xf), man = static_cast<int>(b & 7);
-  if (exp == 15 && man == 7) return std::nan("");
-  if (exp == 0) return sign * std::ldexp(man, -9);  // subnormal: man/8 * 2^-6
-  return sign * std::ldexp(8 + man, exp - 10);       // (1 + man/8) * 2^(exp-7)
-}
-
-// The exact value of an operand element's bits.
+// The exact value of an operand element's bits (codegen/number_format.hpp; a .tf32 operand's low 13
+// bits are ignored).
 double element_value(uint32_t bits, Type t) {
-  switch (t) {
-    case Type::F16:
-      return to_double(bits, kF16);
-    case Type::BF16:
-      return to_double(bits, kBF16);
-    case Type::TF32:  // the low 13 bits of a .tf32 operand are ignored
-      return to_double(bits & ~uint32_t{0x1fff}, kF32);
-    case Type::E4M3:
-      return e4m3(bits);
-    case Type::E5M2:
-      return to_double(bits, Format{5, 2});
-    default:
-      fault("not emulated yet", std::string("wgmma inputs of type ") + ptx_name(t));
-  }
+  if (t != Type::F16 && t != Type::BF16 && t != Type::TF32 && !is_fp8(t))
+    fault("not emulated yet", std::string("wgmma inputs of type ") + ptx_name(t));
+  return codegen::decode(number_format(t), bits);
 }
 
 }  // namespace
@@ -212,7 +193,7 @@ void BlockRunner::perform_wgmma(const PendingWgmma& p) {
   // D = A*B (+ D): the K products of an element are exact in double and summed in double in
   // order of k; the old D (when scale-d) is added in double and the result rounded once to the
   // accumulator type (to nearest even).
-  const Format fd = dt == Type::F32 ? kF32 : kF16;
+  const NumberFormat& fd = dt == Type::F32 ? kF32 : kF16;
   const double sign = static_cast<double>(scale_a * scale_b);
   // PTX ISA §9.7.15.5.2, accumulator D of .m64nNk*: element i of thread t is row
   // 16*(t/32) + (t%32)/4 + 8*((i/2)%2), column 2*(t%4) + i%2 + 8*(i/4); f32: register i; f16:
@@ -228,8 +209,8 @@ void BlockRunner::perform_wgmma(const PendingWgmma& p) {
       const int32_t slot = list.acc[size_t(dt == Type::F32 ? i : i / 2)];
       const int shift = dt == Type::F32 ? 0 : 16 * (i % 2);
       const uint64_t mask = dt == Type::F32 ? 0xffffffffu : 0xffffu;
-      if (scale_d) sum += to_double((R[slot] >> shift) & mask, fd);
-      const uint64_t bits = from_double(sum, fd, Round::Rn);
+      if (scale_d) sum += codegen::decode(fd, (R[slot] >> shift) & mask);
+      const uint64_t bits = codegen::encode(fd, sum);
       R[slot] = (R[slot] & ~(mask << shift)) | (bits << shift);
     }
   }

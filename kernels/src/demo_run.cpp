@@ -8,6 +8,7 @@
 #include <random>
 
 #include "tessel/algebra/error.hpp"
+#include "tessel/codegen/number_format.hpp"
 #include "tessel/codegen/ptx.hpp"
 #include "tessel/kernels/demos.hpp"
 #include "tessel/kernels/elementwise_check.hpp"
@@ -43,21 +44,6 @@ bool guard_intact(const std::vector<uint8_t>& out, size_t from) {
     if (out[i] != kPoison) return false;
   }
   return true;
-}
-
-uint16_t to_bf16(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return static_cast<uint16_t>(b >> 16);  // exact for the values used here
-}
-
-uint16_t to_f16(float f) {  // exact for multiples of 1/8 in [-2, 2]
-  if (f == 0.0f) return 0;
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  const uint32_t sign = (b >> 16) & 0x8000u;
-  const int exp = static_cast<int>((b >> 23) & 0xff) - 127 + 15;
-  return static_cast<uint16_t>(sign | (static_cast<uint32_t>(exp) << 10) | ((b >> 13) & 0x3ffu));
 }
 
 DemoRun run_vector_copy(const Options& o, std::mt19937_64& rng) {
@@ -141,8 +127,8 @@ DemoRun run_wgmma_tile(const Options& o, std::mt19937_64& rng) {
   for (float& x : a) x = static_cast<float>(q(rng)) / 8.0f;
   for (float& x : b) x = static_cast<float>(q(rng)) / 8.0f;
   std::vector<uint16_t> ha(a.size()), hb(b.size());
-  for (size_t i = 0; i < a.size(); ++i) ha[i] = c.dtype == Type::BF16 ? to_bf16(a[i]) : to_f16(a[i]);
-  for (size_t i = 0; i < b.size(); ++i) hb[i] = c.dtype == Type::BF16 ? to_bf16(b[i]) : to_f16(b[i]);
+  for (size_t i = 0; i < a.size(); ++i) ha[i] = c.dtype == Type::BF16 ? encode_bf16(a[i]) : encode_f16(a[i]);
+  for (size_t i = 0; i < b.size(); ++i) hb[i] = c.dtype == Type::BF16 ? encode_bf16(b[i]) : encode_f16(b[i]);
   const size_t out_bytes = static_cast<size_t>(64 * c.n) * 4;
   rt::DeviceBuffer da = rt::DeviceBuffer::from(ha), db = rt::DeviceBuffer::from(hb), dd(out_bytes + 1024);
   dd.fill(kPoison);

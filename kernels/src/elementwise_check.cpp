@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "tessel/algebra/error.hpp"
-#include "tessel/kernels/half.hpp"
+#include "tessel/codegen/number_format.hpp"
 
 namespace tessel::kernels {
 
@@ -66,12 +66,12 @@ void fill_values(std::vector<uint8_t>& mem, Type t, std::mt19937_64& rng, bool d
         break;
       }
       case Type::F16: {
-        const uint16_t h = float_to_f16(f);
+        const uint16_t h = codegen::encode_f16(f);
         std::memcpy(&mem[off], &h, 2);
         break;
       }
       case Type::BF16: {
-        const uint16_t h = float_to_bf16(f);
+        const uint16_t h = codegen::encode_bf16(f);
         std::memcpy(&mem[off], &h, 2);
         break;
       }

@@ -7,8 +7,8 @@
 #include <cstring>
 
 #include "tessel/algebra/error.hpp"
+#include "tessel/codegen/number_format.hpp"
 #include "tessel/kernels/elementwise.hpp"
-#include "tessel/kernels/half.hpp"
 
 namespace tessel::kernels {
 
@@ -135,10 +135,10 @@ void elementwise_reference(const ElementwiseArguments& args, const std::vector<u
       case Type::F16:
       case Type::BF16: {
         const bool h = C.dtype == Type::F16;
-        auto widen = [&](uint16_t v) { return h ? f16_to_float(v) : bf16_to_float(v); };
+        auto widen = [&](uint16_t v) { return h ? codegen::decode_f16(v) : codegen::decode_bf16(v); };
         const float x = widen(load<uint16_t>(a, oa)), y = unary ? 0.0f : widen(load<uint16_t>(b, ob));
         const float z = apply_float<float>(args.op, x, y, static_cast<float>(args.alpha), static_cast<float>(args.beta));
-        store(c, oc, h ? float_to_f16(z) : float_to_bf16(z));
+        store(c, oc, h ? codegen::encode_f16(z) : codegen::encode_bf16(z));
         break;
       }
       case Type::S32: {

@@ -7,54 +7,13 @@
 #include <sstream>
 
 #include "tessel/algebra/error.hpp"
+#include "tessel/codegen/number_format.hpp"
 
 namespace tessel::kernels {
 
 using codegen::Type;
 
 namespace {
-
-uint16_t f32_to_bf16(float f) {  // round to nearest even (no NaNs here)
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  b += 0x7fffu + ((b >> 16) & 1u);
-  return static_cast<uint16_t>(b >> 16);
-}
-
-float bf16_to_f32(uint16_t h) {
-  const uint32_t b = uint32_t{h} << 16;
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-
-float f16_to_f32(uint16_t h) {
-  const int exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-  const float sign = (h & 0x8000) ? -1.0f : 1.0f;
-  if (exp == 0) return sign * std::ldexp(static_cast<float>(man), -24);
-  if (exp == 31) return man ? NAN : sign * INFINITY;
-  return sign * std::ldexp(static_cast<float>(man | 0x400), exp - 25);
-}
-
-uint16_t f32_to_f16(float f) {  // round to nearest even through the exhaustive table's neighbours
-  const uint16_t sign = std::signbit(f) ? 0x8000 : 0;
-  const double a = std::fabs(static_cast<double>(f));
-  if (a >= 65520.0) return sign | 0x7c00;
-  // Binary search over the monotone non-negative encodings.
-  uint16_t lo = 0, hi = 0x7bff;
-  while (lo < hi) {
-    const uint16_t mid = static_cast<uint16_t>((lo + hi + 1) / 2);
-    if (f16_to_f32(mid) <= a)
-      lo = mid;
-    else
-      hi = static_cast<uint16_t>(mid - 1);
-  }
-  if (lo < 0x7bff) {
-    const double d0 = a - f16_to_f32(lo), d1 = f16_to_f32(static_cast<uint16_t>(lo + 1)) - a;
-    if (d1 < d0 || (d1 == d0 && (lo & 1))) ++lo;
-  }
-  return sign | lo;
-}
 
 // The reach of a view in elements (strides are non-negative here).
 int64_t extent(const TensorView& v) {
@@ -63,25 +22,14 @@ int64_t extent(const TensorView& v) {
   return hi + 1;
 }
 
-// fp8 (OCP FP8): e4m3 has bias 7, no infinities and one NaN per sign (S.1111.111); e5m2 has
-// bias 15 and IEEE infinities and NaNs. Subnormals in both.
-double fp8_to_double(uint8_t b, Type t) {
-  const bool e4 = t == Type::E4M3;
-  const int mbits = e4 ? 3 : 2, bias = e4 ? 7 : 15, emax = e4 ? 15 : 31;
-  const int e = (b & 0x7f) >> mbits, m = b & ((1 << mbits) - 1);
-  const double sign = (b & 0x80) ? -1.0 : 1.0;
-  if (e4 && e == emax && m == 7) return NAN;
-  if (!e4 && e == emax) return m ? NAN : sign * INFINITY;
-  if (e == 0) return sign * std::ldexp(m, 1 - bias - mbits);
-  return sign * std::ldexp(m + (1 << mbits), e - bias - mbits);
-}
-
-// The encoding of v, which must be exact in the type (the tests' values are).
-uint8_t double_to_fp8(double v, Type t) {
-  for (int b = 0; b < 256; ++b) {
-    if (fp8_to_double(static_cast<uint8_t>(b), t) == v && !(v == 0 && b != 0)) return static_cast<uint8_t>(b);
-  }
-  fail("double_to_fp8: " + std::to_string(v) + " is not exact in " + codegen::ptx_name(t));
+// The encoding of v in t, which must be exact (the tests' values are; a value that rounded would
+// make the reference disagree with the data).
+uint64_t exact_bits(double v, Type t) {
+  const codegen::NumberFormat& f = codegen::number_format(t);
+  const uint64_t bits = codegen::encode(f, v);
+  if (codegen::decode(f, bits) != v)
+    fail(std::string("store_element: ") + std::to_string(v) + " is not exact in " + codegen::ptx_name(t));
+  return bits;
 }
 
 // Strides of (L, rows, cols) for a major: contiguous with padding between rows/columns and
@@ -183,19 +131,15 @@ double load_element(const std::vector<uint8_t>& bytes, Type t, int64_t i) {
       std::memcpy(&v, p, 4);
       return v;
     }
-    case Type::F16: {
-      uint16_t v;
-      std::memcpy(&v, p, 2);
-      return f16_to_f32(v);
-    }
+    case Type::F16:
     case Type::BF16: {
       uint16_t v;
       std::memcpy(&v, p, 2);
-      return bf16_to_f32(v);
+      return codegen::decode(codegen::number_format(t), v);
     }
     case Type::E4M3:
     case Type::E5M2:
-      return fp8_to_double(*p, t);
+      return codegen::decode(codegen::number_format(t), *p);
     default:
       fail(std::string("load_element: type ") + codegen::ptx_name(t));
   }
@@ -217,19 +161,15 @@ void store_element(std::vector<uint8_t>& bytes, Type t, int64_t i, double v) {
       std::memcpy(p, &x, 4);
       return;
     }
-    case Type::F16: {
-      const uint16_t h = f32_to_f16(static_cast<float>(v));
-      std::memcpy(p, &h, 2);
-      return;
-    }
+    case Type::F16:
     case Type::BF16: {
-      const uint16_t h = f32_to_bf16(static_cast<float>(v));
+      const uint16_t h = static_cast<uint16_t>(codegen::encode(codegen::number_format(t), v));
       std::memcpy(p, &h, 2);
       return;
     }
     case Type::E4M3:
     case Type::E5M2:
-      *p = double_to_fp8(v, t);
+      *p = static_cast<uint8_t>(exact_bits(v, t));
       return;
     default:
       fail(std::string("store_element: type ") + codegen::ptx_name(t));

@@ -6,6 +6,7 @@
 #include "sm90_epilogue.hpp"
 #include "sm90_stage_layout.hpp"
 #include "tessel/algebra/error.hpp"
+#include "tessel/codegen/number_format.hpp"
 #include "tessel/kernels/hopper_gemm.hpp"
 
 namespace tessel::kernels {
@@ -14,8 +15,6 @@ using namespace codegen;
 using sm90::kSwizzleRow;
 
 namespace {
-
-bool is_fp8(Type t) { return t == Type::E4M3 || t == Type::E5M2; }
 
 const char* major_letter(codegen::Major m, bool is_a) { return m == codegen::Major::K ? "k" : is_a ? "m" : "n"; }
 

@@ -14,9 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "fp8.hpp"
 #include "runtime/gpu.hpp"
-#include "tessel/kernels/half.hpp"
+#include "tessel/codegen/number_format.hpp"
 
 using namespace tessel;
 using namespace tessel::bench;
@@ -191,12 +190,12 @@ HostMatrix random_operand(const TensorView& v, std::mt19937_64& rng) {
     uint8_t* p = h.bytes.data() + i * eb;
     switch (v.dtype) {
       case Type::BF16: {
-        const uint16_t b = kernels::float_to_bf16(x);
+        const uint16_t b = codegen::encode_bf16(x);
         std::memcpy(p, &b, 2);
         break;
       }
       case Type::F16: {
-        const uint16_t b = kernels::float_to_f16(x);
+        const uint16_t b = codegen::encode_f16(x);
         std::memcpy(p, &b, 2);
         break;
       }
@@ -204,10 +203,10 @@ HostMatrix random_operand(const TensorView& v, std::mt19937_64& rng) {
         std::memcpy(p, &x, 4);
         break;
       case Type::E4M3:
-        *p = float_to_e4m3(x);
+        *p = codegen::encode_e4m3(x);
         break;
       case Type::E5M2:
-        *p = float_to_e5m2(x);
+        *p = codegen::encode_e5m2(x);
         break;
       default:
         FAIL("type");
@@ -222,12 +221,12 @@ double read_element(const std::vector<uint8_t>& bytes, Type t, int64_t i) {
     case Type::BF16: {
       uint16_t b;
       std::memcpy(&b, bytes.data() + 2 * i, 2);
-      return kernels::bf16_to_float(b);
+      return codegen::decode_bf16(b);
     }
     case Type::F16: {
       uint16_t b;
       std::memcpy(&b, bytes.data() + 2 * i, 2);
-      return kernels::f16_to_float(b);
+      return codegen::decode_f16(b);
     }
     default: {
       float f;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "emulator/support.hpp"
+#include "tessel/codegen/number_format.hpp"
 #include "tessel/kernels/demos.hpp"
 #include "tessel/kernels/tma.hpp"
 
@@ -147,13 +148,7 @@ TEST_CASE("emulator: the tma_tile demo copies ragged tensors through TMA with ev
 namespace {
 
 uint16_t half_bits(float f, Type t) {  // exact for the values used (multiples of 1/8 in [-2, 2])
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  if (t == Type::BF16) return static_cast<uint16_t>(b >> 16);
-  if (f == 0.0f) return 0;
-  const uint32_t sign = (b >> 16) & 0x8000u;
-  const int exp = static_cast<int>((b >> 23) & 0xff) - 127 + 15;
-  return static_cast<uint16_t>(sign | (static_cast<uint32_t>(exp) << 10) | ((b >> 13) & 0x3ffu));
+  return t == Type::BF16 ? codegen::encode_bf16(f) : codegen::encode_f16(f);
 }
 
 }  // namespace

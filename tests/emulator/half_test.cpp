@@ -1,7 +1,9 @@
 // half_test.cpp: f16 and bf16 arithmetic (two elements per thread, split from and joined into
 // b32 words with mov.b32 {lo, hi}) and 8-bit integers (widened with cvt, narrowed back) on the
 // emulator against host references: f16 through the compiler's _Float16, bf16 through the
-// float-bits rounding rule, both rounding once to nearest even.
+// float-bits rounding rule, both rounding once to nearest even. These references are written apart
+// from codegen/number_format.hpp on purpose: the emulator rounds through it, so a reference built
+// on it would check nothing (number_format_test.cpp checks it against its own references).
 #include <doctest/doctest.h>
 
 #include <bit>

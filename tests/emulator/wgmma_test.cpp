@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "emulator/support.hpp"
+#include "tessel/codegen/number_format.hpp"
 #include "tessel/codegen/sync.hpp"
 #include "tessel/codegen/warp.hpp"
 #include "tessel/codegen/wgmma.hpp"
@@ -20,40 +21,11 @@ using namespace tessel::codegen;
 
 namespace {
 
-// Test-side element encodings (values chosen exact in every format used).
-uint32_t encode(double v, Type t) {
-  const float f = static_cast<float>(v);
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  switch (t) {
-    case Type::BF16:
-      return b >> 16;
-    case Type::TF32:
-      return b;
-    case Type::F16: {
-      if (f == 0.0f) return 0;
-      const uint32_t sign = (b >> 16) & 0x8000u;
-      const int exp = static_cast<int>((b >> 23) & 0xff) - 127 + 15;
-      return sign | (static_cast<uint32_t>(exp) << 10) | ((b >> 13) & 0x3ffu);
-    }
-    default:
-      FAIL("no encoder");
-      return 0;
-  }
-}
-
-// fp8 codes with small exponents, and their values: e4m3 (bias 7), e5m2 (bias 15).
-double fp8_value(uint32_t code, Type t) {
-  const int mbits = t == Type::E4M3 ? 3 : 2, bias = t == Type::E4M3 ? 7 : 15;
-  const int exp = static_cast<int>((code >> mbits) & ((1u << (7 - mbits)) - 1)), man = static_cast<int>(code & ((1u << mbits) - 1));
-  const double mag = std::ldexp(1.0 + man / double(1 << mbits), exp - bias);
-  return (code & 0x80) ? -mag : mag;
-}
-uint32_t random_fp8(std::mt19937_64& rng, Type t) {
-  const int mbits = t == Type::E4M3 ? 3 : 2, bias = t == Type::E4M3 ? 7 : 15;
-  const uint32_t exp = static_cast<uint32_t>(bias + test::uniform(rng, -3, 1));
-  return static_cast<uint32_t>(test::uniform(rng, 0, 1)) << 7 | exp << mbits |
-         static_cast<uint32_t>(test::uniform(rng, 0, (1 << mbits) - 1));
+// A random fp8 value with a small exponent: +-(1 + m / 2^mantissa_bits) * 2^e, e in [-3, 1].
+double random_fp8(std::mt19937_64& rng, Type t) {
+  const int mbits = number_format(t).mantissa_bits;
+  const double m = static_cast<double>(test::uniform(rng, 0, (1 << mbits) - 1)) / (1 << mbits);
+  return std::ldexp(1.0 + m, static_cast<int>(test::uniform(rng, -3, 1))) * (test::uniform(rng, 0, 1) ? -1 : 1);
 }
 
 // An operand tile (mn x k) with random values, its shared-memory image in the canonical layout
@@ -71,14 +43,14 @@ Tile make_tile(std::mt19937_64& rng, Type t, int mn, int k, SmemSwizzle sw, Majo
   Tile x{t, mn, k, {}, {}, {}, {}};
   const int e = bytes(t), T = 16 / e, W = swizzle_bytes(sw);
   for (int i = 0; i < mn * k; ++i) {
-    if (t == Type::E4M3 || t == Type::E5M2) {
-      x.bits.push_back(random_fp8(rng, t));
-      x.val.push_back(fp8_value(x.bits.back(), t));
+    // Values exact in t (codegen/number_format.hpp encodes them).
+    if (is_fp8(t)) {
+      x.val.push_back(random_fp8(rng, t));
     } else {
       const double v = static_cast<double>(test::uniform(rng, -16, 16)) / 8.0;
       x.val.push_back(i == 0 ? 1.0 : v);  // never all zero
-      x.bits.push_back(encode(x.val.back(), t));
     }
+    x.bits.push_back(static_cast<uint32_t>(encode(number_format(t), x.val.back())));
   }
   int64_t lbo, sbo;  // elements
   if (major == Major::K) {

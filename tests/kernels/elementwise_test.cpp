@@ -1,6 +1,7 @@
 // elementwise_test.cpp: the elementwise kernels on the CPU: every listed configuration assembles
 // with ptxas (no spills) and uses ld/st.global.v4 where its vector path applies; the host side's
-// normal form, kernel choice and refusals; the f16/bf16 conversions behind the host reference.
+// normal form, kernel choice and refusals. (The f16/bf16 conversions behind the host reference:
+// tests/codegen/number_format_test.cpp.)
 #include "tessel/kernels/elementwise.hpp"
 
 #include <doctest/doctest.h>
@@ -14,7 +15,6 @@
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/ptx.hpp"
 #include "tessel/kernels/elementwise_check.hpp"
-#include "tessel/kernels/half.hpp"
 
 using namespace tessel;
 using namespace tessel::kernels;
@@ -175,47 +175,6 @@ TEST_CASE("kernels: the elementwise host API refuses before launching anything")
                        doctest::Contains("B has shape (8,4) but C has (4,8)"), Error);
   CHECK_NOTHROW(tessel::elementwise(ElementwiseOp::Add, row_major(0, Type::F32, {0}), row_major(0, Type::F32, {0}),
                                     row_major(0, Type::F32, {0})));  // zero size: a no-op
-}
-
-TEST_CASE("kernels: f16 and bf16 conversions round to nearest even, with subnormals and overflow") {
-  // Every f16 bit pattern survives the trip through float (NaNs stay NaNs).
-  for (uint32_t h = 0; h < 0x10000; ++h) {
-    const float f = f16_to_float(static_cast<uint16_t>(h));
-    if (std::isnan(f)) {
-      CHECK(std::isnan(f16_to_float(float_to_f16(f))));
-      continue;
-    }
-    if (float_to_f16(f) != h) FAIL_CHECK("f16 0x" << std::hex << h << " round trip");
-  }
-  CHECK(float_to_f16(65504.0f) == 0x7bff);
-  CHECK(float_to_f16(65519.0f) == 0x7bff);
-  CHECK(float_to_f16(65520.0f) == 0x7c00);                // halfway to 2^16 rounds to infinity
-  CHECK(float_to_f16(std::ldexp(1.0f, -24)) == 0x0001);   // the smallest subnormal
-  CHECK(float_to_f16(std::ldexp(1.0f, -25)) == 0x0000);   // half of it: ties to even (0)
-  CHECK(float_to_f16(std::ldexp(3.0f, -25)) == 0x0002);   // 1.5 units: ties to even (2)
-  CHECK(float_to_f16(1.0f + std::ldexp(1.0f, -11)) == 0x3c00);  // tie between 1 and 1+2^-10: even
-  CHECK(float_to_f16(1.0f + std::ldexp(3.0f, -11)) == 0x3c02);
-  CHECK(float_to_f16(-2.0f) == 0xc000);
-  for (uint32_t h = 0; h < 0x10000; ++h) {
-    const float f = bf16_to_float(static_cast<uint16_t>(h));
-    if (!std::isnan(f) && float_to_bf16(f) != h) FAIL_CHECK("bf16 0x" << std::hex << h << " round trip");
-  }
-  CHECK(float_to_bf16(1.0f + std::ldexp(1.0f, -8)) == 0x3f80);  // tie: even
-  CHECK(float_to_bf16(1.0f + std::ldexp(3.0f, -8)) == 0x3f82);
-  // Against double rounding done the slow way: the nearest of the two neighbours, ties to even.
-  std::mt19937_64 rng(test::seed());
-  for (int i = 0; i < 20000; ++i) {
-    const float f = std::ldexp(std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng), static_cast<int>(rng() % 40) - 26);
-    const uint16_t h = float_to_f16(f);
-    const double got = f16_to_float(h);
-    const double up = f16_to_float(static_cast<uint16_t>(h + 1)), down = f16_to_float(static_cast<uint16_t>(h - 1));
-    const double err = std::fabs(got - f);
-    // Neighbours by bit pattern; from a zero magnitude, h-1 wraps to a NaN of the other sign.
-    if (!std::isinf(got)) {
-      CHECK(err <= std::fabs(up - f));
-      if (!std::isnan(down)) CHECK(err <= std::fabs(down - f));
-    }
-  }
 }
 
 TEST_CASE("kernels: the elementwise reference computes each op per coordinate of any strides") {

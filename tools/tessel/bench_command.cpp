@@ -34,18 +34,18 @@
 #include <thread>
 
 #include "cublas_peer.hpp"
-#include "fp8.hpp"
 #include "printable.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/algebra/parse_number.hpp"
+#include "tessel/codegen/number_format.hpp"
 #include "tessel/kernels/catalog.hpp"
-#include "tessel/kernels/half.hpp"
 #include "tessel/runtime.hpp"
 
 namespace tessel::cli {
 
 namespace {
 
+using codegen::is_fp8;
 using codegen::Type;
 using kernels::GemmArguments;
 using kernels::TensorView;
@@ -69,8 +69,6 @@ struct BenchOptions {
 
 const char* const kDtypes = "bf16, f16, f32, e4m3, e5m2";
 const char* const kOutTypes = "bf16, f16, f32";
-
-bool is_fp8(Type t) { return t == Type::E4M3 || t == Type::E5M2; }
 
 std::optional<Type> parse_dtype(const std::string& s, bool output) {
   if (s == "bf16") return Type::BF16;
@@ -284,15 +282,15 @@ std::vector<uint8_t> random_bytes(Type t, int64_t count, uint64_t seed, uint64_t
       const uint64_t r = splitmix64(state);
       uint8_t* p = bytes.data() + i * eb;
       if (t == Type::E4M3) {
-        *p = bench::float_to_e4m3(static_cast<float>(static_cast<int>(r % 33) - 16) / 8.0f);
+        *p = codegen::encode_e4m3((static_cast<int>(r % 33) - 16) / 8.0);
       } else if (t == Type::E5M2) {
-        *p = bench::float_to_e5m2(static_cast<float>(static_cast<int>(r % 17) - 8) / 4.0f);
+        *p = codegen::encode_e5m2((static_cast<int>(r % 17) - 8) / 4.0);
       } else {
         const float x = static_cast<float>(static_cast<double>(r >> 40) * 0x1p-24 * 2.0 - 1.0);
         if (t == Type::F32) {
           std::memcpy(p, &x, 4);
         } else {
-          const uint16_t h = t == Type::BF16 ? kernels::float_to_bf16(x) : kernels::float_to_f16(x);
+          const uint16_t h = t == Type::BF16 ? codegen::encode_bf16(x) : codegen::encode_f16(x);
           std::memcpy(p, &h, 2);
         }
       }
@@ -311,9 +309,9 @@ std::vector<uint8_t> random_bytes(Type t, int64_t count, uint64_t seed, uint64_t
 double element(const std::vector<uint8_t>& bytes, Type t, int64_t i) {
   switch (t) {
     case Type::E4M3:
-      return bench::e4m3_to_float(bytes[i]);
+      return codegen::decode_e4m3(bytes[i]);
     case Type::E5M2:
-      return bench::e5m2_to_float(bytes[i]);
+      return codegen::decode_e5m2(bytes[i]);
     case Type::F32: {
       float f;
       std::memcpy(&f, bytes.data() + 4 * i, 4);
@@ -322,7 +320,7 @@ double element(const std::vector<uint8_t>& bytes, Type t, int64_t i) {
     default: {
       uint16_t h;
       std::memcpy(&h, bytes.data() + 2 * i, 2);
-      return t == Type::BF16 ? kernels::bf16_to_float(h) : kernels::f16_to_float(h);
+      return t == Type::BF16 ? codegen::decode_bf16(h) : codegen::decode_f16(h);
     }
   }
 }

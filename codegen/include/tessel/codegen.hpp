@@ -8,6 +8,7 @@
 #include "tessel/codegen/launch_plan.hpp"
 #include "tessel/codegen/legalize.hpp"
 #include "tessel/codegen/mbarrier.hpp"
+#include "tessel/codegen/number_format.hpp"
 #include "tessel/codegen/ptx.hpp"
 #include "tessel/codegen/sync.hpp"
 #include "tessel/codegen/types.hpp"
