@@ -85,7 +85,7 @@ TEST_CASE("emulator: two runs of one plan leave identical memory") {
 namespace {
 
 // Runs kernels::tma_tile on M x N (ragged: the last boxes hang over both edges) with its input
-// in rows of ld_in elements, as kernels/src/demo_run.cpp plans it on a GPU, but with the
+// in rows of ld_in elements, as kernels/testing/src/demo_run.cpp plans it on a GPU, but with the
 // emulator's tensor map. Returns the number of wrong elements and of written padding bytes.
 std::pair<int64_t, int64_t> run_tma_tile(const kernels::TmaTileConfig& c, std::mt19937_64& rng) {
   const int eb = codegen::bytes(c.dtype);

@@ -10,7 +10,7 @@
 #include "algebra/support.hpp"
 #include "tessel/emulator.hpp"
 #include "tessel/kernels/catalog.hpp"
-#include "tessel/kernels/elementwise_check.hpp"
+#include "tessel/testing/elementwise_check.hpp"
 
 using namespace tessel;
 using namespace tessel::kernels;

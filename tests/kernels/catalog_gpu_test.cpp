@@ -7,7 +7,7 @@
 #include "kernels/gemm_problem.hpp"
 #include "runtime/gpu.hpp"
 #include "tessel/kernels/catalog.hpp"
-#include "tessel/kernels/elementwise_check.hpp"
+#include "tessel/testing/elementwise_check.hpp"
 #include "tessel/kernels/launch.hpp"
 
 #include <thread>

@@ -5,7 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "runtime/gpu.hpp"
-#include "tessel/kernels/demo_run.hpp"
+#include "tessel/testing/demo_run.hpp"
 
 using namespace tessel;
 

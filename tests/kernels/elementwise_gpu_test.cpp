@@ -6,7 +6,7 @@
 #include <doctest/doctest.h>
 
 #include "runtime/gpu.hpp"
-#include "tessel/kernels/elementwise_check.hpp"
+#include "tessel/testing/elementwise_check.hpp"
 
 using namespace tessel;
 using namespace tessel::kernels;

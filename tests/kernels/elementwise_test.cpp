@@ -14,7 +14,7 @@
 #include "codegen/ptxas.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/ptx.hpp"
-#include "tessel/kernels/elementwise_check.hpp"
+#include "tessel/testing/elementwise_check.hpp"
 
 using namespace tessel;
 using namespace tessel::kernels;

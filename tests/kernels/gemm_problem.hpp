@@ -1,8 +1,8 @@
 // gemm_problem.hpp: the tests' names for the library's random GEMM problems and host reference
-// (tessel/kernels/gemm_check.hpp, which `tessel run` uses too).
+// (tessel/testing/gemm_check.hpp, which `tessel run` uses too).
 #pragma once
 
-#include "tessel/kernels/gemm_check.hpp"
+#include "tessel/testing/gemm_check.hpp"
 
 namespace tessel::test {
 

@@ -10,8 +10,8 @@
 
 #include "tessel/algebra/error.hpp"
 #include "tessel/emulator.hpp"
-#include "tessel/kernels/elementwise_check.hpp"
-#include "tessel/kernels/gemm_check.hpp"
+#include "tessel/testing/elementwise_check.hpp"
+#include "tessel/testing/gemm_check.hpp"
 #include "tessel/kernels/hopper_gemm.hpp"
 #include "tessel/kernels/registry.hpp"
 

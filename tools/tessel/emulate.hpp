@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "tessel/algebra/error.hpp"
-#include "tessel/kernels/demo_run.hpp"
+#include "tessel/testing/demo_run.hpp"
 
 namespace tessel::cli {
 

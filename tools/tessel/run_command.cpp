@@ -11,7 +11,7 @@
 #include "printable.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/algebra/parse_number.hpp"
-#include "tessel/kernels/demo_run.hpp"
+#include "tessel/testing/demo_run.hpp"
 
 namespace tessel::cli {
 

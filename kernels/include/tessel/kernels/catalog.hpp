@@ -223,7 +223,7 @@ std::vector<KernelPtr> list_kernels(const MetadataFilter& filter = {}, std::opti
 KernelPtr find_kernel(const std::string& name);
 
 // The built-in classes, added to a registry (Registry::global() calls it once). A new built-in
-// kernel class is one more line in catalog_builtins.cpp.
+// kernel class is one more line in kernels/src/common/catalog_builtins.cpp.
 void register_builtin_kernel_classes(Registry& r);
 
 }  // namespace tessel::kernels

@@ -99,7 +99,7 @@ void elementwise(const ElementwiseArguments& args, rt::StreamRef stream = {}, co
 
 // The host reference: C = op(A, B) computed on host copies of the operands' buffers; each view's
 // `data` is its byte offset in its buffer. Floats in float (f32, f16, bf16; correctly rounded,
-// see elementwise_reference.cpp) or double (f64), rounded once to the element type; axpby is
+// see kernels/src/elementwise/reference.cpp) or double (f64), rounded once to the element type; axpby is
 // fma(alpha, a, beta*b) in that type, as the kernel computes it. Integers wrap in 32 bits.
 void elementwise_reference(const ElementwiseArguments& args, const std::vector<uint8_t>& a,
                            const std::vector<uint8_t>& b, std::vector<uint8_t>& c);

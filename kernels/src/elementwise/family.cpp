@@ -1,0 +1,91 @@
+// elementwise/family.cpp: the elementwise kernels in the registry (`tessel dump elementwise`,
+// `tessel run elementwise`): registry options -> ElementwiseConfig, and the listed
+// configurations (every op x dtype, every rank, majors, static shapes, 64-bit indices).
+#include "tessel/algebra/parse_number.hpp"
+#include "tessel/algebra/error.hpp"
+#include "tessel/kernels/elementwise.hpp"
+
+namespace tessel::kernels {
+
+using namespace codegen;
+
+namespace {
+
+// The static shape `--shape static` bakes in: ragged in every mode (no extent divides a tile).
+std::vector<int64_t> static_extents(int rank) {
+  static const int64_t e[4] = {1000, 333, 7, 3};
+  return std::vector<int64_t>(e, e + rank);
+}
+
+}  // namespace
+
+ElementwiseConfig elementwise_config(const Options& o) {
+  ElementwiseConfig c;
+  c.op = parse_elementwise_op(o.at("op"));
+  c.dtype = parse_type(o.at("dtype"));
+  c.rank = static_cast<int>(parse_integer("rank", o.at("rank"), 1, 8));
+  const std::string& majors = o.at("majors");  // A, B, C: r (last mode contiguous) or c (first)
+  const bool c_row = majors[2] == 'r';
+  c.major = c_row ? c.rank - 1 : 0;
+  for (int x = 0; x < 3; ++x) c.unit[x] = c.rank == 1 || majors[x] == majors[2];
+  if (is_unary(c.op)) c.unit[1] = true;
+  const std::string& v = o.at("vector");
+  c.vector = v == "max" ? 16 / bytes(c.dtype) : static_cast<int>(parse_integer("vector", v, 1, 16));
+  c.wide_index = o.at("index") == "i64";
+  c.nc = o.at("nc") == "on";
+  if (o.at("shape") == "static") {
+    c.static_shape = static_extents(c.rank);
+    for (int x = 0; x < 3; ++x) {
+      if (x == 1 && is_unary(c.op)) continue;
+      const bool last_fastest = c.rank == 1 || majors[x] == 'r';
+      c.static_stride[x] = (last_fastest ? row_major(0, c.dtype, c.static_shape)
+                                         : column_major(0, c.dtype, c.static_shape)).stride;
+    }
+    // The ragged static extents make odd pitches: the vector is what the strides allow.
+    auto fits = [&](int v) {
+      for (int x = 0; x < 3; ++x)
+        for (int k = 0; k < c.rank; ++k)
+          if (c.unit[x] && k != c.major && !c.static_stride[x].empty() && c.static_stride[x][k] % v != 0) return false;
+      return true;
+    };
+    while (c.vector > 1 && !fits(c.vector)) c.vector /= 2;
+  }
+  return c;
+}
+
+KernelFamily elementwise_family() {
+  KernelFamily f;
+  f.name = "elementwise";
+  f.description = "C = op(A, B) over rank 1-4 tensors of any strides: zipped_divide, make_layout_tv, "
+                  "predicated edges, ld/st.global.v4 (sm_80)";
+  f.options = {
+      {"op", {"add", "sub", "mul", "div", "min", "max", "axpby", "copy", "neg", "abs", "relu"}, "the operation"},
+      {"dtype", {"f32", "f16", "bf16", "f64", "s32", "s8"}, "element type of A, B and C"},
+      {"rank", {"2", "1", "3", "4"}, "tensor rank"},
+      {"majors",
+       {"rrr", "ccc", "crr", "rcr", "rrc", "ccr", "crc", "rcc"},
+       "A, B, C: r = last mode contiguous, c = first; the tile follows C"},
+      {"vector", {"max", "1", "2", "4", "8", "16"}, "elements per vector access (max: 16 bytes)"},
+      {"shape", {"dynamic", "static"}, "extents and strides as parameters, or baked in (1000x333x7x3, compact)"},
+      {"index", {"i32", "i64"}, "offset arithmetic width"},
+      {"nc", {"off", "on"}, "inputs through ld.global.nc"},
+  };
+  const char* ops[] = {"add", "sub", "mul", "div", "min", "max", "axpby", "copy", "neg", "abs", "relu"};
+  const char* dtypes[] = {"f32", "f16", "bf16", "f64", "s32", "s8"};
+  for (const char* op : ops)
+    for (const char* dt : dtypes) f.listed.push_back({{"op", op}, {"dtype", dt}});
+  for (const char* rank : {"1", "3", "4"})
+    for (const char* dt : {"f32", "bf16", "s8"}) f.listed.push_back({{"rank", rank}, {"dtype", dt}});
+  for (const char* m : {"ccc", "crr", "rcr", "rrc", "ccr"}) f.listed.push_back({{"majors", m}});
+  for (const char* v : {"1", "2"}) f.listed.push_back({{"vector", v}});
+  for (const char* rank : {"1", "2", "3", "4"}) f.listed.push_back({{"rank", rank}, {"shape", "static"}});
+  f.listed.push_back({{"shape", "static"}, {"majors", "crc"}, {"dtype", "bf16"}});
+  f.listed.push_back({{"index", "i64"}});
+  f.listed.push_back({{"index", "i64"}, {"rank", "3"}, {"dtype", "f16"}});
+  f.listed.push_back({{"nc", "on"}});
+  f.listed.push_back({{"nc", "on"}, {"dtype", "bf16"}});
+  f.generate = [](const Options& o) { return elementwise_kernel(elementwise_config(o)); };
+  return f;
+}
+
+}  // namespace tessel::kernels

@@ -1,0 +1,383 @@
+// elementwise/host.cpp: the host side of the elementwise kernels: argument checks, the problem's
+// normal form (modes sorted by C's strides, extent-1 modes dropped, mergeable modes merged), the
+// choice of kernel (vector width by alignment, index width by span, the read-only path when C
+// overlaps no input), the launch plan and the launch.
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <numeric>
+
+#include "tessel/algebra/error.hpp"
+#include "tessel/codegen/ptx.hpp"
+#include "tessel/kernels/elementwise.hpp"
+#include "tessel/kernels/launch.hpp"
+#include "tessel/runtime.hpp"
+
+namespace tessel::kernels {
+
+using namespace codegen;
+
+namespace {
+
+const char* const kNames[3] = {"A", "B", "C"};
+
+std::string hex(uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+std::string tuple(const std::vector<int64_t>& v) {
+  std::string s = "(";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s + ")";
+}
+
+// The operands the operation reads or writes: A and C, and B for binary operations.
+std::vector<int> operands(ElementwiseOp op) { return is_unary(op) ? std::vector<int>{0, 2} : std::vector<int>{0, 1, 2}; }
+
+const TensorView& view(const ElementwiseArguments& a, int x) { return x == 0 ? a.A : x == 1 ? a.B : a.C; }
+TensorView& view(ElementwiseArguments& a, int x) { return x == 0 ? a.A : x == 1 ? a.B : a.C; }
+
+bool same_view(const TensorView& a, const TensorView& b) {
+  if (a.data != b.data || a.shape != b.shape) return false;
+  for (size_t k = 0; k < a.shape.size(); ++k)
+    if (a.shape[k] > 1 && a.stride[k] != b.stride[k]) return false;
+  return true;
+}
+
+// C's elements are distinct when, with its modes sorted by stride, each stride reaches past the
+// modes below it. (A sufficient condition; interleavings that are still injective are refused.)
+void check_output_distinct(const TensorView& c) {
+  std::vector<std::pair<int64_t, int64_t>> modes;  // (stride, extent) of modes with extent > 1
+  for (size_t k = 0; k < c.shape.size(); ++k)
+    if (c.shape[k] > 1) modes.emplace_back(c.stride[k], c.shape[k]);
+  std::sort(modes.begin(), modes.end());
+  int64_t reach = 1;  // the span of the modes so far, in elements
+  for (const auto& [s, e] : modes) {
+    if (s < reach) {
+      fail("elementwise: C " + tuple(c.shape) + ":" + tuple(c.stride) + " writes some elements twice (stride " +
+           std::to_string(s) + " of the mode of extent " + std::to_string(e) +
+           " falls inside the modes below it): an output needs distinct elements");
+    }
+    reach = s * (e - 1) + reach;
+  }
+}
+
+// Whether 32-bit offsets may overflow: some operand spans, or some extent (a coordinate plus a
+// tile's slack) reaches, past 2^31 less a margin.
+int64_t offset_reach(const ElementwiseArguments& a, const std::vector<int64_t>& shape) {
+  int64_t reach = 0;
+  for (int x : operands(a.op)) reach = std::max(reach, view(a, x).span_bytes());
+  for (int64_t e : shape) reach = std::max(reach, e);
+  return reach;
+}
+bool needs_wide_index(int64_t reach) { return reach > (int64_t{1} << 31) - (int64_t{1} << 22); }
+
+}  // namespace
+
+bool ElementwiseProblem::empty() const {
+  return std::any_of(shape.begin(), shape.end(), [](int64_t e) { return e == 0; });
+}
+
+ElementwiseProblem normalize_elementwise(const ElementwiseArguments& args) {
+  const std::vector<int> ops = operands(args.op);
+  const TensorView& C = args.C;
+  for (int x : ops) {
+    const TensorView& t = view(args, x);
+    const std::string n = kNames[x];
+    if (t.dtype != C.dtype) {
+      fail("elementwise: " + n + " is " + ptx_name(t.dtype) + " but C is " + ptx_name(C.dtype) +
+           " (A, B and C have one element type; convert first)");
+    }
+    if (t.stride.size() != t.shape.size()) {
+      fail("elementwise: " + n + " has shape " + tuple(t.shape) + " but strides " + tuple(t.stride) +
+           " (one stride per mode)");
+    }
+    if (t.shape != C.shape) fail("elementwise: " + n + " has shape " + tuple(t.shape) + " but C has " + tuple(C.shape));
+    for (size_t k = 0; k < t.shape.size(); ++k) {
+      if (t.shape[k] < 0) fail("elementwise: " + n + " has extent " + std::to_string(t.shape[k]) + " in mode " + std::to_string(k));
+      if (t.stride[k] < 0) {
+        fail("elementwise: " + n + " has stride " + std::to_string(t.stride[k]) + " in mode " + std::to_string(k) +
+             " (strides are >= 0)");
+      }
+    }
+  }
+  const Type dt = C.dtype;
+  if (dt != Type::F32 && dt != Type::F16 && dt != Type::BF16 && dt != Type::F64 && dt != Type::S32 && dt != Type::S8) {
+    fail(std::string("elementwise: element type ") + ptx_name(dt) + " is not supported (f32, f16, bf16, f64, s32, s8)");
+  }
+  if (args.op == ElementwiseOp::Axpby && !is_float(dt)) {
+    for (double v : {args.alpha, args.beta}) {
+      if (v != std::floor(v) || v < INT32_MIN || v > INT32_MAX) {
+        fail("elementwise: axpby on " + std::string(ptx_name(dt)) + " takes integer alpha and beta, got " +
+             std::to_string(v));
+      }
+    }
+  }
+  ElementwiseProblem p;
+  p.args = args;
+  p.shape = C.shape;
+  if (p.empty()) return p;  // nothing to read or write: no further checks
+  for (int x : ops) {
+    if (view(args, x).data == 0) fail(std::string("elementwise: ") + kNames[x] + " is a null pointer");
+  }
+  check_output_distinct(C);
+  // C may be an input exactly (in place: each element is read before it is written, by the same
+  // thread), but not overlap one otherwise.
+  for (int x : ops) {
+    if (x == 2) continue;
+    const TensorView& t = view(args, x);
+    const uint64_t t_end = t.data + static_cast<uint64_t>(t.span_bytes());
+    const uint64_t c_end = C.data + static_cast<uint64_t>(C.span_bytes());
+    if (t.data < c_end && C.data < t_end && !same_view(t, C)) {
+      fail(std::string("elementwise: C [") + hex(C.data) + ", " + hex(c_end) + ") overlaps " + kNames[x] + " [" +
+           hex(t.data) + ", " + hex(t_end) + ") without being the same view (in place is allowed, partial overlap is not)");
+    }
+  }
+  // Sort the modes by C's strides (a permutation of all three tensors' modes is the same problem),
+  // drop extent-1 modes, and merge a mode into the one below it where every operand allows it.
+  const size_t r = p.shape.size();
+  std::vector<size_t> order(r);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t i, size_t j) { return C.stride[i] < C.stride[j]; });
+  std::vector<int64_t> shape;
+  std::array<std::vector<int64_t>, 3> stride;
+  for (size_t i : order) {
+    const int64_t e = p.shape[i];
+    if (e == 1) continue;
+    bool merge = !shape.empty();
+    for (int x : ops) {
+      const TensorView& t = view(args, x);
+      merge = merge && t.stride[i] == stride[x].back() * shape.back();
+    }
+    if (merge) {
+      shape.back() *= e;
+      continue;
+    }
+    shape.push_back(e);
+    for (int x : ops) stride[x].push_back(view(args, x).stride[i]);
+  }
+  if (shape.empty()) {  // a single element
+    shape.push_back(1);
+    for (int x : ops) stride[x].push_back(1);
+  }
+  if (shape.size() > 4) {
+    fail("elementwise: rank " + std::to_string(shape.size()) + " after merging contiguous modes: shape " +
+         tuple(shape) + " (the kernels take rank 1 to 4)");
+  }
+  p.shape = shape;
+  for (int x : ops) {
+    view(p.args, x).shape = shape;
+    view(p.args, x).stride = stride[x];
+  }
+  if (is_unary(args.op)) p.args.B = p.args.A;  // not read; keeps the views consistent
+  return p;
+}
+
+ElementwiseConfig choose_elementwise_config(const ElementwiseProblem& p, const ElementwiseOptions& o) {
+  const ElementwiseArguments& a = p.args;
+  const std::vector<int> ops = operands(a.op);
+  ElementwiseConfig c;
+  c.op = a.op;
+  c.dtype = a.C.dtype;
+  c.rank = static_cast<int>(p.shape.size());
+  c.major = 0;  // normalize_elementwise sorted C's smallest stride first
+  c.threads = o.threads;
+  c.rows = o.rows;
+  const int64_t eb = bytes(c.dtype);
+  for (int x : ops) c.unit[x] = view(a, x).stride[0] == 1 || p.shape[0] == 1;
+  if (is_unary(a.op)) c.unit[1] = true;
+  // The widest vector every unit-stride operand allows: its address and its other strides
+  // multiples of the vector. A misaligned pointer gets a narrower vector, not a fault.
+  int64_t v = 16 / eb;
+  auto fits = [&](int64_t w) {
+    for (int x : ops) {
+      const TensorView& t = view(a, x);
+      if (!c.unit[x]) continue;
+      if (t.data % static_cast<uint64_t>(w * eb) != 0) return false;
+      for (size_t k = 1; k < t.stride.size(); ++k)
+        if (t.stride[k] % w != 0) return false;
+    }
+    return true;
+  };
+  while (v > 1 && !fits(v)) v /= 2;
+  c.vector = static_cast<int>(v);
+  // 32-bit offsets while every byte offset (and coordinate, with a tile's slack) fits.
+  c.wide_index = needs_wide_index(offset_reach(a, p.shape));
+  c.nc = a.C.data != a.A.data && (is_unary(a.op) || a.C.data != a.B.data);
+  return c;
+}
+
+namespace {
+
+struct Prepared {
+  ElementwiseConfig config;
+  std::array<unsigned, 3> grid{0, 1, 1};
+  std::array<unsigned, 3> block{1, 1, 1};
+  std::map<std::string, std::vector<std::byte>> values;  // parameter name -> bytes
+};
+
+template <class T>
+std::vector<std::byte> bytes_of(T v) {
+  std::vector<std::byte> b(sizeof(T));
+  std::memcpy(b.data(), &v, sizeof(T));
+  return b;
+}
+
+// The grid and the parameter values of config `c` for problem `a` (shape `shape`), after checking
+// that the problem meets what the kernel assumes.
+Prepared prepare_for(const ElementwiseConfig& c, const ElementwiseArguments& a, const ElementwiseOptions& o) {
+  Prepared r;
+  r.config = c;
+  const std::vector<int64_t>& shape = a.C.shape;
+  const std::string kernel = "elementwise: kernel " + c.name() + ": ";
+  if (a.op != c.op) fail(kernel + "computes " + op_name(c.op) + ", the arguments ask for " + op_name(a.op));
+  if (a.C.dtype != c.dtype) fail(kernel + "takes " + ptx_name(c.dtype) + ", the arguments are " + ptx_name(a.C.dtype));
+  if (static_cast<int>(shape.size()) != c.rank)
+    fail(kernel + "takes rank " + std::to_string(c.rank) + ", the arguments have rank " + std::to_string(shape.size()));
+  if (c.is_static() && shape != c.static_shape)
+    fail(kernel + "is static for shape " + tuple(c.static_shape) + ", the arguments have " + tuple(shape));
+  const int64_t eb = bytes(c.dtype);
+  for (int x : operands(a.op)) {
+    const TensorView& t = view(a, x);
+    const std::string n = kNames[x];
+    if (c.is_static() && t.stride != c.static_stride[x])
+      fail(kernel + "is static for " + n + " strides " + tuple(c.static_stride[x]) + ", got " + tuple(t.stride));
+    if (!c.unit[x]) continue;
+    if (t.stride[c.major] != 1 && shape[c.major] > 1)
+      fail(kernel + "needs stride 1 in mode " + std::to_string(c.major) + " of " + n + ", got " + tuple(t.stride));
+    if (t.data % static_cast<uint64_t>(c.vector * eb) != 0)
+      fail(kernel + "moves " + n + " in " + std::to_string(c.vector * eb) + "-byte vectors; its address " + hex(t.data) +
+           " is not aligned to them");
+    for (size_t k = 0; k < t.stride.size(); ++k) {
+      if (static_cast<int>(k) != c.major && t.stride[k] % c.vector != 0)
+        fail(kernel + "moves " + n + " in vectors of " + std::to_string(c.vector) + "; its stride " +
+             std::to_string(t.stride[k]) + " in mode " + std::to_string(k) + " is not a multiple");
+    }
+  }
+  const int64_t reach = offset_reach(a, shape);
+  if (!c.wide_index && needs_wide_index(reach))
+    fail(kernel + "uses 32-bit offsets; the operands span " + std::to_string(reach) + " bytes");
+  const std::vector<int64_t> tile = c.tile();
+  int64_t ntiles = 1;
+  for (size_t k = 0; k < shape.size(); ++k) ntiles *= (shape[k] + tile[k] - 1) / tile[k];
+  int64_t blocks = std::min<int64_t>(ntiles, INT32_MAX);
+  if (o.max_blocks > 0) blocks = std::min<int64_t>(blocks, o.max_blocks);
+  r.grid = {static_cast<unsigned>(blocks), 1, 1};
+  r.block = {static_cast<unsigned>(c.threads), 1, 1};
+  auto integer = [&](int64_t v) {
+    return c.wide_index ? bytes_of<int64_t>(v) : bytes_of<int32_t>(static_cast<int32_t>(v));
+  };
+  for (int x : operands(a.op)) {
+    r.values[kNames[x]] = bytes_of<uint64_t>(view(a, x).data);
+    for (size_t k = 0; k < shape.size(); ++k)
+      r.values[std::string("s") + kNames[x] + std::to_string(k)] = integer(view(a, x).stride[k]);
+  }
+  for (size_t k = 0; k < shape.size(); ++k) r.values["M" + std::to_string(k)] = integer(shape[k]);
+  r.values["ntiles"] = integer(ntiles);
+  if (c.dtype == Type::F64) {
+    r.values["alpha"] = bytes_of<double>(a.alpha);
+    r.values["beta"] = bytes_of<double>(a.beta);
+  } else if (is_float(c.dtype)) {
+    r.values["alpha"] = bytes_of<float>(static_cast<float>(a.alpha));
+    r.values["beta"] = bytes_of<float>(static_cast<float>(a.beta));
+  } else {
+    r.values["alpha"] = bytes_of<int32_t>(static_cast<int32_t>(a.alpha));
+    r.values["beta"] = bytes_of<int32_t>(static_cast<int32_t>(a.beta));
+  }
+  return r;
+}
+
+Prepared prepare(const ElementwiseArguments& args, const ElementwiseOptions& o) {
+  const ElementwiseProblem p = normalize_elementwise(args);
+  if (p.empty()) return Prepared{};
+  return prepare_for(choose_elementwise_config(p, o), p.args, o);
+}
+
+// Generated modules by configuration name: generation runs once per configuration and process.
+const Module& module_for(const ElementwiseConfig& c) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<Module>> modules;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto& m = modules[c.name()];
+  if (!m) m = std::make_unique<Module>(elementwise_kernel(c));
+  return *m;
+}
+
+// The kernel's parameters, in its declaration order, from the prepared values by name.
+std::vector<std::vector<std::byte>> ordered_params(const Kernel& k, const Prepared& p) {
+  std::vector<std::vector<std::byte>> out;
+  for (const Param& prm : k.params) out.push_back(p.values.at(prm.name));
+  return out;
+}
+
+void check_in_allocation(const ElementwiseArguments& args) {
+  for (int x : operands(args.op)) {
+    const TensorView& t = view(args, x);
+    const rt::Allocation al = rt::device_allocation(t.data);  // throws for host memory
+    const uint64_t end = t.data + static_cast<uint64_t>(t.span_bytes());
+    if (end > al.start + al.bytes) {
+      fail(std::string("elementwise: ") + kNames[x] + " " + t.to_string() + " ends at " + hex(end) +
+           ", past its allocation [" + hex(al.start) + ", " + hex(al.start + al.bytes) + ")");
+    }
+  }
+}
+
+}  // namespace
+
+namespace {
+LaunchPlan plan_of(const Prepared& p) {
+  LaunchPlan plan;
+  if (p.grid[0] == 0) return plan;
+  plan.module = module_for(p.config);
+  plan.kernel = p.config.name();
+  plan.grid = p.grid;
+  plan.block = p.block;
+  plan.params = ordered_params(plan.entry(), p);
+  return plan;
+}
+}  // namespace
+
+LaunchPlan elementwise_plan(const ElementwiseArguments& args, const ElementwiseOptions& o) {
+  return plan_of(prepare(args, o));
+}
+
+LaunchPlan elementwise_plan(const ElementwiseConfig& c, const ElementwiseArguments& args, const ElementwiseOptions& o) {
+  const ElementwiseProblem p = normalize_elementwise(args);  // the argument checks, not the normal form
+  if (p.empty()) return LaunchPlan{};
+  return plan_of(prepare_for(c, args, o));
+}
+
+void elementwise(const ElementwiseArguments& args, rt::StreamRef stream, const ElementwiseOptions& o) {
+  const Prepared p = prepare(args, o);
+  if (p.grid[0] == 0) return;
+  if (o.check_device_memory) check_in_allocation(args);
+  const Module& m = module_for(p.config);
+  use_device_for(m);  // the current context (device 0's primary one where there is none): every function below belongs to it
+  // The loaded function by configuration: later calls only pack parameters and launch.
+  static std::mutex mutex;
+  static std::map<std::string, rt::Function> functions;
+  rt::Function f;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto it = functions.find(p.config.name());
+    if (it == functions.end()) {
+      LaunchPlan load;
+      load.module = m;
+      load.kernel = p.config.name();
+      it = functions.emplace(p.config.name(), load_plan(load)).first;
+    }
+    f = it->second;
+  }
+  LaunchPlan launch;  // geometry and parameters; the kernel is m's
+  launch.grid = p.grid;
+  launch.block = p.block;
+  launch.params = ordered_params(m.kernels[0], p);
+  launch_kernel(f, m.kernels[0], launch, stream);
+}
+
+}  // namespace tessel::kernels

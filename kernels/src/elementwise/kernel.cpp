@@ -1,0 +1,297 @@
+// elementwise/kernel.cpp: the generator of the elementwise kernels (see elementwise.hpp). The
+// structure is the CuTe DSL example's: zipped_divide by the tile, the block's tile sliced out,
+// composed with the TV layout and sliced by the thread; the same for an identity tensor, whose
+// coordinates predicate the ragged edges.
+#include <bit>
+#include <cstdio>
+#include <functional>
+
+#include "tessel/algebra/error.hpp"
+#include "tessel/codegen/builder.hpp"
+#include "tessel/kernels/elementwise.hpp"
+
+namespace tessel::kernels {
+
+using namespace codegen;
+
+namespace {
+
+const char* const kTensorNames[3] = {"A", "B", "C"};
+
+bool supported_dtype(Type t) {
+  return t == Type::F32 || t == Type::F16 || t == Type::BF16 || t == Type::F64 || t == Type::S32 || t == Type::S8;
+}
+
+// The type arithmetic happens in: f32 for the 16-bit floats (one rounding at the end gives the
+// correctly rounded result of +, -, *, /: f32 has more than 2p+2 bits of either), s32 for s8
+// (wrapping back on the way out, as C's int8 arithmetic does).
+Type compute_type(Type t) {
+  if (t == Type::F16 || t == Type::BF16) return Type::F32;
+  if (t == Type::S8) return Type::S32;
+  return t;
+}
+
+IntTuple tuple_of(const std::vector<Int>& v) { return IntTuple::tuple(std::vector<IntTuple>(v.begin(), v.end())); }
+
+std::string config_hash(const ElementwiseConfig& c) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a over the static extents and strides
+  auto mix = [&](int64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= static_cast<uint64_t>(v >> (8 * i)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  };
+  for (int64_t v : c.static_shape) mix(v);
+  for (const auto& s : c.static_stride) {
+    mix(-1);
+    for (int64_t v : s) mix(v);
+  }
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+void validate(const ElementwiseConfig& c) {
+  const std::string what = "elementwise: ";
+  if (!supported_dtype(c.dtype))
+    fail(what + "dtype " + ptx_name(c.dtype) + " is not supported (f32, f16, bf16, f64, s32, s8)");
+  if (c.rank < 1 || c.rank > 4) fail(what + "rank " + std::to_string(c.rank) + " (1 to 4)");
+  if (c.major < 0 || c.major >= c.rank)
+    fail(what + "major mode " + std::to_string(c.major) + " of a rank-" + std::to_string(c.rank) + " tensor");
+  if (c.vector < 1 || !std::has_single_bit(static_cast<unsigned>(c.vector)) || c.vector * bytes(c.dtype) > 16) {
+    fail(what + "vector of " + std::to_string(c.vector) + " " + ptx_name(c.dtype) +
+         " elements (a power of two, at most 16 bytes)");
+  }
+  if (c.rows < 1 || c.rows > 16) fail(what + "rows = " + std::to_string(c.rows) + " (1 to 16)");
+  if (c.threads < 32 || c.threads > 1024 || c.threads % 32 != 0)
+    fail(what + "threads = " + std::to_string(c.threads) + " (a multiple of 32 in [32, 1024])");
+  if (c.is_static()) {
+    if (static_cast<int>(c.static_shape.size()) != c.rank)
+      fail(what + "static shape of rank " + std::to_string(c.static_shape.size()) + " for rank " +
+           std::to_string(c.rank));
+    for (int64_t e : c.static_shape)
+      if (e < 1) fail(what + "static extent " + std::to_string(e) + " (at least 1)");
+    for (int x = 0; x < 3; ++x) {
+      if (x == 1 && is_unary(c.op)) continue;
+      if (static_cast<int>(c.static_stride[x].size()) != c.rank)
+        fail(what + "static strides of " + kTensorNames[x] + " have rank " +
+             std::to_string(c.static_stride[x].size()) + " (" + std::to_string(c.rank) + ")");
+      if (c.unit[x] && c.static_stride[x][c.major] != 1)
+        fail(what + kTensorNames[x] + " is unit-stride in mode " + std::to_string(c.major) + " but its stride is " +
+             std::to_string(c.static_stride[x][c.major]));
+    }
+  }
+}
+
+// The value of one element after the operation, in the compute type.
+Value apply(KernelBuilder& b, const ElementwiseConfig& c, Value x, Value y, Value alpha, Value beta) {
+  const Type ct = compute_type(c.dtype);
+  switch (c.op) {
+    case ElementwiseOp::Add:
+      return x + y;
+    case ElementwiseOp::Sub:
+      return x - y;
+    case ElementwiseOp::Mul:
+      return x * y;
+    case ElementwiseOp::Div:
+      return x / y;
+    case ElementwiseOp::Min:
+      return b.min(x, y);
+    case ElementwiseOp::Max:
+      return b.max(x, y);
+    case ElementwiseOp::Axpby:
+      return b.mad(alpha, x, beta * y);  // fma.rn(alpha, x, beta*y) for floats, mad.lo for integers
+    case ElementwiseOp::Copy:
+      return x;
+    case ElementwiseOp::Neg:
+      return -x;
+    case ElementwiseOp::Abs:
+      return b.unary(Op::Abs, x);
+    case ElementwiseOp::Relu:
+      return b.max(x, ct == Type::F32   ? b.constant_f32(0.0f)
+                      : ct == Type::F64 ? b.constant_f64(0.0)
+                                        : b.constant(0, ct));
+  }
+  fail("elementwise: unknown op");
+}
+
+Value widen(KernelBuilder& b, Value v, Type dtype) {
+  const Type ct = compute_type(dtype);
+  return ct == dtype ? v : b.cvt(v, ct);
+}
+
+Value narrow(KernelBuilder& b, Value v, Type dtype) {
+  if (compute_type(dtype) == dtype) return v;
+  return b.cvt(v, dtype, is_float(dtype) ? Round::Rn : Round::None);
+}
+
+}  // namespace
+
+int ElementwiseConfig::second() const { return major > 0 ? major - 1 : 1; }
+
+std::vector<int64_t> ElementwiseConfig::tile() const {
+  if (rank == 1) return {tile_elements()};
+  std::vector<int64_t> t(static_cast<size_t>(rank), 1);
+  t[static_cast<size_t>(major)] = 32 * int64_t{vector};
+  t[static_cast<size_t>(second())] = int64_t{threads} / 32 * rows;
+  return t;
+}
+
+int64_t ElementwiseConfig::tile_elements() const { return int64_t{threads} * vector * rows; }
+
+std::string ElementwiseConfig::name() const {
+  std::string n = std::string("tessel_elementwise_") + op_name(op) + "_" + ptx_name(dtype) + "_r" +
+                  std::to_string(rank) + "_m" + std::to_string(major) + "_";
+  for (int x = 0; x < 3; ++x) n += unit[x] ? 'u' : 's';
+  n += "_v" + std::to_string(vector) + "_r" + std::to_string(rows) + "_t" + std::to_string(threads) +
+       (wide_index ? "_i64" : "_i32") + (nc ? "_nc" : "");
+  if (is_static()) n += "_s" + config_hash(*this);
+  return n;
+}
+
+Module elementwise_kernel(const ElementwiseConfig& c) {
+  validate(c);
+  const bool unary = is_unary(c.op);
+  const Type it = c.wide_index ? Type::S64 : Type::S32;
+  const Type ct = compute_type(c.dtype);
+  const int eb = bytes(c.dtype);
+  KernelBuilder b(c.name());
+  b.kernel().reqntid = std::array<int, 3>{c.threads, 1, 1};
+
+  Value ptr[3];
+  ptr[0] = b.global_pointer_param("A");
+  if (!unary) ptr[1] = b.global_pointer_param("B");
+  ptr[2] = b.global_pointer_param("C");
+  Value alpha, beta;
+  if (c.op == ElementwiseOp::Axpby) {
+    alpha = b.param("alpha", ct);
+    beta = b.param("beta", ct);
+  }
+  // The shape, shared by the three tensors; extents are at least 1 (the host drops empty problems).
+  std::vector<Int> extent;
+  for (int k = 0; k < c.rank; ++k) {
+    const std::string n = "M" + std::to_string(k);
+    extent.push_back(c.is_static() ? Int(c.static_shape[k]) : b.symbol(n, b.param(n, it), 1, 1));
+  }
+  // Strides: the unit ones are the static 1; the others are parameters. Where a tensor moves in
+  // vectors, the host checks that its other strides are multiples of the vector (divisibility).
+  Layout layout[3];
+  for (int x = 0; x < 3; ++x) {
+    if (x == 1 && unary) continue;
+    std::vector<Int> stride;
+    for (int k = 0; k < c.rank; ++k) {
+      const std::string n = std::string("s") + kTensorNames[x] + std::to_string(k);
+      if (k == c.major && c.unit[x])
+        stride.push_back(Int(1));
+      else if (c.is_static())
+        stride.push_back(Int(c.static_stride[x][k]));
+      else
+        stride.push_back(b.symbol(n, b.param(n, it), c.unit[x] ? c.vector : 1, 0));
+    }
+    layout[x] = make_layout(tuple_of(extent), tuple_of(stride));
+  }
+  Value ntiles = b.param("ntiles", it);
+
+  // The thread-value layout: 32 lanes x `vector` elements along the major mode, the warps x `rows`
+  // along the second; make_ordered_layout puts the major mode first (fastest). A rank-1 tensor
+  // takes the same TV layout over a (32v, warps*rows) tile, whose column-major index is the offset.
+  Layout thr, val;
+  const int warps = c.threads / 32;
+  if (c.rank == 1) {
+    thr = make_ordered_layout(IntTuple{32, warps}, IntTuple{0, 1});
+    val = make_ordered_layout(IntTuple{c.vector, c.rows}, IntTuple{0, 1});
+  } else {
+    const size_t r = static_cast<size_t>(c.rank);
+    std::vector<Int> ts(r, Int(1)), vs(r, Int(1)), order(r);
+    for (int k = 0; k < c.rank; ++k) order[k] = Int(k == c.major ? 0 : k == c.second() ? 1 : 2 + k);
+    ts[c.major] = Int(32);
+    ts[c.second()] = Int(warps);
+    vs[c.major] = Int(c.vector);
+    vs[c.second()] = Int(c.rows);
+    thr = make_ordered_layout(tuple_of(ts), tuple_of(order));
+    val = make_ordered_layout(tuple_of(vs), tuple_of(order));
+  }
+  const TVLayout tv = make_layout_tv(thr, val);  // (T, V) -> tile index
+  const std::vector<int64_t> tile_ext = c.tile();
+  std::vector<Int> tile_shape(tile_ext.begin(), tile_ext.end());
+  const Tiler tiler = Tiler::from_shape(tuple_of(tile_shape));
+  const Int tid = b.thread_index(0);
+  const int64_t nvals = int64_t{c.vector} * c.rows;
+  LoadOptions in;  // inputs through the read-only path when C overlaps neither input
+  in.nc = c.nc;
+
+  Value tile = b.cvt(b.special(Special::CtaidX), it);
+  Value step = b.cvt(b.special(Special::NctaidX), it);
+  b.note("each block walks its tiles: blockIdx.x, + gridDim.x, ... < ntiles");
+  b.while_([&] { return tile < ntiles; },
+           [&] {
+             const Int T = b.symbol("tile", tile, 1, 0);
+             b.note("zipped_divide by the tile, slice the block's tile, compose with the TV layout, slice the thread");
+             Tensor t[3];
+             for (int x = 0; x < 3; ++x) {
+               if (x == 1 && unary) continue;
+               const int64_t align = c.unit[x] ? int64_t{c.vector} * eb : eb;
+               const Tensor whole(ptr[x], Space::Global, c.dtype, layout[x], it, align);
+               t[x] = whole.zipped_divide(tiler)(SliceCoord{_, T}).compose(tv.layout)(SliceCoord{tid, _});
+             }
+             // The coordinates of the thread's values: the identity layout divided the same way
+             // (slices keep their offsets, which are coordinates here).
+             auto [tile_crd, tile_origin] =
+                 slice_and_offset(SliceCoord{_, T}, zipped_divide(make_identity_layout(tuple_of(extent)), tiler));
+             auto [thr_crd, thr_origin] = slice_and_offset(SliceCoord{tid, _}, composition(tile_crd, tv.layout));
+             const IntTuple origin = coord_sum(tile_origin, thr_origin);
+             auto inside = [&](int64_t v) {
+               const IntTuple crd = coord_sum(origin, thr_crd(Coord(Int(v))));
+               Value p;
+               for (int k = 0; k < c.rank; ++k) {
+                 const Int ck = crd.is_leaf() ? crd.leaf() : crd[k].leaf();
+                 Value q = b.lower(ck.coefficient(), it) < b.lower(extent[k], it);
+                 p = p.valid() ? (p & q) : q;
+               }
+               return p;
+             };
+             // guards: the elements' predicates on the ragged path (empty on the full one), where an
+             // integer divisor that was not loaded becomes 1: no division by an unloaded register.
+             auto compute = [&](const std::vector<Value>& a, const std::vector<Value>& bv,
+                                const std::vector<Value>& guards) {
+               std::vector<Value> out;
+               for (size_t i = 0; i < a.size(); ++i) {
+                 Value x = widen(b, a[i], c.dtype);
+                 Value y = unary ? Value{} : widen(b, bv[i], c.dtype);
+                 if (c.op == ElementwiseOp::Div && !is_float(c.dtype) && !guards.empty())
+                   y = b.select(guards[i], y, b.constant(1, compute_type(c.dtype)));
+                 out.push_back(narrow(b, apply(b, c, x, y, alpha, beta), c.dtype));
+               }
+               return out;
+             };
+             // The thread's last value has the largest coordinate in every mode: when it is
+             // inside, all are, and whole vectors move unguarded.
+             b.note("predicate: the thread's last value inside the shape means every value is");
+             Value all_inside = inside(nvals - 1);
+             b.if_(
+                 all_inside,
+                 [&] {
+                   b.note("full tile: vector loads of A and B, the op, vector stores of C");
+                   std::vector<Value> a = b.load_tensor(t[0], {}, in);
+                   std::vector<Value> bv = unary ? std::vector<Value>{} : b.load_tensor(t[1], {}, in);
+                   b.store_tensor(t[2], compute(a, bv, {}));
+                 },
+                 [&] {
+                   b.note("ragged edge: element by element, each under its own predicate");
+                   std::vector<Value> guard, a, bv;
+                   for (int64_t v = 0; v < nvals; ++v) {
+                     guard.push_back(inside(v));
+                     a.push_back(b.load_tensor(t[0](SliceCoord(Int(v))), guard.back(), in)[0]);
+                     if (!unary) bv.push_back(b.load_tensor(t[1](SliceCoord(Int(v))), guard.back(), in)[0]);
+                   }
+                   b.store_tensor(t[2], compute(a, bv, guard), guard);
+                 });
+             b.end_note();
+             b.assign(tile, tile + step);
+           });
+  Module m;
+  m.kernels.push_back(b.finish());
+  return m;
+}
+
+}  // namespace tessel::kernels

@@ -1,0 +1,96 @@
+// hopper_gemm/config.cpp: the Hopper GEMM's configuration: its rules, name and sizes.
+#include <string>
+#include <utility>
+
+#include "hopper_gemm/shared_storage.hpp"
+#include "sm90/epilogue.hpp"
+#include "sm90/stage_layout.hpp"
+#include "tessel/algebra/error.hpp"
+#include "tessel/codegen/number_format.hpp"
+#include "tessel/kernels/hopper_gemm.hpp"
+
+namespace tessel::kernels {
+
+using namespace codegen;
+using sm90::kSwizzleRow;
+
+namespace {
+
+const char* major_letter(codegen::Major m, bool is_a) { return m == codegen::Major::K ? "k" : is_a ? "m" : "n"; }
+
+}  // namespace
+
+Type HopperGemmConfig::mma_type() const { return ab == Type::F32 ? Type::TF32 : ab; }
+int HopperGemmConfig::tile_k() const { return kSwizzleRow / bytes(ab); }
+int HopperGemmConfig::a_stage_bytes() const { return tile_m * kSwizzleRow; }
+int HopperGemmConfig::b_stage_bytes() const { return tile_n * kSwizzleRow; }
+int HopperGemmConfig::epilogue_bytes() const { return consumers() * sm90::TmaStoreEpilogue::kStagingBytes; }
+// The regions' end, and the base's alignment as slack (the driver aligns dynamic shared memory to
+// 16 bytes only; the kernel rounds its base up).
+int HopperGemmConfig::shared_bytes() const {
+  const HopperGemmSharedStorage storage(*this);
+  return static_cast<int>(storage.bytes + storage.align);
+}
+
+std::string HopperGemmConfig::name() const {
+  return std::string("tessel_hopper_gemm_") + ptx_name(ab) + "_" + ptx_name(out) + "_" + std::to_string(tile_m) + "x" +
+         std::to_string(tile_n) + "x" + std::to_string(tile_k()) + "_s" + std::to_string(stages) + "_" +
+         major_letter(a_major, true) + major_letter(b_major, false) + (out_major == Major::Row ? "r" : "c") +
+         (cluster_size() > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : "") +
+         (pingpong ? "_pp" : "");
+}
+
+void HopperGemmConfig::check() const {
+  const std::string who = "hopper_gemm " + name() + ": ";
+  if (ab != Type::BF16 && ab != Type::F16 && ab != Type::F32 && !is_fp8(ab))
+    fail(who + "input type " + ptx_name(ab) + " (bf16, f16, f32 as tf32, e4m3 or e5m2)");
+  if (out != Type::BF16 && out != Type::F16 && out != Type::F32)
+    fail(who + "output type " + ptx_name(out) + " (bf16, f16 or f32)");
+  if ((a_major == codegen::Major::MN || b_major == codegen::Major::MN) && ab != Type::BF16 && ab != Type::F16)
+    fail(who + "M/N-major operands need bf16 or f16 (wgmma transposes only 16-bit types)");
+  if (out_major == Major::Any) fail(who + "out must be row or column major");
+  if (tile_m != 64 && tile_m != 128) fail(who + "tile_m " + std::to_string(tile_m) + " (64 or 128)");
+  if (tile_n != 64 && tile_n != 128 && tile_n != 256)
+    fail(who + "tile_n " + std::to_string(tile_n) + " (64, 128 or 256)");
+  if (stages < 2) fail(who + std::to_string(stages) + " stages (at least 2)");
+  if (pingpong && tile_m == 128 && tile_n > 128)
+    fail(who + "ping-pong with a 128 x " + std::to_string(tile_n) +
+         " tile (at most 128 x 128: one warpgroup holds a whole tile's accumulators, 128 registers a thread)");
+  if (pingpong && cluster_size() > 1) fail(who + "ping-pong in a cluster (not implemented: 1x1 only)");
+  if (cluster_m != 1 && cluster_m != 2) fail(who + "cluster_m " + std::to_string(cluster_m) + " (1 or 2)");
+  if (cluster_n != 1 && cluster_n != 2) fail(who + "cluster_n " + std::to_string(cluster_n) + " (1 or 2)");
+  if (cluster_size() > 2)
+    fail(who + "cluster " + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) +
+         " (1x1, 2x1 or 1x2: at most 2 CTAs per cluster)");
+  // Each CTA of a cluster loads a share of the operand it multicasts: an M/N-major share is whole
+  // 128-byte box rows of M (N). A column-major out runs as out^T = B^T A^T (row_major_equivalent),
+  // where A's tile spans tile_n and B's tile_m: the rule holds for the kernel that runs.
+  const int chunk = kSwizzleRow / bytes(ab);
+  const bool col = out_major == Major::Column;
+  const char* a_tile = col ? "tile_n" : "tile_m";
+  const char* b_tile = col ? "tile_m" : "tile_n";
+  const std::string swapped = col ? ", as the kernel of out^T = B^T A^T runs a column-major out" : "";
+  if (a_major == codegen::Major::MN && ((col ? tile_n : tile_m) / cluster_n) % chunk != 0)
+    fail(who + "an M-major A with cluster_n " + std::to_string(cluster_n) + " needs " + a_tile + " a multiple of " +
+         std::to_string(chunk * cluster_n) + " (each CTA multicasts " + a_tile + " / cluster_n rows of A, in " +
+         std::to_string(chunk) + "-element boxes" + swapped + ")");
+  if (b_major == codegen::Major::MN && ((col ? tile_m : tile_n) / cluster_m) % chunk != 0)
+    fail(who + "an N-major B with cluster_m " + std::to_string(cluster_m) + " needs " + b_tile + " a multiple of " +
+         std::to_string(chunk * cluster_m) + " (each CTA multicasts " + b_tile + " / cluster_m rows of B, in " +
+         std::to_string(chunk) + "-element boxes" + swapped + ")");
+  if (shared_bytes() > 227 * 1024)
+    fail(who + std::to_string(shared_bytes()) + " bytes of shared memory (an sm_90 block has at most 232448)");
+}
+
+// A column-major out is the row-major out^T = B^T A^T: the kernel of the swapped configuration
+// (A's and B's majors exchanged; K-major stays K-major), which keeps one epilogue, the fast one.
+HopperGemmConfig row_major_equivalent(const HopperGemmConfig& c) {
+  if (c.out_major == Major::Row) return c;
+  HopperGemmConfig t = c;
+  std::swap(t.a_major, t.b_major);
+  std::swap(t.cluster_m, t.cluster_n);
+  t.out_major = Major::Row;
+  return t;
+}
+
+}  // namespace tessel::kernels

@@ -1,0 +1,382 @@
+// hopper_gemm/host.cpp: the host side of the Hopper GEMM: what it supports, its TMA descriptors,
+// its launch plan, its metadata, its catalog class and its `tessel dump` family.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "tessel/algebra/parse_number.hpp"
+#include "tessel/algebra/error.hpp"
+#include "tessel/kernels/hopper_gemm.hpp"
+#include "tessel/kernels/launch.hpp"
+#include "tessel/kernels/tma.hpp"
+#include "tessel/runtime/device.hpp"
+
+namespace tessel::kernels {
+
+using codegen::Type;
+
+namespace {
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+// A view as (L, rows, cols) with strides; rank 2 is one batch.
+struct Matrix {
+  std::array<int64_t, 3> shape{1, 1, 1}, stride{0, 0, 0};
+};
+
+Matrix as_matrix(const TensorView& v) {
+  Matrix m;
+  const int off = v.rank() == 2 ? 1 : 0;
+  for (int i = 0; i < v.rank() && i < 3; ++i) {
+    m.shape[static_cast<size_t>(i + off)] = v.shape[static_cast<size_t>(i)];
+    m.stride[static_cast<size_t>(i + off)] = v.stride[static_cast<size_t>(i)];
+  }
+  return m;
+}
+
+// Which of (rows, cols) has stride 1 for an operand of this major: 2 (cols) or 1 (rows).
+// A is (M, K): K-major is cols. B is (K, N): K-major is rows. out is (M, N): Row is cols.
+int unit_mode(bool is_b, codegen::Major major) {
+  const bool k_major = major == codegen::Major::K;
+  return is_b ? (k_major ? 1 : 2) : (k_major ? 2 : 1);
+}
+
+Status check_operand(const std::string& n, const TensorView& v, Type dtype, int unit, const char* rows,
+                     const char* cols) {
+  if (v.rank() != 2 && v.rank() != 3) {
+    return Status::failure(n + " has rank " + str(v.rank()) + "; hopper_gemm takes rank 3 (L, " + rows + ", " + cols +
+                           ") or rank 2 (" + rows + ", " + cols + ")");
+  }
+  if (v.stride.size() != v.shape.size())
+    return Status::failure(n + " has " + str(static_cast<int64_t>(v.stride.size())) + " strides for rank " +
+                           str(v.rank()));
+  if (v.dtype != dtype)
+    return Status::failure(n + " is " + codegen::ptx_name(v.dtype) + "; this kernel takes " + codegen::ptx_name(dtype));
+  const int eb = codegen::bytes(dtype);
+  if (v.data % 16 != 0) {
+    return Status::failure(n + " at " + v.to_string() +
+                           " is not 16-byte aligned (the TMA and the vector stores need 16 bytes)");
+  }
+  const Matrix m = as_matrix(v);
+  const char* names[3] = {"L", rows, cols};
+  if (m.shape[static_cast<size_t>(unit)] > 1 && m.stride[static_cast<size_t>(unit)] != 1) {
+    return Status::failure(n + " has stride " + str(m.stride[static_cast<size_t>(unit)]) + " in " + names[unit] +
+                           "; this kernel needs stride 1 there (" + names[unit] + "-contiguous " + n + ")");
+  }
+  for (int i = 0; i < 3; ++i) {
+    const int64_t s = m.stride[static_cast<size_t>(i)], e = m.shape[static_cast<size_t>(i)];
+    if (i == unit || e <= 1) continue;
+    if (s <= 0) {
+      return Status::failure(n + " has stride " + str(s) + " in " + names[i] + " (extent " + str(e) +
+                             "); hopper_gemm needs positive strides (no broadcast)");
+    }
+    if ((s * eb) % 16 != 0) {
+      return Status::failure(
+          n + " has stride " + str(s) + " in " + names[i] + ": " + str(s * eb) +
+          " bytes is not a multiple of 16 (the TMA's rule; pad the leading dimension to a multiple of " + str(16 / eb) +
+          " elements)");
+    }
+    if (s * eb >= (int64_t{1} << 40))
+      return Status::failure(n + " has stride " + str(s) + " in " + names[i] +
+                             ": the TMA takes byte strides below 2^40");
+  }
+  for (int i = 0; i < 3; ++i) {
+    if (m.shape[static_cast<size_t>(i)] > std::numeric_limits<int32_t>::max())
+      return Status::failure(n + " has extent " + str(m.shape[static_cast<size_t>(i)]) + " in " + names[i] +
+                             "; hopper_gemm takes extents below 2^31");
+  }
+  return Status::success();
+}
+
+}  // namespace
+
+Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& g) {
+  const int ua = unit_mode(false, c.a_major), ub = unit_mode(true, c.b_major);
+  const int uo = c.out_major == Major::Row ? 2 : 1;
+  if (Status s = check_operand("A", g.A, c.ab, ua, "M", "K"); !s) return s;
+  if (Status s = check_operand("B", g.B, c.ab, ub, "K", "N"); !s) return s;
+  if (Status s = check_operand("out", g.out, c.out, uo, "M", "N"); !s) return s;
+  if (g.A.rank() != g.B.rank() || g.A.rank() != g.out.rank()) {
+    return Status::failure("A, B and out have ranks " + str(g.A.rank()) + ", " + str(g.B.rank()) + " and " +
+                           str(g.out.rank()) + "; hopper_gemm needs one rank for all three");
+  }
+  const Matrix a = as_matrix(g.A), b = as_matrix(g.B), o = as_matrix(g.out);
+  const int64_t L = o.shape[0], M = o.shape[1], N = o.shape[2], K = a.shape[2];
+  if (a.shape[0] != L || b.shape[0] != L)
+    return Status::failure("batch sizes differ: A has L = " + str(a.shape[0]) + ", B " + str(b.shape[0]) + ", out " +
+                           str(L));
+  if (a.shape[1] != M) return Status::failure("A has M = " + str(a.shape[1]) + ", out has M = " + str(M));
+  if (b.shape[2] != N) return Status::failure("B has N = " + str(b.shape[2]) + ", out has N = " + str(N));
+  if (b.shape[1] != K) return Status::failure("B has K = " + str(b.shape[1]) + ", A has K = " + str(K));
+  if (L < 1 || M < 1 || N < 1 || K < 0)
+    return Status::failure("out is " + g.out.to_string() + "; hopper_gemm needs L, M, N >= 1 and K >= 0");
+  const int64_t tiles = ((M + c.tile_m - 1) / c.tile_m) * ((N + c.tile_n - 1) / c.tile_n) * L;
+  if (tiles > std::numeric_limits<int32_t>::max())
+    return Status::failure(str(tiles) + " tiles of " + str(c.tile_m) + "x" + str(c.tile_n) +
+                           "; the scheduler counts in int32");
+  if (g.accumulator_type != Type::F32) {
+    return Status::failure(std::string("accumulator ") + codegen::ptx_name(g.accumulator_type) +
+                           " asked; hopper_gemm accumulates in f32");
+  }
+  if (!std::isfinite(g.alpha) || !std::isfinite(g.beta))
+    return Status::failure("alpha = " + std::to_string(g.alpha) + ", beta = " + std::to_string(g.beta) +
+                           ": they must be finite");
+  return Status::success();
+}
+
+namespace {
+
+TensorView transposed(TensorView v) {
+  const size_t r = v.shape.size();
+  std::swap(v.shape[r - 1], v.shape[r - 2]);
+  std::swap(v.stride[r - 1], v.stride[r - 2]);
+  return v;
+}
+
+// The problem the kernel computes: the arguments, or for a column-major out out^T = B^T A^T.
+GemmArguments kernel_arguments(const HopperGemmConfig& c, const GemmArguments& g) {
+  if (c.out_major == Major::Row) return g;
+  GemmArguments t = g;
+  t.A = transposed(g.B);
+  t.B = transposed(g.A);
+  t.out = transposed(g.out);
+  return t;
+}
+
+}  // namespace
+
+HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& config, const GemmArguments& args) {
+  const HopperGemmConfig c = row_major_equivalent(config);
+  const GemmArguments g = kernel_arguments(config, args);
+  const Matrix a = as_matrix(g.A), b = as_matrix(g.B), o = as_matrix(g.out);
+  const int64_t L = a.shape[0], M = a.shape[1], K = a.shape[2], N = b.shape[2];
+  const int chunk = 128 / codegen::bytes(c.ab);  // elements in one 128-byte swizzle row
+  // fp8 moves as bytes; f32 as f32 (wgmma reads the tf32 bits of it).
+  const Type tma_type = c.ab == Type::E4M3 || c.ab == Type::E5M2 ? Type::U8 : c.ab;
+  // One tensor: (contiguous, other, L) with the strides the TMA needs made valid where the extent
+  // is 1 (a single row or batch: its stride is never followed, but must be a 16-byte multiple).
+  auto spec = [&](Type t, int64_t contiguous, int64_t other, int64_t other_stride, int64_t batch_stride,
+                  std::vector<int64_t> box) {
+    const int64_t eb = codegen::bytes(t);
+    const int64_t e0 = std::max<int64_t>(contiguous, 1), e1 = std::max<int64_t>(other, 1);
+    if (other <= 1) other_stride = ((e0 * eb + 15) / 16) * 16 / eb;
+    if (L <= 1) batch_stride = other_stride * e1;
+    const Layout l = make_layout(IntTuple{e0, e1, L}, IntTuple{1, other_stride, batch_stride});
+    return make_tensor_map_spec(l, t, box, codegen::SmemSwizzle::B128);
+  };
+  const int BK = c.tile_k();
+  HopperGemmTensorMaps maps;
+  // In a cluster each CTA loads its share of the A (1/cluster_n) and B (1/cluster_m) tiles and
+  // multicasts it (c is the kernel's configuration: for a column-major out, the clusters swapped).
+  maps.a = c.a_major == codegen::Major::K
+               ? spec(tma_type, K, M, a.stride[1], a.stride[0], {BK, c.tile_m / c.cluster_n, 1})
+               : spec(tma_type, M, K, a.stride[2], a.stride[0], {chunk, BK, 1});
+  maps.b = c.b_major == codegen::Major::K
+               ? spec(tma_type, K, N, b.stride[2], b.stride[0], {BK, c.tile_n / c.cluster_m, 1})
+               : spec(tma_type, N, K, b.stride[1], b.stride[0], {chunk, BK, 1});
+  // The epilogue stores boxes of 64 rows x 128 bytes of the (row-major) out.
+  maps.out = spec(c.out, N, M, o.stride[1], o.stride[0], {128 / codegen::bytes(c.out), 64, 1});
+  return maps;
+}
+
+codegen::LaunchPlan hopper_gemm_plan(const HopperGemmConfig& config, const GemmArguments& args, codegen::Module module,
+                                     int max_ctas, const TensorMapEncoder& encode) {
+  codegen::LaunchPlan p = hopper_gemm_launch(config, args, max_ctas, encode);
+  p.module = std::move(module);
+  return p;
+}
+
+codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const GemmArguments& args, int max_ctas,
+                                       const TensorMapEncoder& encode) {
+  if (Status s = hopper_gemm_supports(config, args); !s)
+    fail(config.name() + " cannot run these arguments: " + s.reason);
+  const HopperGemmTensorMaps maps = hopper_gemm_tensor_maps(config, args);
+  const HopperGemmConfig c = row_major_equivalent(config);
+  const GemmArguments g = kernel_arguments(config, args);
+  const Matrix a = as_matrix(g.A), o = as_matrix(g.out);
+  const int64_t L = o.shape[0], M = o.shape[1], N = o.shape[2], K = a.shape[2];
+  // Persistent: one cluster per cluster_size() SMs at most, each walking cluster tiles (cluster_m x
+  // cluster_n tiles).
+  const int64_t cm = c.tile_m * c.cluster_m, cn = c.tile_n * c.cluster_n, cs = c.cluster_size();
+  const int64_t tiles = ((M + cm - 1) / cm) * ((N + cn - 1) / cn) * L;
+  const int64_t clusters = std::clamp<int64_t>(tiles, 1, std::max<int64_t>(1, max_ctas / cs));
+  codegen::LaunchPlan p;
+  p.kernel = config.name();
+  p.grid = {static_cast<unsigned>(clusters * cs), 1, 1};
+  p.cluster = {static_cast<unsigned>(cs), 1, 1};
+  p.block = {static_cast<unsigned>(c.threads()), 1, 1};
+  p.dynamic_shared_bytes = static_cast<unsigned>(c.shared_bytes());
+  const int64_t ld = o.stride[1];
+  p.arg(encode(maps.a, g.A.data)).arg(encode(maps.b, g.B.data)).arg(encode(maps.out, g.out.data)).arg(g.out.data);
+  p.arg(static_cast<int32_t>(M)).arg(static_cast<int32_t>(N)).arg(static_cast<int32_t>(K)).arg(static_cast<int32_t>(L));
+  p.arg(ld).arg(o.stride[0]).arg(static_cast<float>(g.alpha)).arg(static_cast<float>(g.beta));
+  return p;
+}
+
+KernelMetadata hopper_gemm_metadata(const HopperGemmConfig& c) {
+  KernelMetadata md;
+  md.name = c.name();
+  md.kernel_class = "hopper_gemm";
+  md.operation = Operation::Gemm;
+  const int align_ab = 16 / codegen::bytes(c.ab), align_out = 16 / codegen::bytes(c.out);
+  // A (M, K) K-major is row-major; B (K, N) K-major is column-major.
+  md.operands = {{"A", c.ab, c.a_major == codegen::Major::K ? Major::Row : Major::Column, align_ab},
+                 {"B", c.ab, c.b_major == codegen::Major::K ? Major::Column : Major::Row, align_ab},
+                 {"out", c.out, c.out_major, align_out}};
+  md.accumulator = Type::F32;
+  md.design.tile = {c.tile_m, c.tile_n, c.tile_k()};
+  md.design.stages = c.stages;
+  md.design.cluster = {c.cluster_m, c.cluster_n, 1};
+  md.design.threads = c.threads();
+  md.min_cc = 90;
+  md.epilogue = Epilogue::LinearCombination;
+  return md;
+}
+
+namespace {
+
+// The SM count of the device the kernel runs on (the persistent grid's size); read once per device.
+int device_sm_count() { return device_in_use().sm_count; }
+
+class HopperGemm : public Kernel {
+ public:
+  explicit HopperGemm(const HopperGemmConfig& c) : Kernel(hopper_gemm_metadata(c)), config_(c) {}
+
+  Status supports(const Arguments& args) const override {
+    const auto* g = std::get_if<GemmArguments>(&args);
+    if (!g) return Status::failure(name() + " runs GEMM arguments, not " + operation_name(operation_of(args)));
+    return hopper_gemm_supports(config_, *g);
+  }
+  codegen::Module generate(const Arguments&) const override { return hopper_gemm(config_); }
+  // Needs the CUDA driver (the TMA descriptors are encoded by cuTensorMapEncodeTiled); the
+  // emulator's plans come from hopper_gemm_plan with emu::encode_tensor_map.
+  codegen::LaunchPlan plan(const Arguments& args, const Artifact& artifact) const override {
+    codegen::LaunchPlan p = plan_for_launch(args, artifact);
+    p.module = artifact.module;
+    return p;
+  }
+  codegen::LaunchPlan plan_for_launch(const Arguments& args, const Artifact&) const override {
+    const auto* g = std::get_if<GemmArguments>(&args);
+    if (!g) fail(name() + " runs GEMM arguments, not " + operation_name(operation_of(args)));
+    return hopper_gemm_launch(config_, *g, device_sm_count(), rt::encode_tensor_map);
+  }
+
+ private:
+  HopperGemmConfig config_;
+};
+
+}  // namespace
+
+std::string HopperGemmClass::description() const {
+  return "Hopper GEMM (sm_90a): TMA + mbarrier pipeline, warp-specialized wgmma consumers, persistent tile scheduler";
+}
+
+std::vector<HopperGemmConfig> HopperGemmClass::configurations() {
+  struct Tile {
+    int m, n, stages;  // stages for 16-bit types: about 192 KB of shared memory
+  };
+  // Tiles up to 128 x 128 also ping-pong (two consumer warpgroups on alternate tiles).
+  const Tile tiles[] = {{128, 256, 4}, {128, 128, 6}, {64, 256, 5}, {64, 128, 8}};
+  struct Types {
+    Type ab, out;
+  };
+  const Types types[] = {{Type::BF16, Type::BF16}, {Type::BF16, Type::F32}, {Type::F16, Type::F16},
+                         {Type::F16, Type::F32},   {Type::F32, Type::F32},  {Type::E4M3, Type::BF16},
+                         {Type::E5M2, Type::BF16}};
+  std::vector<HopperGemmConfig> out;
+  for (const Types& t : types) {
+    const bool wide = t.ab == Type::BF16 || t.ab == Type::F16;
+    for (const Tile& tile : tiles) {
+      for (codegen::Major am : {codegen::Major::K, codegen::Major::MN}) {
+        for (codegen::Major bm : {codegen::Major::K, codegen::Major::MN}) {
+          if (!wide && (am != codegen::Major::K || bm != codegen::Major::K)) continue;
+          for (Major om : {Major::Row, Major::Column}) {
+            for (std::array<int, 3> v : {std::array<int, 3>{1, 1, 0}, {2, 1, 0}, {1, 2, 0}, {1, 1, 1}}) {
+              const bool clustered = v[0] * v[1] > 1, pingpong = v[2] == 1;
+              if (clustered && tile.m != 128) continue;  // the large tiles, where L2 traffic limits
+              if (pingpong && tile.m * tile.n > 128 * 128) continue;  // a warpgroup holds a whole tile
+              HopperGemmConfig c;
+              c.cluster_m = v[0];
+              c.cluster_n = v[1];
+              c.pingpong = pingpong;
+              c.ab = t.ab;
+              c.out = t.out;
+              c.tile_m = tile.m;
+              c.tile_n = tile.n;
+              // A 64-row tile's second warpgroup brings its epilogue buffers: a stage fewer.
+              c.stages = pingpong && tile.m == 64 ? tile.stages - 1 : tile.stages;
+              c.a_major = am;
+              c.b_major = bm;
+              c.out_major = om;
+              out.push_back(c);
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<KernelPtr> HopperGemmClass::generate_kernels(const MetadataFilter& filter, std::optional<Epilogue> epilogue,
+                                                         std::optional<int> cc) const {
+  std::vector<KernelPtr> out;
+  for (const HopperGemmConfig& c : configurations()) {
+    if (admits(hopper_gemm_metadata(c), filter, epilogue, cc)) out.push_back(std::make_shared<HopperGemm>(c));
+  }
+  return out;
+}
+
+HopperGemmConfig hopper_gemm_config(const Options& o) {
+  HopperGemmConfig c;
+  c.ab = codegen::parse_type(o.at("dtype"));
+  c.out = codegen::parse_type(o.at("out"));
+  auto major = [](const std::string& v) { return v == "k" ? codegen::Major::K : codegen::Major::MN; };
+  c.a_major = major(o.at("a_major"));
+  c.b_major = major(o.at("b_major"));
+  c.out_major = o.at("out_major") == "row" ? Major::Row : Major::Column;
+  c.tile_m = static_cast<int>(parse_integer("tile_m", o.at("tile_m"), 1, 1024));
+  c.tile_n = static_cast<int>(parse_integer("tile_n", o.at("tile_n"), 1, 1024));
+  c.stages = static_cast<int>(parse_integer("stages", o.at("stages"), 1, 64));
+  c.cluster_m = static_cast<int>(parse_integer("cluster_m", o.at("cluster_m"), 1, 16));
+  c.cluster_n = static_cast<int>(parse_integer("cluster_n", o.at("cluster_n"), 1, 16));
+  c.pingpong = o.at("schedule") == "pingpong";
+  return c;
+}
+
+KernelFamily hopper_gemm_family() {
+  KernelFamily f;
+  f.name = "hopper_gemm";
+  f.description =
+      "out = alpha * A @ B + beta * out: TMA + mbarrier pipeline, warp-specialized wgmma, persistent (sm_90a)";
+  f.options = {{"dtype", {"bf16", "f16", "f32", "e4m3", "e5m2"}, "A and B (f32 is multiplied as tf32)"},
+               {"out", {"bf16", "f16", "f32"}, "out's type (f32 accumulators)"},
+               {"a_major", {"k", "mn"}, "A K-major (row-major) or M-major; mn only for bf16/f16"},
+               {"b_major", {"k", "mn"}, "B K-major (column-major) or N-major; mn only for bf16/f16"},
+               {"out_major", {"row", "col"}, "out row-major (N contiguous) or column-major"},
+               {"tile_m", {"128", "64"}, "rows per tile: one consumer warpgroup per 64"},
+               {"tile_n", {"128", "256", "64"}, "columns per tile: the N of every wgmma"},
+               {"stages", {"4", "2", "3", "5", "6", "7", "8"}, "shared-memory stages"},
+               {"cluster_m", {"1", "2"}, "CTAs per cluster along M (2: B multicast to the pair)"},
+               {"cluster_n", {"1", "2"}, "CTAs per cluster along N (2: A multicast to the pair; not with cluster_m 2)"},
+               {"schedule", {"cooperative", "pingpong"},
+                "consumer warpgroups on 64-row slabs of each tile, or on alternate tiles (up to 128 x 128)"}};
+  for (const HopperGemmConfig& c : HopperGemmClass::configurations()) {
+    f.listed.push_back({{"dtype", codegen::ptx_name(c.ab)},
+                        {"out", codegen::ptx_name(c.out)},
+                        {"a_major", c.a_major == codegen::Major::K ? "k" : "mn"},
+                        {"b_major", c.b_major == codegen::Major::K ? "k" : "mn"},
+                        {"out_major", c.out_major == Major::Row ? "row" : "col"},
+                        {"tile_m", std::to_string(c.tile_m)},
+                        {"tile_n", std::to_string(c.tile_n)},
+                        {"stages", std::to_string(c.stages)},
+                        {"cluster_m", std::to_string(c.cluster_m)},
+                        {"cluster_n", std::to_string(c.cluster_n)},
+                        {"schedule", c.pingpong ? "pingpong" : "cooperative"}});
+  }
+  f.generate = [](const Options& o) { return hopper_gemm(hopper_gemm_config(o)); };
+  return f;
+}
+
+}  // namespace tessel::kernels

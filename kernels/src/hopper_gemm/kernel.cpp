@@ -1,0 +1,327 @@
+// hopper_gemm/kernel.cpp: the Hopper GEMM kernel (see hopper_gemm.hpp and docs/hopper_gemm.md), composed
+// from the sm90 blocks the way the CuTe DSL's hopper/dense_gemm.py composes its kernel:
+//   shared storage (hopper_gemm_shared_storage) -> the TMA pipeline and the ping-pong turns
+//   (sm90_pipeline) -> the persistent tile scheduler (sm90_tile_scheduler) -> warpgroup 0 the
+//   producer (TMA loads), warpgroups 1.. the consumers (the wgmma mainloop on the stages laid out by
+//   sm90_stage_layout, then the epilogue of sm90_epilogue).
+//
+// The PTX is byte-identical to the one-function kernel these blocks came from: each block emits
+// its instructions in the order the kernel did, which is why some are split where they are (the
+// cluster rank is computed before the scheduler, the epilogue's barrier after the ping-pong turn).
+#include "tessel/kernels/hopper_gemm.hpp"
+
+#include <array>
+#include <optional>
+#include <vector>
+
+#include "hopper_gemm/shared_storage.hpp"
+#include "sm90/epilogue.hpp"
+#include "sm90/pipeline.hpp"
+#include "sm90/shared_storage.hpp"
+#include "sm90/stage_layout.hpp"
+#include "sm90/tile_scheduler.hpp"
+#include "tessel/codegen/async_copy.hpp"
+#include "tessel/codegen/builder.hpp"
+#include "tessel/codegen/mbarrier.hpp"
+#include "tessel/codegen/sync.hpp"
+#include "tessel/codegen/wgmma.hpp"
+
+namespace tessel::kernels {
+
+using namespace codegen;
+using namespace sm90;
+
+namespace {
+
+constexpr int kGroupRows = 8;  // tile-rows per rasterization group (L2 reuse)
+
+// The kernel's parameters, in the order of hopper_gemm.hpp.
+struct GemmParams {
+  Value tmap_a, tmap_b, tmap_out, out, M, N, K, L, ld_out, batch_stride_out, alpha, beta;
+};
+
+GemmParams declare_params(KernelBuilder& b) {
+  b.note("parameters: the TMA descriptors of A, B and out, out, the sizes, out's strides, alpha and beta");
+  GemmParams p;
+  p.tmap_a = b.tensor_map_param("tmap_a");
+  p.tmap_b = b.tensor_map_param("tmap_b");
+  p.tmap_out = b.tensor_map_param("tmap_out");
+  p.out = b.global_pointer_param("out");
+  p.M = b.param("M", Type::S32);
+  p.N = b.param("N", Type::S32);
+  p.K = b.param("K", Type::S32);
+  p.L = b.param("L", Type::S32);
+  p.ld_out = b.param("ld_out", Type::S64);
+  p.batch_stride_out = b.param("batch_stride_out", Type::S64);
+  p.alpha = b.param("alpha", Type::F32);
+  p.beta = b.param("beta", Type::F32);
+  return p;
+}
+
+// What the producer and the consumers share, built by hopper_gemm() in the order of the PTX.
+struct GemmKernel {
+  KernelBuilder& b;
+  const HopperGemmConfig& c;  // the row-major configuration that runs
+  const WgmmaAtom& atom;
+  const GemmParams& p;
+  const HopperGemmSharedStorage& regions;
+  const SharedStorage& smem;
+  const PipelineTmaAsync& pipeline;
+  const OrderedSequenceBarrier* turns;  // ping-pong only
+  const PersistentTileScheduler& scheduler;
+  ClusterRank rank;
+  Value tid;
+};
+
+// ---- The producer -------------------------------------------------------------------------------
+
+// One operand's TMA loads into a stage. Its tile has `rows` rows (M of A, N of B); in a cluster,
+// the `parts` CTAs that share it each load rows [share * rows / parts, ...) into the same place of
+// the stage and multicast them to every CTA of the cluster (clusters of 2: parts is the cluster's size).
+struct OperandLoad {
+  Value tmap;
+  codegen::Major major;
+  int rows, parts;
+  Value share;
+};
+
+void load_operand(const GemmKernel& k, const OperandLoad& op, Value stage_base, Value mn0, Value k0, Value l,
+                  Value full) {
+  KernelBuilder& b = k.b;
+  const int BK = k.c.tile_k(), eb = bytes(k.c.ab), CS = k.c.cluster_size();
+  const int my_rows = op.rows / op.parts;
+  std::optional<Value> mask;
+  Value row0 = mn0;
+  if (op.parts > 1) {
+    mask = b.constant((1 << CS) - 1, Type::U16);
+    Value first_row = op.share * my_rows;
+    row0 = mn0 + first_row;
+    const int64_t row_bytes = op.major == codegen::Major::K ? kSwizzleRow : int64_t{BK} * eb;
+    stage_base = stage_base + b.cvt(first_row, Type::U32) * row_bytes;
+  }
+  if (op.major == codegen::Major::K) {
+    tma_load(b, stage_base, op.tmap, {k0, row0, l}, full, mask);
+    return;
+  }
+  const int chunk = kSwizzleRow / eb;  // MN elements per 128-byte box row
+  for (int j = 0; j < my_rows / chunk; ++j)
+    tma_load(b, stage_base + int64_t{j} * chunk * BK * eb, op.tmap, {row0 + j * chunk, k0, l}, full, mask);
+}
+
+// k-tile kt of the tile: the next stage, once free, gets A's and B's tiles.
+void load_k_tile(const GemmKernel& k, PipelineState& state, const WorkTile& at, Value kt) {
+  k.b.note("wait until the consumers have released the stage, then load A and B into it");
+  Value full = k.pipeline.producer_acquire(state);
+  Value k0 = kt * k.c.tile_k();
+  const OperandLoad a{k.p.tmap_a, k.c.a_major, k.c.tile_m, k.c.cluster_n, k.rank.n};
+  const OperandLoad b{k.p.tmap_b, k.c.b_major, k.c.tile_n, k.c.cluster_m, k.rank.m};
+  load_operand(k, a, k.smem.element(k.regions.a, state.index), at.m0, k0, at.l, full);
+  load_operand(k, b, k.smem.element(k.regions.b, state.index), at.n0, k0, at.l, full);
+  k.pipeline.producer_commit(state);
+  state.advance();
+}
+
+// Warpgroup 0: gives its registers away; one thread issues every TMA load.
+void producer(const GemmKernel& k) {
+  KernelBuilder& b = k.b;
+  b.note("producer warpgroup: gives registers away; thread 0 issues every TMA load");
+  setmaxnreg(b, false, 40);
+  b.if_(k.tid == 0, [&] {
+    PipelineState state = k.pipeline.make_state();
+    k.scheduler.for_each_tile([&](const WorkTile& at) {
+      b.for_range(b.constant(0, Type::S32), k.scheduler.k_tiles(), 1, [&](Value kt) { load_k_tile(k, state, at, kt); });
+    });
+    k.pipeline.producer_tail(state);
+  });
+}
+
+// ---- The consumers' mainloop ---------------------------------------------------------------------
+
+// A consumer warpgroup's wgmma mainloop: its accumulators (one 64-row slab, or, ping-pong, every
+// slab of its tiles), its place in the stage ring, and the stage it has yet to release.
+class ConsumerMainloop {
+ public:
+  ConsumerMainloop(const GemmKernel& k, Value w, Value lane0);
+  // The tile's k-tiles into the accumulators; ping-pong: in the warpgroup's turn.
+  void run(OrderedSequenceBarrier::State* turn);
+  // Ping-pong: past the other warpgroup's k-tiles of its tile in the ring.
+  void skip_k_tiles() { state_.advance(k_.scheduler.k_tiles()); }
+  const std::vector<std::vector<Value>>& accumulators() const { return accs_; }
+
+ private:
+  void mma_k_tile(Value kt);
+
+  const GemmKernel& k_;
+  Value lane0_;
+  StageDescriptors da_, db_;
+  int kblocks_ = 0;
+  PipelineState state_;
+  Value prev_;  // the stage of the k-tile before, released once its MMAs have finished
+  std::vector<std::vector<Value>> accs_;
+  Value zero_, on_;
+  Value a_slab_;  // the warpgroup's A block in a stage, as a descriptor offset
+};
+
+ConsumerMainloop::ConsumerMainloop(const GemmKernel& k, Value w, Value lane0) : k_(k), lane0_(lane0) {
+  KernelBuilder& b = k.b;
+  const HopperGemmConfig& c = k.c;
+  const Type mma = c.mma_type();
+  const int k_inst = k.atom.k();
+  kblocks_ = c.tile_k() / k_inst;
+  da_ = stage_descriptors(stage_layout(mma, c.a_major, c.tile_m, c.tile_k()), mma, c.a_major, 64, c.slabs(), k_inst,
+                          kblocks_);
+  db_ = stage_descriptors(stage_layout(mma, c.b_major, c.tile_n, c.tile_k()), mma, c.b_major, c.tile_n, 1, k_inst,
+                          kblocks_);
+  state_ = k.pipeline.make_state();
+  prev_ = b.constant(0, Type::U32);
+  for (int j = 0; j < (c.pingpong ? c.slabs() : 1); ++j) accs_.push_back(wgmma_accumulators(b, k.atom));
+  zero_ = b.constant_f32(0.0f);
+  on_ = b.constant(1, Type::U32) == 1;
+  // The slab's descriptors start at stage 0; warpgroup w's A block is w (a runtime offset).
+  // (One slab, or ping-pong: no offset; da.starts then may hold one slab's blocks only.)
+  const bool slab_offset = c.slabs() > 1 && !c.pingpong;
+  a_slab_ = slab_offset ? b.cvt(w * static_cast<int64_t>(da_.starts[static_cast<size_t>(kblocks_)] >> 4), Type::U64)
+                        : b.cvt(b.constant(0, Type::U32), Type::U64);
+}
+
+void ConsumerMainloop::run(OrderedSequenceBarrier::State* turn) {
+  KernelBuilder& b = k_.b;
+  if (turn) k_.turns->wait(*turn);
+  for (std::vector<Value>& acc : accs_)
+    for (Value& r : acc) b.assign(r, zero_);
+  b.for_range(b.constant(0, Type::S32), k_.scheduler.k_tiles(), 1, [&](Value kt) { mma_k_tile(kt); });
+  if (turn) k_.turns->arrive(*turn, lane0_);
+  wgmma_wait_group(b, 0);
+  b.if_(k_.scheduler.k_tiles() > 0, [&] { b.if_(lane0_, [&] { k_.pipeline.consumer_release(prev_); }); });
+}
+
+void ConsumerMainloop::mma_k_tile(Value kt) {
+  KernelBuilder& b = k_.b;
+  k_.pipeline.consumer_wait(state_);
+  Value desc_a = matrix_descriptor(b, k_.smem.element(k_.regions.a, state_.index), da_.base) + a_slab_;
+  Value desc_b = matrix_descriptor(b, k_.smem.element(k_.regions.b, state_.index), db_.base);
+  wgmma_fence(b);
+  for (int kb = 0; kb < kblocks_; ++kb) {
+    for (int j = 0; j < static_cast<int>(accs_.size()); ++j) {
+      wgmma(b, k_.atom, accs_[static_cast<size_t>(j)],
+            desc_a + (da_.starts[static_cast<size_t>(j * kblocks_ + kb)] >> 4),
+            desc_b + (db_.starts[static_cast<size_t>(kb)] >> 4), on_, k_.c.a_major, k_.c.b_major);
+    }
+  }
+  wgmma_commit_group(b);
+  b.note("one k-tile of MMAs stays in flight; the one before has finished: release its stage");
+  wgmma_wait_group(b, 1);
+  b.if_(kt > 0, [&] { b.if_(lane0_, [&] { k_.pipeline.consumer_release(prev_); }); });
+  b.assign(prev_, state_.index);
+  state_.advance();
+}
+
+// ---- The consumers -------------------------------------------------------------------------------
+
+TmaStoreEpilogue make_epilogue(const GemmKernel& k, Value w, Value t128) {
+  const TmaStoreEpilogue::Params ep{k.c.out, k.c.tile_n, k.c.pingpong, k.c.consumers()};
+  const TmaStoreEpilogue::Tensors et{k.p.tmap_out,         k.p.out,   k.p.M,   k.p.N, k.p.ld_out,
+                                     k.p.batch_stride_out, k.p.alpha, k.p.beta};
+  return TmaStoreEpilogue(k.b, ep, et, k.smem, k.regions.epilogue, w, t128);
+}
+
+// Warpgroups 1..: per tile, the mainloop then the epilogue. Cooperative: warpgroup w takes slab w
+// of every tile. Ping-pong: warpgroup w takes the CTA's tiles w, w + 2, ... of the producer's
+// sequence, and skips, in the stage ring, the k-tiles of the other's tiles; the other's mainloop
+// then runs while this one's epilogue does.
+void consumer(const GemmKernel& k, Value wg) {
+  KernelBuilder& b = k.b;
+  const bool pingpong = k.c.pingpong;
+  b.note(pingpong ? "consumer warpgroups: wgmma on alternate tiles (ping-pong)"
+                  : "consumer warpgroups: wgmma on 64-row slabs of the tile");
+  setmaxnreg(b, true, k.c.consumers() == 2 ? 232 : 240);
+  Value w = wg - 1;
+  Value lane0 = (k.tid & 31) == 0;
+  Value t128 = k.tid & 127;
+  ConsumerMainloop mainloop(k, w, lane0);
+  if (pingpong) b.if_(w == 1, [&] { mainloop.skip_k_tiles(); });
+  // The mainloops take turns, each starting once the other's has waited on all its stages: a
+  // consumer then never waits on a stage more than one phase ahead of its barrier (a parity wait
+  // cannot tell phase p from p + 2). Warpgroup 0 goes first.
+  std::optional<OrderedSequenceBarrier::State> turn;
+  if (pingpong) turn = k.turns->make_state(w);
+  const TmaStoreEpilogue epilogue = make_epilogue(k, w, t128);
+  k.scheduler.for_each_tile(
+      [&](const WorkTile& at) {
+        mainloop.run(turn ? &*turn : nullptr);
+        epilogue.store(at, mainloop.accumulators());
+        if (pingpong) mainloop.skip_k_tiles();  // the other warpgroup's next tile
+      },
+      pingpong ? std::optional<Value>(b.cvt(w, Type::S32)) : std::nullopt);
+  epilogue.finish();
+}
+
+// ---- The kernel ----------------------------------------------------------------------------------
+
+void set_launch_bounds(KernelBuilder& b, const HopperGemmConfig& c) {
+  b.kernel().maxntid = std::array<int, 3>{c.threads(), 1, 1};
+  b.kernel().minnctapersm = 1;  // a register count at entry, so that setmaxnreg takes effect
+  // A cluster of CS = CM x CN CTAs (CS <= 2), ranked along M first: the CTAs of a cluster column
+  // (same n0) share B, those of a cluster row (same m0) share A; each loads its share and multicasts it.
+  if (c.cluster_size() > 1) b.kernel().cluster_dims = std::array<int, 3>{c.cluster_size(), 1, 1};
+}
+
+PipelineTmaAsync::Params pipeline_params(const HopperGemmConfig& c, const HopperGemmSharedStorage& regions) {
+  PipelineTmaAsync::Params p;
+  p.full = regions.full;
+  p.empty = regions.empty;
+  p.tx_bytes = int64_t{c.a_stage_bytes()} + c.b_stage_bytes();
+  p.consumer_arrivals = 4 * c.tile_consumers() * c.cluster_size();  // a warp's lane 0 each
+  p.cluster_size = c.cluster_size();
+  return p;
+}
+
+PersistentTileScheduler::Params scheduler_params(const HopperGemmConfig& c) {
+  return PersistentTileScheduler::Params{c.tile_m, c.tile_n, c.tile_k(), c.cluster_m, c.cluster_n, kGroupRows};
+}
+
+}  // namespace
+
+Module hopper_gemm(const HopperGemmConfig& config) {
+  config.check();
+  const HopperGemmConfig c = row_major_equivalent(config);
+  const WgmmaAtom atom{c.tile_n, Type::F32, c.mma_type(), c.mma_type()};
+  atom.check();
+  KernelBuilder b(config.name());
+  set_launch_bounds(b, c);
+  const GemmParams p = declare_params(b);
+
+  const HopperGemmSharedStorage regions(c);
+  b.note("shared memory: the base rounded up to the 1024-byte period of the 128-byte swizzle");
+  const SharedStorage smem(b, regions.align);
+  const PipelineTmaAsync pipeline(smem, pipeline_params(c, regions));
+  std::optional<OrderedSequenceBarrier> turns;
+  if (c.pingpong) turns.emplace(smem, regions.turns, 4);  // an arrival per warp of the passing warpgroup
+
+  Value tid = b.special(Special::TidX);
+  Value wg = tid >> 7;
+  b.note(
+      "thread 0 initializes the barriers: full (1 arrival + transaction bytes), empty (one per consumer warp of the "
+      "cluster)");
+  b.if_(tid == 0, [&] {
+    pipeline.init();
+    if (turns) turns->init();
+    fence_mbarrier_init(b);
+  });
+  // In a cluster the peer's barriers must be initialized before anything multicasts or arrives on them.
+  if (c.cluster_size() > 1)
+    cluster_sync(b);
+  else
+    bar_sync(b);
+
+  const ClusterRank rank = cluster_rank(b, c.cluster_m, c.cluster_n);
+  const PersistentTileScheduler scheduler(b, scheduler_params(c), rank, p.M, p.N, p.K, p.L);
+  const GemmKernel k{b, c, atom, p, regions, smem, pipeline, turns ? &*turns : nullptr, scheduler, rank, tid};
+  b.if_(
+      wg == 0, [&] { producer(k); }, [&] { consumer(k, wg); });
+  Module m;
+  m.kernels.push_back(b.finish());
+  return m;
+}
+
+}  // namespace tessel::kernels

@@ -1,0 +1,22 @@
+// hopper_gemm/shared_storage.cpp: the regions of the Hopper GEMM's shared memory.
+#include "hopper_gemm/shared_storage.hpp"
+
+#include "sm90/epilogue.hpp"
+
+namespace tessel::kernels {
+
+HopperGemmSharedStorage::HopperGemmSharedStorage(const HopperGemmConfig& c) {
+  constexpr int64_t kSwizzlePeriod = 8 * sm90::kSwizzleRow;  // 1024 bytes
+  constexpr int64_t kMbarrier = 8;                           // bytes, and its alignment
+  sm90::SharedStorageLayout l;
+  a = l.add(c.stages, c.a_stage_bytes(), kSwizzlePeriod);
+  b = l.add(c.stages, c.b_stage_bytes(), kSwizzlePeriod);
+  epilogue = l.add(c.consumers(), sm90::TmaStoreEpilogue::kStagingBytes, kSwizzlePeriod);
+  full = l.add(c.stages, kMbarrier, kMbarrier);
+  empty = l.add(c.stages, kMbarrier, kMbarrier);
+  turns = l.add(c.pingpong ? 2 : 0, kMbarrier, kMbarrier);
+  bytes = l.bytes();
+  align = l.align();
+}
+
+}  // namespace tessel::kernels

@@ -1,0 +1,26 @@
+// hopper_gemm/shared_storage.hpp: the Hopper GEMM's dynamic shared memory, region by region.
+#pragma once
+
+#include <cstdint>
+
+#include "sm90/shared_storage.hpp"
+#include "tessel/kernels/hopper_gemm.hpp"
+
+namespace tessel::kernels {
+
+// In this order (each region at the next multiple of its alignment, which the sizes already are):
+//   [A stage 0 .. S-1][B stage 0 .. S-1][epilogue boxes][full mbarrier x S][empty mbarrier x S][turns]
+// The operand stages and the epilogue's boxes are 128-byte swizzled, so 1024-byte aligned (the
+// swizzle's period of 8 rows); the mbarriers are 8 bytes each, 8-byte aligned.
+struct HopperGemmSharedStorage {
+  sm90::SmemRegion a, b;         // `stages` tiles of A (tile_m x tile_k) and of B (tile_n x tile_k)
+  sm90::SmemRegion epilogue;     // per consumer warpgroup, its two staging boxes of 64 rows x 128 bytes
+  sm90::SmemRegion full, empty;  // the pipeline's mbarriers, one each per stage
+  sm90::SmemRegion turns;        // ping-pong: the two mainloops' turn mbarriers (none otherwise)
+  int64_t bytes = 0;             // the end of the last region
+  int64_t align = 0;             // what the base must be aligned to (the launch adds it as slack)
+
+  explicit HopperGemmSharedStorage(const HopperGemmConfig& c);
+};
+
+}  // namespace tessel::kernels

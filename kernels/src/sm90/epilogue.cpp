@@ -1,0 +1,241 @@
+// sm90/epilogue.cpp: the consumer warpgroup's epilogue through swizzled shared memory and TMA stores.
+#include "sm90/epilogue.hpp"
+
+#include <string>
+
+#include "tessel/algebra/error.hpp"
+#include "tessel/codegen/async_copy.hpp"
+#include "tessel/codegen/sync.hpp"
+#include "tessel/codegen/warp.hpp"
+#include "tessel/codegen/wgmma.hpp"
+
+namespace tessel::kernels::sm90 {
+
+using namespace codegen;
+
+namespace {
+
+// A b32 register of two 16-bit values, `lo` in the low half (stmatrix's and mma's element order).
+Value pack_halves(Value lo, Value hi) {
+  KernelBuilder& b = lo.builder();
+  Value w = b.reg(Type::B32);
+  Instr m;
+  m.op = Op::Mov;
+  m.type = Type::B32;
+  m.ops = {w.op(), Operand::vec({lo.op(), hi.op()})};
+  b.emit(m);
+  return w;
+}
+
+// Proves, for every thread, that stmatrix.x4 q puts the accumulator fragment's values where the
+// fragment says: register j of lane t is element (row t/4, columns 2(t%4), +1) of matrix j, whose
+// rows lanes 8j.. address; it holds fragment values 8q + 2j and 8q + 2j + 1.
+void check_stmatrix_matches_fragment(const Layout& stm, const Layout& frag, int subn) {
+  for (int64_t t = 0; t < 128; ++t) {
+    const int64_t lane = t % 32, warp = t / 32;
+    for (int64_t q = 0; q < subn / 16; ++q) {
+      for (int64_t j = 0; j < 4; ++j) {
+        const int64_t row_base = stm(Coord{Int(warp * 32 + 8 * j + lane / 4), Int(q)}).leaf().value("stmatrix row");
+        for (int64_t e = 0; e < 2; ++e) {
+          const int64_t at = row_base + 64 * (2 * (lane % 4) + e);
+          const int64_t want = frag(Coord{Int(t), Int(8 * q + 2 * j + e)}).leaf().value("fragment offset");
+          if (at != want)
+            fail("hopper_gemm: stmatrix of thread " + std::to_string(t) + " puts fragment value " +
+                 std::to_string(8 * q + 2 * j + e) + " at " + std::to_string(at) + ", the fragment says " +
+                 std::to_string(want));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+// The symbols of one tile's epilogue: the thread's index in the warpgroup and out's leading
+// dimension (supports() asks 16-byte multiples of it: pairs of columns move as vectors).
+struct TmaStoreEpilogue::Tile {
+  const WorkTile& at;
+  Int t, ld;
+};
+
+// One 64-row slab of the tile in out's (and C's) memory, and where this thread's part of it ends.
+struct TmaStoreEpilogue::Slab {
+  Value row0;
+  Layout c_box;  // C's (64, SUBN) box, row-major with out's leading dimension
+  Value c_base, rows_left, cols_left;
+  Value interior;    // the whole slab is inside out
+  Value use_c;       // beta != 0
+  Value rows_whole;  // out's rows end on 16-byte granules: every box may go through the TMA
+  Value boxes;       // the warpgroup's two staging boxes
+};
+
+TmaStoreEpilogue::TmaStoreEpilogue(KernelBuilder& b, const Params& p, const Tensors& t, const SharedStorage& smem,
+                                   SmemRegion staging, Value w, Value t128)
+    : b_(b), p_(p), t_(t), smem_(smem), staging_(staging), w_(w), t128_(t128) {
+  // Ping-pong warpgroups are in different tiles, so each has its own named barrier (1 and 2).
+  if (p.pingpong) barrier_ = b.cvt(w, Type::U32) + kNamedBarrier;
+  ob_ = bytes(p.out);
+  subn_ = kSwizzleRow / ob_;
+  // The fragment of one box, (T128, V) -> (M64, SUBN) at m + 64 n; the accumulators of box s are
+  // values [s nv, (s+1) nv) of the whole slab's fragment (it repeats every 8 columns).
+  frag_ = wgmma_accumulator_layout(subn_);
+  // 16-bit out leaves through stmatrix.x4: lane 8j + i gives the address of row i of matrix j,
+  // matrices j = (rows +0/+8 of the warp's 16) x (columns +0/+8 of a 16-column block q):
+  // (T128 = (i, j0, j1, warp), q) -> (M64, SUBN) at m + 64 n.
+  stm_ = make_layout(IntTuple{IntTuple{8, 2, 2, 4}, subn_ / 16}, IntTuple{IntTuple{1, 8, 8 * 64, 16}, 16 * 64});
+  if (ob_ == 2) check_stmatrix_matches_fragment(stm_, frag_, subn_);
+  // 128-byte swizzle, so that the threads' 4- or 8-byte writes hit distinct banks.
+  box_layout_ = composition(element_swizzle(SmemSwizzle::B128, p.out),
+                            make_layout(IntTuple{kBoxRows, subn_}, IntTuple{subn_, 1}));
+}
+
+void TmaStoreEpilogue::store(const WorkTile& at, const std::vector<std::vector<Value>>& accs) const {
+  b_.note(
+      "epilogue: per 128-byte-wide box of the slab, alpha * acc (+ beta * C) -> out's type -> swizzled "
+      "shared memory -> TMA store");
+  const Tile tile{at, b_.symbol("t128", t128_, 1, 0), b_.symbol("ld_out", t_.ld_out, 16 / ob_, 0)};
+  for (int j = 0; j < static_cast<int>(accs.size()); ++j) {
+    const Slab slab = make_slab(tile, j);
+    for (int s = 0; s < p_.tile_n / subn_; ++s) store_box(tile, slab, accs[static_cast<size_t>(j)], j, s);
+  }
+}
+
+void TmaStoreEpilogue::finish() const {
+  b_.note("the last TMA stores complete before the CTA (and its shared memory) goes away");
+  b_.if_(t128_ == 0, [&] { cp_async_bulk_wait_group(b_, 0); });
+}
+
+TmaStoreEpilogue::Slab TmaStoreEpilogue::make_slab(const Tile& tile, int j) const {
+  KernelBuilder& b = b_;
+  const WorkTile& at = tile.at;
+  const Tensors& t = t_;
+  Slab sl;
+  sl.row0 = p_.pingpong ? at.m0 + j * 64 : at.m0 + w_ * 64;
+  sl.c_box = make_layout(IntTuple{64, subn_}, IntTuple{tile.ld, 1});
+  Value elem_off =
+      b.cvt(at.l, Type::S64) * t.batch_stride_out + b.cvt(sl.row0, Type::S64) * t.ld_out + b.cvt(at.n0, Type::S64);
+  sl.c_base = t.out + elem_off * int64_t{ob_};
+  Value idx_t = b.lower(frag_(Coord{tile.t, Int(0)}).leaf(), Type::S32);
+  sl.rows_left = t.M - sl.row0 - (idx_t & 63);
+  sl.cols_left = t.N - at.n0 - (idx_t >> 6);
+  sl.interior = ((sl.row0 + 64) <= t.M) & ((at.n0 + p_.tile_n) <= t.N);
+  sl.use_c = t.beta != b.constant_f32(0.0f);
+  // The TMA store writes whole 16-byte granules of a row: exact when rows end on one.
+  sl.rows_whole = ((t.N * ob_) & 15) == 0;
+  sl.boxes = smem_.element(staging_, w_);
+  return sl;
+}
+
+// Box s of slab j: 64 rows x SUBN columns, the warpgroup's box j * (tile_n / SUBN) + s of the tile.
+void TmaStoreEpilogue::store_box(const Tile& tile, const Slab& slab, const std::vector<Value>& acc, int j,
+                                 int s) const {
+  KernelBuilder& b = b_;
+  const int nv = subn_ / 2;
+  std::vector<Value> v;
+  for (int i = 0; i < nv; ++i) v.push_back(acc[static_cast<size_t>(s * nv + i)] * t_.alpha);
+  // C's (and out's) box in global memory, this thread's elements.
+  const Tensor cs = Tensor(slab.c_base + int64_t{s} * subn_ * ob_, Space::Global, p_.out, slab.c_box, Type::S64, 16)
+                        .compose(frag_)(SliceCoord{tile.t, _});
+  add_c(slab, cs, s, v);
+  std::vector<Value> o;
+  for (Value& x : v) o.push_back(p_.out == Type::F32 ? x : b.cvt(x, p_.out, Round::Rn));
+  // The same for the whole CTA (both warpgroups' slabs share n0), so the barriers inside agree.
+  Value by_tma = ((tile.at.n0 + (s + 1) * subn_) <= t_.N) | slab.rows_whole;
+  b.if_(
+      by_tma, [&] { store_box_tma(tile, slab, j * (p_.tile_n / subn_) + s, s, o); },
+      [&] { store_box_elementwise(slab, cs, s, o); });
+}
+
+// v += beta * C where beta != 0: vectorized inside out, element by element on the ragged edge.
+void TmaStoreEpilogue::add_c(const Slab& slab, const Tensor& cs, int s, std::vector<Value>& v) const {
+  KernelBuilder& b = b_;
+  const int nv = subn_ / 2;
+  const Type out = p_.out;
+  const Value beta = t_.beta;
+  b.if_(slab.use_c, [&] {
+    auto add_c = [&](int i, Value cin) {
+      b.assign(v[static_cast<size_t>(i)],
+               b.mad(beta, out == Type::F32 ? cin : b.cvt(cin, Type::F32), v[static_cast<size_t>(i)]));
+    };
+    b.if_(
+        slab.interior,
+        [&] {
+          const std::vector<Value> cv = b.load_tensor(cs);
+          for (int i = 0; i < nv; ++i) add_c(i, cv[static_cast<size_t>(i)]);
+        },
+        [&] {
+          b.note("the ragged edge: C element by element, inside out's bounds only");
+          for (int i = 0; i < nv; ++i)
+            b.if_(inside(slab, s, i), [&] { add_c(i, b.load(Space::Global, out, b.address(cs, Coord{Int(i)}))[0]); });
+        });
+  });
+}
+
+// Whether fragment value i of box s of this thread is inside out.
+Value TmaStoreEpilogue::inside(const Slab& slab, int s, int i) const {
+  const int64_t off = frag_(Coord{Int(0), Int(i)}).leaf().value("fragment offset");
+  return (slab.rows_left > (off % 64)) & (slab.cols_left > (off / 64 + s * subn_));
+}
+
+void TmaStoreEpilogue::store_box_tma(const Tile& tile, const Slab& slab, int box, int s,
+                                     const std::vector<Value>& o) const {
+  KernelBuilder& b = b_;
+  Value buf = slab.boxes + int64_t{(box % 2) * kBoxBytes};
+  // Within a slab at most the last box goes element-wise (by_tma only turns false along s), so
+  // there one pending group is the previous box's; a slab's first box waits for all (ping-pong's
+  // second slab would otherwise count a box that committed no group and write over a buffer still
+  // being read).
+  b.note("the box written two stores ago has been read by its TMA store: the buffer is free");
+  b.if_(t128_ == 0, [&] { cp_async_bulk_wait_group(b, s == 0 ? 0 : 1, true); });
+  sync();
+  write_box(tile, buf, o);
+  b.note("the writes become visible to the TMA (async proxy), then one thread stores the box");
+  fence_proxy_async(b, Space::Shared);
+  sync();
+  b.if_(t128_ == 0, [&] {
+    tma_store(b, t_.tmap_out, {tile.at.n0 + s * subn_, slab.row0, tile.at.l}, buf);
+    cp_async_bulk_commit_group(b);
+  });
+}
+
+// The thread's values into the staging box at `buf`.
+void TmaStoreEpilogue::write_box(const Tile& tile, Value buf, const std::vector<Value>& o) const {
+  KernelBuilder& b = b_;
+  if (ob_ == 2) {
+    b.note("stmatrix.x4: four 8x8 matrices (16 rows x 16 columns of the warp's rows) per instruction");
+    const Tensor st =
+        Tensor(buf, Space::Shared, p_.out, box_layout_, Type::U32, 1024).compose(stm_)(SliceCoord{tile.t, _});
+    for (int q = 0; q < subn_ / 16; ++q) {
+      std::vector<Value> regs;
+      for (int j = 0; j < 4; ++j) regs.push_back(pack_halves(o[8 * q + 2 * j], o[8 * q + 2 * j + 1]));
+      stmatrix(b, b.address(st, Coord{Int(q)}), regs);
+    }
+    return;
+  }
+  const Tensor sb =
+      Tensor(buf, Space::Shared, p_.out, box_layout_, Type::U32, 1024).compose(frag_)(SliceCoord{tile.t, _});
+  b.store_tensor(sb, o);
+}
+
+// A box across N where out's rows end inside a 16-byte granule: the TMA store would write the
+// rest of the granule (the padding after each row).
+void TmaStoreEpilogue::store_box_elementwise(const Slab& slab, const Tensor& cs, int s,
+                                             const std::vector<Value>& o) const {
+  KernelBuilder& b = b_;
+  b.note(
+      "a box across N where out's rows end inside a 16-byte granule: the TMA store would write the "
+      "rest of the granule (the padding after each row), so element by element");
+  const int nv = subn_ / 2;
+  for (int i = 0; i < nv; ++i)
+    b.if_(inside(slab, s, i),
+          [&] { b.store(Space::Global, p_.out, b.address(cs, Coord{Int(i)}), {o[static_cast<size_t>(i)]}); });
+}
+
+void TmaStoreEpilogue::sync() const {
+  if (p_.pingpong)
+    bar_sync(b_, barrier_, 128);
+  else
+    bar_sync(b_, kNamedBarrier, 128 * p_.consumers);
+}
+
+}  // namespace tessel::kernels::sm90

@@ -1,0 +1,74 @@
+// sm90/epilogue.hpp: the epilogue of an sm_90 GEMM's consumer warpgroup (the CuTe DSL
+// dense_gemm's): alpha * acc (+ beta * C, C read from global) -> out's type -> a 128-byte-swizzled
+// shared-memory box (stmatrix.x4 for 16-bit out) -> a TMA store, box by box, two staging boxes per
+// warpgroup so that one fills while the TMA reads the other.
+#pragma once
+
+#include <vector>
+
+#include "sm90/shared_storage.hpp"
+#include "sm90/stage_layout.hpp"
+#include "sm90/tile_scheduler.hpp"
+#include "tessel/codegen/builder.hpp"
+
+namespace tessel::kernels::sm90 {
+
+class TmaStoreEpilogue {
+ public:
+  static constexpr int kBoxRows = 64;  // a box: 64 rows (one slab) of 128 bytes
+  static constexpr int kBoxBytes = kBoxRows * kSwizzleRow;
+  static constexpr int kStagingBytes = 2 * kBoxBytes;  // a warpgroup's two boxes
+  static constexpr int kNamedBarrier = 1;              // the consumers' bar.sync id (0: the CTA)
+
+  struct Params {
+    codegen::Type out = codegen::Type::BF16;  // out's type (C's too)
+    int tile_n = 0;                           // columns of a tile
+    // Ping-pong: each warpgroup stores whole tiles (all their slabs) with its own named barrier
+    // (kNamedBarrier + w); otherwise warpgroup w stores slab w, the `consumers` warpgroups
+    // sharing kNamedBarrier.
+    bool pingpong = false;
+    int consumers = 1;
+  };
+  // The kernel's parameters the epilogue reads: the TMA descriptor of out, out itself (C when
+  // beta != 0; u64), its sizes (s32) and strides in elements (s64), alpha and beta (f32).
+  struct Tensors {
+    codegen::Value tmap_out, out, M, N, ld_out, batch_stride_out, alpha, beta;
+  };
+
+  // `staging`: a region of kStagingBytes per consumer warpgroup; `w` the warpgroup's index among
+  // the consumers and `t128` the thread's index in it (u32). Emits the named barrier's id.
+  TmaStoreEpilogue(codegen::KernelBuilder& b, const Params& p, const Tensors& t, const SharedStorage& smem,
+                   SmemRegion staging, codegen::Value w, codegen::Value t128);
+
+  // Stores the tile from the accumulators of the warpgroup's slabs (wgmma fragments, f32).
+  void store(const WorkTile& at, const std::vector<std::vector<codegen::Value>>& accs) const;
+  // Before the CTA exits: its last TMA stores have read their shared memory.
+  void finish() const;
+
+ private:
+  struct Tile;
+  struct Slab;
+  Slab make_slab(const Tile& tile, int j) const;
+  void store_box(const Tile& tile, const Slab& slab, const std::vector<codegen::Value>& acc, int j, int s) const;
+  void add_c(const Slab& slab, const codegen::Tensor& cs, int s, std::vector<codegen::Value>& v) const;
+  codegen::Value inside(const Slab& slab, int s, int i) const;
+  void store_box_tma(const Tile& tile, const Slab& slab, int box, int s, const std::vector<codegen::Value>& o) const;
+  void write_box(const Tile& tile, codegen::Value buf, const std::vector<codegen::Value>& o) const;
+  void store_box_elementwise(const Slab& slab, const codegen::Tensor& cs, int s,
+                             const std::vector<codegen::Value>& o) const;
+  void sync() const;
+
+  codegen::KernelBuilder& b_;
+  Params p_;
+  Tensors t_;
+  const SharedStorage& smem_;
+  SmemRegion staging_;
+  codegen::Value w_, t128_;
+  codegen::Value barrier_;     // ping-pong: the warpgroup's own named barrier
+  int ob_ = 0, subn_ = 0;      // out's bytes; columns of a box (128 bytes of out)
+  Layout frag_;                // the accumulator fragment of one box
+  Layout stm_;                 // stmatrix.x4's row addresses in a box (16-bit out)
+  ComposedLayout box_layout_;  // a staging box in shared memory, as the TMA store reads it
+};
+
+}  // namespace tessel::kernels::sm90

@@ -1,0 +1,57 @@
+// sm90/tile_scheduler.cpp: the persistent tile scheduler: grid-stride work indices, raster order.
+#include "sm90/tile_scheduler.hpp"
+
+namespace tessel::kernels::sm90 {
+
+using namespace codegen;
+
+ClusterRank cluster_rank(KernelBuilder& b, int cluster_m, int cluster_n) {
+  Value rank =
+      cluster_m * cluster_n > 1 ? b.cvt(b.special(Special::ClusterCtaRank), Type::S32) : b.constant(0, Type::S32);
+  Value rank_m = cluster_m > 1 ? rank : b.constant(0, Type::S32),
+        rank_n = cluster_n > 1 ? rank : b.constant(0, Type::S32);
+  return ClusterRank{rank_m, rank_n};
+}
+
+PersistentTileScheduler::PersistentTileScheduler(KernelBuilder& b, const Params& p, ClusterRank rank, Value M, Value N,
+                                                 Value K, Value L)
+    : b_(b), p_(p), rank_(rank) {
+  const int BM = p.tile_m, BN = p.tile_n, BK = p.tile_k, CM = p.cluster_m, CN = p.cluster_n;
+  b.note(
+      "the persistent tile loop: cluster tiles clusterid.x, + nclusterid.x, ... of ceil(M/(CM BM)) x ceil(N/(CN BN)) "
+      "x L");
+  // The unit of scheduling is the cluster's tile: CM x CN tiles, the CTA of rank r taking the r-th.
+  tiles_m_ = (M + (BM * CM - 1)) / (BM * CM);
+  tiles_n_ = (N + (BN * CN - 1)) / (BN * CN);
+  per_batch_ = tiles_m_ * tiles_n_;
+  total_ = per_batch_ * L;
+  k_tiles_ = (K + (BK - 1)) / BK;
+  const bool cluster = CM * CN > 1;
+  first_ = b.cvt(b.special(cluster ? Special::ClusterIdX : Special::CtaidX), Type::S32);
+  stride_ = b.cvt(b.special(cluster ? Special::NclusterIdX : Special::NctaidX), Type::S32);
+}
+
+// Work index t -> (m block, n block, batch): groups of group_rows tile-rows, walked down M first,
+// so that the CTAs running at once cover a few rows and columns of tiles (their A and B stay in L2).
+WorkTile PersistentTileScheduler::work_tile(Value t) const {
+  const int BM = p_.tile_m, BN = p_.tile_n, CM = p_.cluster_m, CN = p_.cluster_n, G = p_.group_rows;
+  Value l = t / per_batch_, r = t % per_batch_;
+  Value group = r / (tiles_n_ * G), in_group = r % (tiles_n_ * G);
+  Value first_m = group * G;
+  Value rows = b_.min(tiles_m_ - first_m, b_.constant(G, Type::S32));
+  Value mi = first_m + in_group % rows, ni = in_group / rows;
+  return WorkTile{mi * (BM * CM) + rank_.m * BM, ni * (BN * CN) + rank_.n * BN, l};
+}
+
+void PersistentTileScheduler::for_each_tile(const std::function<void(const WorkTile&)>& body,
+                                            std::optional<Value> turn) const {
+  Value t = turn ? b_.mov(first_ + *turn * stride_) : b_.mov(first_);
+  Value step = turn ? stride_ * 2 : stride_;
+  b_.while_([&] { return t < total_; },
+            [&] {
+              body(work_tile(t));
+              b_.assign(t, t + step);
+            });
+}
+
+}  // namespace tessel::kernels::sm90

@@ -1,0 +1,54 @@
+// gemm_check.hpp: random GEMM problems for the catalog's kernels (`tessel run`, the tests):
+// operands laid out as a kernel's metadata asks (row/col major, or padded non-contiguous strides
+// for "any"), ragged sizes, values exact in their element type, a double-precision host reference
+// and a per-type tolerance. Device-independent: buffers are host bytes; callers upload them and
+// pass device (or emulated) addresses.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tessel/kernels/catalog.hpp"
+#include "tessel/testing/demo_run.hpp"
+
+namespace tessel::kernels {
+
+// A host buffer holding one operand, with the view's strides and the bytes around it.
+struct HostOperand {
+  TensorView view;    // data = 0 (the caller sets the device address)
+  std::vector<uint8_t> bytes;  // the whole allocation, gaps between strided elements included
+};
+
+struct GemmProblem {
+  HostOperand A, B, out;  // out holds the initial values (random, or NaN/poison when beta == 0)
+  double alpha = 1, beta = 0;
+  codegen::Type accumulator = codegen::Type::F32;
+  std::string describe() const;  // "L=2 M=37 N=70 K=19 alpha=.. beta=.. A f32 (..):(..)"
+  // The arguments for device addresses a, b, o.
+  GemmArguments arguments(uint64_t a, uint64_t b, uint64_t o) const;
+};
+
+// A problem for a kernel of this metadata: L in [1, 3], M and N ragged around the tile
+// (tile + 1 .. tiles * tile + 7), K in [1, max_k]; rank 3 unless `rank2`. Beta is 0 half the
+// time. Non-unit strides are multiples of the metadata's alignment, with random padding.
+GemmProblem make_gemm_problem(const KernelMetadata& md, std::mt19937_64& rng, bool rank2 = false,
+                              int64_t max_k = 40, int tiles = 2);
+
+// Arguments laid out as `md` asks, at made-up device addresses: for CPU tests (compile, plans).
+GemmArguments fitting_arguments(const KernelMetadata& md, std::mt19937_64& rng);
+
+// Element i of a buffer of type t, as a double; and the encoding of a double (rounded to nearest).
+double load_element(const std::vector<uint8_t>& bytes, codegen::Type t, int64_t index);
+void store_element(std::vector<uint8_t>& bytes, codegen::Type t, int64_t index, double v);
+
+// Compares `result` (out's bytes after the run) with the double-precision reference: every
+// element of the view within the type's tolerance, every byte outside it unchanged. Returns ""
+// or what differed (the first few elements).
+std::string check_gemm(const GemmProblem& p, const std::vector<uint8_t>& result);
+
+// `tessel run hopper_gemm` on device 0: one random problem of the configuration `o`, checked.
+DemoRun run_hopper_gemm(const Options& o, std::mt19937_64& rng);
+
+}  // namespace tessel::kernels

@@ -1,0 +1,277 @@
+// gemm_check.cpp: see gemm_check.hpp.
+#include "tessel/testing/gemm_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "tessel/algebra/error.hpp"
+#include "tessel/codegen/number_format.hpp"
+
+namespace tessel::kernels {
+
+using codegen::Type;
+
+namespace {
+
+// The reach of a view in elements (strides are non-negative here).
+int64_t extent(const TensorView& v) {
+  int64_t hi = 0;
+  for (size_t i = 0; i < v.shape.size(); ++i) hi += (v.shape[i] - 1) * v.stride[i];
+  return hi + 1;
+}
+
+// The encoding of v in t, which must be exact (the tests' values are; a value that rounded would
+// make the reference disagree with the data).
+uint64_t exact_bits(double v, Type t) {
+  const codegen::NumberFormat& f = codegen::number_format(t);
+  const uint64_t bits = codegen::encode(f, v);
+  if (codegen::decode(f, bits) != v)
+    fail(std::string("store_element: ") + std::to_string(v) + " is not exact in " + codegen::ptx_name(t));
+  return bits;
+}
+
+// Strides of (L, rows, cols) for a major: contiguous with padding between rows/columns and
+// batches (so that the kernel must honour every stride); "any" puts neither mode at stride 1.
+// Non-unit strides are multiples of `align` elements (the kernel's alignment).
+std::vector<int64_t> strides_for(Major m, int64_t rows, int64_t cols, int align, std::mt19937_64& rng) {
+  const int64_t pad = std::uniform_int_distribution<int64_t>(0, 3)(rng);
+  auto up = [&](int64_t x) { return (x + align - 1) / align * align; };
+  if (m == Major::Row) return {up(rows * up(cols + pad) + 5), up(cols + pad), 1};
+  if (m == Major::Column) return {up(cols * up(rows + pad) + 3), 1, up(rows + pad)};
+  return {(2 * rows + 1) * cols + 1, 2, 2 * rows + 1};  // row stride 2, column stride 2*rows+1: no overlap
+}
+
+HostOperand make_operand(Type t, Major m, int align, int64_t L, int64_t rows, int64_t cols, bool rank2,
+                         std::mt19937_64& rng) {
+  HostOperand o;
+  std::vector<int64_t> s = strides_for(m, rows, cols, align, rng);
+  o.view.dtype = t;
+  o.view.shape = {L, rows, cols};
+  o.view.stride = s;
+  if (rank2) {
+    o.view.shape.erase(o.view.shape.begin());
+    o.view.stride.erase(o.view.stride.begin());
+  }
+  o.bytes.resize(static_cast<size_t>((extent(o.view) + 16) * codegen::bytes(t)));
+  return o;
+}
+
+// Values exact in every type: integers in [-8, 8] without 0 for s32, multiples of 1/16 in
+// (-2, 2) without 0 otherwise (exact in f16, bf16 and tf32 too); for fp8, at most the type's
+// significant bits: multiples of 1/8 in (-2, 2) for e4m3, of 1/4 in (-2, 2) for e5m2.
+double random_value(Type t, std::mt19937_64& rng) {
+  if (t == Type::E4M3 || t == Type::E5M2) {
+    const int n = t == Type::E4M3 ? 15 : 7;
+    int v = 0;
+    while (v == 0) v = std::uniform_int_distribution<int>(-n, n)(rng);
+    return v / (t == Type::E4M3 ? 8.0 : 4.0);
+  }
+  if (t == Type::S32) {
+    int v = 0;
+    while (v == 0) v = std::uniform_int_distribution<int>(-8, 8)(rng);
+    return v;
+  }
+  int v = 0;
+  while (v == 0) v = std::uniform_int_distribution<int>(-31, 31)(rng);
+  return v / 16.0;
+}
+
+template <class F>
+void for_each_index(const TensorView& v, F f) {
+  const std::vector<int64_t>& s = v.shape;
+  const int r = static_cast<int>(s.size());
+  std::vector<int64_t> c(static_cast<size_t>(r), 0);
+  for (int64_t n = 0; n < v.size(); ++n) {
+    int64_t off = 0;
+    for (int i = 0; i < r; ++i) off += c[static_cast<size_t>(i)] * v.stride[static_cast<size_t>(i)];
+    f(c, off);
+    for (int i = r - 1; i >= 0; --i) {
+      if (++c[static_cast<size_t>(i)] < s[static_cast<size_t>(i)]) break;
+      c[static_cast<size_t>(i)] = 0;
+    }
+  }
+}
+
+double tolerance(Type t) {
+  // Relative to sum |alpha a b| + |beta c|: f64 and f32 round each fma (K <= 40 terms), f16 and
+  // bf16 also round the output once (2^-11 and 2^-8 relative); integers are exact.
+  switch (t) {
+    case Type::F64:
+      return 1e-12;
+    case Type::F32:
+      return 1e-5;
+    case Type::F16:
+      return 1e-2;
+    case Type::BF16:
+      return 1e-2;
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+double load_element(const std::vector<uint8_t>& bytes, Type t, int64_t i) {
+  const uint8_t* p = bytes.data() + i * codegen::bytes(t);
+  switch (t) {
+    case Type::F64: {
+      double v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
+    case Type::F32: {
+      float v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case Type::S32: {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case Type::F16:
+    case Type::BF16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return codegen::decode(codegen::number_format(t), v);
+    }
+    case Type::E4M3:
+    case Type::E5M2:
+      return codegen::decode(codegen::number_format(t), *p);
+    default:
+      fail(std::string("load_element: type ") + codegen::ptx_name(t));
+  }
+}
+
+void store_element(std::vector<uint8_t>& bytes, Type t, int64_t i, double v) {
+  uint8_t* p = bytes.data() + i * codegen::bytes(t);
+  switch (t) {
+    case Type::F64:
+      std::memcpy(p, &v, 8);
+      return;
+    case Type::F32: {
+      const float f = static_cast<float>(v);
+      std::memcpy(p, &f, 4);
+      return;
+    }
+    case Type::S32: {
+      const int32_t x = static_cast<int32_t>(v);
+      std::memcpy(p, &x, 4);
+      return;
+    }
+    case Type::F16:
+    case Type::BF16: {
+      const uint16_t h = static_cast<uint16_t>(codegen::encode(codegen::number_format(t), v));
+      std::memcpy(p, &h, 2);
+      return;
+    }
+    case Type::E4M3:
+    case Type::E5M2:
+      *p = static_cast<uint8_t>(exact_bits(v, t));
+      return;
+    default:
+      fail(std::string("store_element: type ") + codegen::ptx_name(t));
+  }
+}
+
+GemmProblem make_gemm_problem(const KernelMetadata& md, std::mt19937_64& rng, bool rank2, int64_t max_k,
+                              int tiles) {
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  const int64_t L = rank2 ? 1 : pick(1, 3), M = pick(md.design.tile[0] + 1, tiles * md.design.tile[0] + 7),
+                N = pick(md.design.tile[1] + 1, tiles * md.design.tile[1] + 7), K = pick(1, max_k);
+  GemmProblem p;
+  const Type t = md.operand("A").dtype, to = md.operand("out").dtype;
+  auto operand = [&](const char* name, int64_t rows, int64_t cols) {
+    const OperandAttributes& a = md.operand(name);
+    return make_operand(a.dtype, a.major, std::max(1, a.alignment), L, rows, cols, rank2, rng);
+  };
+  p.A = operand("A", M, K);
+  p.B = operand("B", K, N);
+  p.out = operand("out", M, N);
+  p.accumulator = md.accumulator;
+  for (HostOperand* o : {&p.A, &p.B}) {
+    for (int64_t i = 0; i < static_cast<int64_t>(o->bytes.size()) / codegen::bytes(o->view.dtype); ++i)
+      store_element(o->bytes, o->view.dtype, i, random_value(o->view.dtype, rng));
+  }
+  p.alpha = t == Type::S32 ? static_cast<double>(pick(-3, 3) | 1) : random_value(Type::F32, rng);
+  if (pick(0, 1)) {
+    p.beta = t == Type::S32 ? static_cast<double>(pick(-3, 3) | 1) : random_value(Type::F32, rng);
+    for (int64_t i = 0; i < static_cast<int64_t>(p.out.bytes.size()) / codegen::bytes(to); ++i)
+      store_element(p.out.bytes, to, i, random_value(to, rng));
+  } else {
+    // beta == 0: the kernel must not read out, so it starts as NaN (0xFF bytes; -1 for s32).
+    p.out.bytes.assign(p.out.bytes.size(), 0xFF);
+  }
+  return p;
+}
+
+GemmArguments fitting_arguments(const KernelMetadata& md, std::mt19937_64& rng) {
+  return make_gemm_problem(md, rng).arguments(0x100000, 0x200000, 0x300000);
+}
+
+GemmArguments GemmProblem::arguments(uint64_t a, uint64_t b, uint64_t o) const {
+  GemmArguments g;
+  g.A = A.view;
+  g.A.data = a;
+  g.B = B.view;
+  g.B.data = b;
+  g.out = out.view;
+  g.out.data = o;
+  g.accumulator_type = accumulator;
+  g.alpha = alpha;
+  g.beta = beta;
+  return g;
+}
+
+std::string GemmProblem::describe() const {
+  std::ostringstream s;
+  s << "alpha=" << alpha << " beta=" << beta << " A " << A.view.to_string() << " B " << B.view.to_string() << " out "
+    << out.view.to_string();
+  return s.str();
+}
+
+std::string check_gemm(const GemmProblem& p, const std::vector<uint8_t>& result) {
+  const Type ta = p.A.view.dtype, tb = p.B.view.dtype, to = p.out.view.dtype;
+  const bool rank2 = p.out.view.rank() == 2;
+  const size_t d = rank2 ? 0 : 1;  // index of M in a coordinate
+  const int64_t K = p.A.view.shape[d + 1];
+  std::vector<uint8_t> touched(result.size(), 0);
+  std::ostringstream bad;
+  int wrong = 0;
+  for_each_index(p.out.view, [&](const std::vector<int64_t>& c, int64_t off) {
+    const int64_t l = rank2 ? 0 : c[0], m = c[d], n = c[d + 1];
+    const auto& sa = p.A.view.stride;
+    const auto& sb = p.B.view.stride;
+    double ref = 0, mag = 0;
+    for (int64_t k = 0; k < K; ++k) {
+      const int64_t ia = (rank2 ? 0 : l * sa[0]) + m * sa[d] + k * sa[d + 1];
+      const int64_t ib = (rank2 ? 0 : l * sb[0]) + k * sb[d] + n * sb[d + 1];
+      const double x = load_element(p.A.bytes, ta, ia) * load_element(p.B.bytes, tb, ib);
+      ref += x;
+      mag += std::fabs(x);
+    }
+    ref *= p.alpha;
+    mag *= std::fabs(p.alpha);
+    if (p.beta != 0) {
+      const double old = load_element(p.out.bytes, to, off);
+      ref += p.beta * old;
+      mag += std::fabs(p.beta * old);
+    }
+    for (int i = 0; i < codegen::bytes(to); ++i) touched[static_cast<size_t>(off * codegen::bytes(to) + i)] = 1;
+    const double got = load_element(result, to, off);
+    if (!(std::fabs(got - ref) <= tolerance(to) * mag)) {
+      if (wrong++ < 5)
+        bad << " (l,m,n)=(" << l << "," << m << "," << n << "): got " << got << ", expected " << ref << ";";
+    }
+  });
+  int64_t outside = 0;
+  for (size_t i = 0; i < result.size(); ++i) outside += !touched[i] && result[i] != p.out.bytes[i];
+  std::string r;
+  if (wrong) r += std::to_string(wrong) + " elements differ:" + bad.str();
+  if (outside) r += (r.empty() ? "" : " ") + std::to_string(outside) + " bytes outside the view were written";
+  return r;
+}
+
+}  // namespace tessel::kernels
