@@ -13,11 +13,13 @@
 //   - one output line per input line: no result or message has a newline, and the CLI prints
 //     exactly one line per input line, `error: ...` exactly for the lines that fail, and exits 0
 //     when none failed, 1 otherwise;
-//   - a table's first line is the result line (the CLI prints the table without it).
-// Set TESSEL_FUZZ_COLUMNS=1 to also require "col N: " at the start of every error message
-// (calculator.hpp's contract).
+//   - a table's first line is the result line (the CLI prints the table without it);
+//   - a result printed as an int-tuple, layout, tiler or swizzle evaluates to itself as input.
+// Set TESSEL_FUZZ_COLUMNS=1 to also require "col N: " at the start of every message of
+// evaluate_expression (calculator.hpp's contract).
 #include <cctype>
 #include <cstdlib>
+#include <optional>
 #include <variant>
 
 #include "fuzz_support.hpp"
@@ -76,6 +78,17 @@ void check_error(const std::string& message, std::string_view what, std::string_
     bug(kTarget, std::string(what) + " does not start with 'col N: ': " + fuzz::escaped(message), line);
 }
 
+// Whether a picture of `l` would take long and not be refused for its size (kMaxPictureCells).
+bool too_slow_to_draw(const Layout& l) {
+  constexpr int64_t kDrawnCells = 4096;
+  try {
+    const std::optional<int64_t> n = size(l).static_value();
+    return n && *n > kDrawnCells && *n <= kMaxPictureCells;
+  } catch (const Error&) {
+    return false;  // the picture reports it
+  }
+}
+
 // Step 1 for one line; returns whether the line evaluates (the CLI prints a result, not an error).
 bool library_line(std::string_view line) {
   CalcValue value;
@@ -92,15 +105,29 @@ bool library_line(std::string_view line) {
   });
   if (!message.empty()) bug(kTarget, "printing the result threw: " + fuzz::escaped(message), line);
 
+  // A printed int-tuple, layout, tiler or swizzle is notation: it evaluates to itself again (a
+  // result that does not is either printed wrongly or breaks a rule that inputs must keep, such
+  // as extents >= 1). Composed and TV layouts and booleans print in forms that are not input.
+  if (std::holds_alternative<IntTuple>(value) || std::holds_alternative<Layout>(value) ||
+      std::holds_alternative<Tiler>(value) || std::holds_alternative<Swizzle>(value)) {
+    std::string again;
+    message = fuzz::only_tessel_errors(kTarget, line, [&] { again = to_string(evaluate_expression(plain)); });
+    if (!message.empty())
+      bug(kTarget, "the result '" + plain + "' does not evaluate as input: " + fuzz::escaped(message), line);
+    if (again != plain) bug(kTarget, "the result '" + plain + "' evaluates as input to '" + again + "'", line);
+  }
+
   // --eval: a missing symbol, a value that breaks a divisibility, overflow are errors.
   message = fuzz::only_tessel_errors(kTarget, line, [&] {
     no_newline(to_string(tessel::evaluate(value, values_for(line))), "the --eval result", line);
   });
-  if (!message.empty()) check_error(message, "the --eval error message", line);
+  if (!message.empty()) no_newline(message, "the --eval error message", line);  // not about a column
 
-  // --table and --svg: refused (rank > 2, dynamic, too many cells) with tessel::Error.
+  // --table and --svg: refused (rank > 2, dynamic, too many cells) with tessel::Error. Pictures of
+  // more than kDrawnCells cells that are not refused run the same code as smaller ones, slowly:
+  // they are skipped.
   const bool layout = std::holds_alternative<Layout>(value), tv = std::holds_alternative<TVLayout>(value);
-  if (layout || tv) {
+  if ((layout || tv) && !too_slow_to_draw(layout ? std::get<Layout>(value) : std::get<TVLayout>(value).layout)) {
     message = fuzz::only_tessel_errors(kTarget, line, [&] {
       std::string table = layout ? layout_table(std::get<Layout>(value)) : tv_table(std::get<TVLayout>(value));
       if (table.substr(0, table.find('\n')) != plain)
