@@ -1,14 +1,45 @@
 #!/usr/bin/env bash
-# The whole test suite: set up, configure and build everything (preset "default", all cores),
-# then run every CTest test. Exits non-zero on any failure.
+# What CI runs (.ci/run), in three steps; exits non-zero if any step fails (every step runs):
+#   suite       set up, configure and build everything (preset "default", all cores), run every
+#               CTest test;
+#   sanitizers  tools/sanitize.sh: the CPU tests under AddressSanitizer and UBSan (preset "asan");
+#   fuzz        tools/fuzz.sh: each libFuzzer target for TESSEL_FUZZ_SECONDS (default 60) seconds.
+# TESSEL_TEST_STEPS picks steps, e.g. TESSEL_TEST_STEPS=suite for the plain suite alone.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-bash tools/setup.sh
-
+steps=${TESSEL_TEST_STEPS:-suite sanitizers fuzz}
 jobs=$(nproc 2>/dev/null || echo 2)
 
-cmake --preset default
-cmake --build --preset default --parallel "$jobs"
-ctest --preset default --output-on-failure --parallel "$jobs"
+# Each step is one && chain: `set -e` does not apply inside `step || status=$?` below.
+suite() {
+  bash tools/setup.sh &&
+    cmake --preset default &&
+    cmake --build --preset default --parallel "$jobs" &&
+    ctest --preset default --output-on-failure --parallel "$jobs"
+}
+sanitizers() { bash tools/sanitize.sh; }
+fuzz() { bash tools/fuzz.sh "${TESSEL_FUZZ_SECONDS:-60}"; }
+
+failed=()
+for step in $steps; do
+  case "$step" in
+    suite | sanitizers | fuzz) ;;
+    *)
+      echo "test.sh: unknown step '$step' in TESSEL_TEST_STEPS (steps: suite sanitizers fuzz)" >&2
+      exit 2
+      ;;
+  esac
+  echo "== test.sh: $step"
+  start=$SECONDS
+  status=0
+  "$step" || status=$?
+  echo "== test.sh: $step $( ((status == 0)) && echo ok || echo "FAILED (exit $status)") in $((SECONDS - start)) s"
+  ((status == 0)) || failed+=("$step")
+done
+
+if ((${#failed[@]} > 0)); then
+  echo "test.sh: failed: ${failed[*]}" >&2
+  exit 1
+fi

@@ -240,7 +240,8 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
                  slice_and_offset(SliceCoord{_, T}, zipped_divide(make_identity_layout(tuple_of(extent)), tiler));
              auto [thr_crd, thr_origin] = slice_and_offset(SliceCoord{tid, _}, composition(tile_crd, tv.layout));
              const IntTuple origin = coord_sum(tile_origin, thr_origin);
-             auto inside = [&](int64_t v) {
+             // thr_crd is captured by name: clang before 16 cannot capture a structured binding.
+             auto inside = [&, &thr_crd = thr_crd](int64_t v) {
                const IntTuple crd = coord_sum(origin, thr_crd(Coord(Int(v))));
                Value p;
                for (int k = 0; k < c.rank; ++k) {
