@@ -13,6 +13,7 @@
 //   - one output line per input line: no result or message has a newline, and the CLI prints
 //     exactly one line per input line, `error: ...` exactly for the lines that fail, and exits 0
 //     when none failed, 1 otherwise;
+//   - a line evaluated again prints the same, in both notations (its output depends on it alone);
 //   - a table's first line is the result line (the CLI prints the table without it);
 //   - a result printed as an int-tuple, layout, tiler or swizzle evaluates to itself as input.
 // Set TESSEL_FUZZ_COLUMNS=1 to also require "col N: " at the start of every message of
@@ -97,13 +98,25 @@ bool library_line(std::string_view line) {
     check_error(message, "the error message", line);
     return false;
   }
-  std::string plain;
+  std::string plain, symbolic;
   message = fuzz::only_tessel_errors(kTarget, line, [&] {
     plain = to_string(value);
+    symbolic = to_string(value, Notation::Expressions);
     no_newline(plain, "the result", line);
-    no_newline(to_string(value, Notation::Expressions), "the --symbolic result", line);
+    no_newline(symbolic, "the --symbolic result", line);
   });
   if (!message.empty()) bug(kTarget, "printing the result threw: " + fuzz::escaped(message), line);
+
+  // A line's output depends on that line alone: evaluated again, it prints the same, in both
+  // notations (not, say, anonymous symbols numbered on from earlier lines).
+  message = fuzz::only_tessel_errors(kTarget, line, [&] {
+    const CalcValue again = evaluate_expression(line);
+    const std::string plain2 = to_string(again), symbolic2 = to_string(again, Notation::Expressions);
+    if (plain2 != plain || symbolic2 != symbolic)
+      bug(kTarget, "evaluated again, the line prints '" + plain2 + "' / '" + symbolic2 + "', not '" + plain + "' / '" +
+                       symbolic + "'", line);
+  });
+  if (!message.empty()) bug(kTarget, "evaluated again, the line fails: " + fuzz::escaped(message), line);
 
   // A printed int-tuple, layout, tiler or swizzle is notation: it evaluates to itself again (a
   // result that does not is either printed wrongly or breaks a rule that inputs must keep, such
