@@ -144,6 +144,7 @@ Layout composition(const Layout& a, const Tiler& tiler) {
 
 Tiler Tiler::from_shape(const Shape& shape) {
   if (shape.is_leaf()) return Tiler(make_layout(shape));
+  if (shape.rank() == 0) fail("a tiler needs at least one mode, got the empty shape ()");  // `<>` is no tiler either
   std::vector<Layout> modes;
   for (int i = 0; i < shape.rank(); ++i) modes.push_back(make_layout(shape[i]));
   return Tiler(std::move(modes));

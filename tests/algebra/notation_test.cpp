@@ -51,6 +51,12 @@ TEST_CASE("notation: anonymous ? print by their place in one input, and stay dis
   CHECK(size(a) - size(a) == Int(0));
 }
 
+TEST_CASE("notation: an empty shape is no tiler, as `<>` is none") {
+  CHECK_THROWS_WITH_AS(parse_tiler("()"), doctest::Contains("a tiler needs at least one mode"), Error);
+  CHECK_THROWS_WITH_AS(parse_tiler("<>"), doctest::Contains("col 2: unexpected '>'"), Error);
+  CHECK_THROWS_WITH_AS(calculate("zipped_divide(4:1,())"), doctest::Contains("a tiler needs at least one mode"), Error);
+}
+
 TEST_CASE("notation: syntax errors name the column") {
   CHECK_THROWS_WITH_AS(parse_layout("(4,8):(8"), doctest::Contains("col 9: expected ')'"), Error);
   CHECK_THROWS_WITH_AS(parse_layout("(4,8)x"), doctest::Contains("col 6: unexpected 'x'"), Error);

@@ -98,6 +98,35 @@ TEST_CASE("symbolic: random layouts with symbolic extents evaluate to the static
   CHECK(symbolic_ok > 300);
 }
 
+namespace {
+// Unoptimized or sanitized builds (the asan preset) run these 10 to 20 times slower.
+#if defined(__SANITIZE_ADDRESS__) || !defined(__OPTIMIZE__)
+constexpr double kSecondsAllowed = 120.0;
+constexpr bool kOptimized = false;
+#else
+constexpr double kSecondsAllowed = 5.0;
+constexpr bool kOptimized = true;
+#endif
+}  // namespace
+
+TEST_CASE("symbolic: 8000 named symbols through the library take well under a second per thousand") {
+  // The issue's report: make_layout of 8000 `?` took 97 s (the canonical order printed whole
+  // expressions on every * and +). The library has no parser bound on the number of symbols.
+  if (!kOptimized) return;  // the measure is of the optimized build
+  std::vector<IntTuple> leaves;
+  for (int i = 0; i < 8000; ++i) leaves.push_back(Int::symbol("S" + std::to_string(i)));
+  const Shape shape = IntTuple::tuple(leaves);
+  auto start = std::chrono::steady_clock::now();
+  const Layout l = make_layout(shape);
+  CHECK(size(l) == size(make_layout(shape)));  // two products of 8000 symbols, compared
+  (void)cosize(l);
+  CHECK(coalesce(l).rank() == 1);
+  CHECK(zipped_divide(l, Tiler(Layout(4, 1))).rank() == 2);
+  CHECK(right_inverse(l).rank() >= 1);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(seconds < kSecondsAllowed);
+}
+
 TEST_CASE("symbolic: every operation on 1024 dynamic leaves finishes quickly, and 1025 are refused") {
   // The issue's report: cost grew with the cube of the dynamic leaves (8000 `?` took 97 s). At the
   // parser's bound every operation must take well under a second; 5 s for all of them together
@@ -127,7 +156,7 @@ TEST_CASE("symbolic: every operation on 1024 dynamic leaves finishes quickly, an
     }
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  CHECK(seconds < 5.0);
+  CHECK(seconds < kSecondsAllowed);
   CHECK_THROWS_WITH_AS(evaluate_expression("size((" + qs + ",?))"),
                        doctest::Contains("more than 1024 dynamic values (? or names) in one expression"), Error);
 }

@@ -125,8 +125,12 @@ bool library_line(std::string_view line) {
       std::holds_alternative<Tiler>(value) || std::holds_alternative<Swizzle>(value)) {
     std::string again;
     message = fuzz::only_tessel_errors(kTarget, line, [&] { again = to_string(evaluate_expression(plain)); });
-    if (!message.empty())
+    // A result may hold more dynamic values than one input may (docs/algebra.md, Limits): make_layout
+    // of 1000 `?` prints 2000 of them. That refusal is the documented bound, not a bug.
+    const bool over_the_bound = message.find("dynamic values (? or names) in one expression") != std::string::npos;
+    if (!message.empty() && !over_the_bound)
       bug(kTarget, "the result '" + plain + "' does not evaluate as input: " + fuzz::escaped(message), line);
+    if (over_the_bound) again = plain;
     if (again != plain) bug(kTarget, "the result '" + plain + "' evaluates as input to '" + again + "'", line);
   }
 
