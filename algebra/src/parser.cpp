@@ -132,34 +132,36 @@ SliceCoord Parser::leaf() {
     error_at(start, "more than " + std::to_string(kMaxDynamic) +
                         " dynamic values (? or names) in one expression: the algebra's cost grows with the "
                         "square of their number");
+  // The value: ? or a name (dynamic), or an integer; then, for any of them, a basis path @i@j...
+  // (a stride of an identity layout; the algebra prints dynamic ones too, e.g. ?{div=4}@2).
+  Int v;
   if (c == '?') {
     ++pos_;
     std::optional<int64_t> d = divisibility();
-    return Int::anonymous(anonymous_++, d.value_or(1));
-  }
-  if (ident_start(c)) {
+    v = Int::anonymous(anonymous_++, d.value_or(1));
+  } else if (ident_start(c)) {
     std::string name = identifier();
     if (name == "_") return SliceCoord::underscore();
     std::optional<int64_t> d = divisibility();
     auto it = symbols_.find(name);
-    if (it == symbols_.end()) return symbols_.emplace(name, Int::symbol(name, d.value_or(1))).first->second;
+    if (it == symbols_.end()) it = symbols_.emplace(name, Int::symbol(name, d.value_or(1))).first;
     if (d && *d != it->second.divisibility())
       error_at(start, "symbol " + name + " is declared with div=" + std::to_string(it->second.divisibility()) +
                           " and div=" + std::to_string(*d) + "; declare it once");
-    return it->second;
+    v = it->second;
+  } else if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) {
+    v = integer();
+  } else {
+    error_at(start, "unexpected '" + shown(c) + "'");
   }
-  if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) {
-    Int v = integer();
-    BasisPath path;
-    while (eat('@')) {
-      size_t p = pos_;
-      int64_t i = integer();
-      if (i < 0 || i > 1024) error_at(p, "basis index must be in [0,1024], got " + std::to_string(i));
-      path.push_back(static_cast<int>(i));
-    }
-    return path.empty() ? SliceCoord(v) : SliceCoord(v.with_basis(path));
+  BasisPath path;
+  while (eat('@')) {
+    size_t p = pos_;
+    int64_t i = integer();
+    if (i < 0 || i > 1024) error_at(p, "basis index must be in [0,1024], got " + std::to_string(i));
+    path.push_back(static_cast<int>(i));
   }
-  error_at(start, "unexpected '" + shown(c) + "'");
+  return path.empty() ? SliceCoord(v) : SliceCoord(v.with_basis(path));
 }
 
 SliceCoord Parser::node() {

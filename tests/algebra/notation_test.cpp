@@ -57,6 +57,14 @@ TEST_CASE("notation: an empty shape is no tiler, as `<>` is none") {
   CHECK_THROWS_WITH_AS(calculate("zipped_divide(4:1,())"), doctest::Contains("a tiler needs at least one mode"), Error);
 }
 
+TEST_CASE("notation: a dynamic coefficient of a basis stride reads back as printed") {
+  // logical_divide(8:4@2,M) prints the stride ?{div=4}@2: the grammar takes what the algebra prints.
+  const std::string printed = calculate("logical_divide(8:4@2,M)");
+  CHECK(printed == "(?,?):(4@2,?{div=4}@2)");
+  CHECK(calculate(printed) == printed);
+  CHECK(calculate("(2,3):(M@0,1@1)((1,2))") == "(?,2)");
+}
+
 TEST_CASE("notation: syntax errors name the column") {
   CHECK_THROWS_WITH_AS(parse_layout("(4,8):(8"), doctest::Contains("col 9: expected ')'"), Error);
   CHECK_THROWS_WITH_AS(parse_layout("(4,8)x"), doctest::Contains("col 6: unexpected 'x'"), Error);
