@@ -30,33 +30,8 @@ timeout_s=${TESSEL_FUZZ_TIMEOUT:-5}
 rss_mb=${TESSEL_FUZZ_RSS_MB:-2048}
 jobs=${TESSEL_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
-# --- Dependencies: setup.sh's, then clang and libFuzzer's runtime (Debian: libclang-rt-14-dev) ----
-bash tools/setup.sh
-
-is_installed() {
-  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
-}
-missing=()
-if ! command -v clang++ >/dev/null 2>&1; then
-  missing+=(clang)
-fi
-if ! is_installed libclang-rt-14-dev && ! is_installed libclang-rt-dev; then
-  missing+=(libclang-rt-14-dev)
-fi
-if ((${#missing[@]} > 0)); then
-  if ((EUID == 0)); then
-    as_root=()
-  elif command -v sudo >/dev/null 2>&1; then
-    as_root=(sudo)
-  else
-    echo "fuzz.sh: need to install ${missing[*]}, but not root and no sudo" >&2
-    exit 1
-  fi
-  echo "fuzz.sh: installing ${missing[*]}"
-  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+# --- Dependencies: setup.sh's, and clang with libFuzzer's runtime (Debian: libclang-rt-14-dev) ----
+bash tools/setup.sh clang:clang++ libclang-rt-14-dev:
 
 # --- Build the fuzzers only ----------------------------------------------------------------------
 cmake --preset fuzz >/dev/null

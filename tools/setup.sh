@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs tessel's build dependencies on Debian 12 (bookworm) -- cmake, ninja-build, g++,
-# doctest-dev -- but only those that are missing. Idempotent; prints nothing when all are present.
-# Runs as root, or through sudo otherwise.
+# doctest-dev, and any PACKAGE:COMMAND given as arguments (tools/fuzz.sh adds clang and
+# libclang-rt-14-dev) -- but only those that are missing. Idempotent; prints nothing when all are
+# present. Runs as root, or through sudo otherwise.
 set -euo pipefail
 
 # package:command (a command found on PATH counts as installed; doctest-dev has none, since CMake
 # must find its package files in /usr/lib/cmake/doctest).
-requirements=(cmake:cmake ninja-build:ninja g++:g++ doctest-dev:)
+requirements=(cmake:cmake ninja-build:ninja g++:g++ doctest-dev: "$@")
 
 is_installed() {
   dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
