@@ -33,8 +33,6 @@ bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) ||
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 }  // namespace
 
-bool Parser::ident_char_at(size_t p) const { return p < text_.size() && ident_char(text_[p]); }
-
 Parser::Parser(std::string_view text, Call call, Apply apply)
     : text_(text), call_(std::move(call)), apply_(std::move(apply)) {}
 
@@ -128,20 +126,24 @@ SliceCoord Parser::leaf() {
     expect('}', "to close the divisibility annotation");
     return d;
   };
-  if ((c == '?' || (ident_start(c) && !(c == '_' && !ident_char_at(pos_ + 1)))) && ++dynamic_ > kMaxDynamic)
-    error_at(start, "more than " + std::to_string(kMaxDynamic) +
-                        " dynamic values (? or names) in one expression: the algebra's cost grows with the "
-                        "square of their number");
+  auto count_dynamic = [&] {
+    if (++dynamic_ > kMaxDynamic)
+      error_at(start, "more than " + std::to_string(kMaxDynamic) +
+                          " dynamic values (? or names) in one expression: the algebra's cost grows with the "
+                          "square of their number");
+  };
   // The value: ? or a name (dynamic), or an integer; then, for any of them, a basis path @i@j...
   // (a stride of an identity layout; the algebra prints dynamic ones too, e.g. ?{div=4}@2).
   Int v;
   if (c == '?') {
+    count_dynamic();
     ++pos_;
     std::optional<int64_t> d = divisibility();
     v = Int::anonymous(anonymous_++, d.value_or(1));
   } else if (ident_start(c)) {
     std::string name = identifier();
     if (name == "_") return SliceCoord::underscore();
+    count_dynamic();
     std::optional<int64_t> d = divisibility();
     auto it = symbols_.find(name);
     if (it == symbols_.end()) it = symbols_.emplace(name, Int::symbol(name, d.value_or(1))).first;

@@ -42,7 +42,6 @@ class Parser {
   int64_t integer();
   std::string identifier();
   bool looking_at_call() const;
-  bool ident_char_at(size_t p) const;
 
   std::string_view text_;
   size_t pos_ = 0;

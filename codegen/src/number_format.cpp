@@ -35,22 +35,7 @@ const NumberFormat& number_format(Type t) {
   }
 }
 
-bool has_number_format(Type t) {
-  switch (t) {
-    case Type::F16:
-    case Type::F16x2:
-    case Type::BF16:
-    case Type::BF16x2:
-    case Type::TF32:
-    case Type::E4M3:
-    case Type::E5M2:
-    case Type::F32:
-    case Type::F64:
-      return true;
-    default:
-      return false;
-  }
-}
+bool has_number_format(Type t) { return is_float(t); }  // every floating type has a format
 
 bool is_fp8(Type t) { return t == Type::E4M3 || t == Type::E5M2; }
 
