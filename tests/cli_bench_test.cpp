@@ -36,7 +36,8 @@ void check_misuse(const std::vector<std::string>& args, const std::string& messa
 TEST_CASE("cli bench: help") {
   const tessel::test::CliRun r = run_cli({"bench", "--help"});
   check_exit(r, 0);
-  CHECK(contains(r.out, "usage: tessel bench gemm"));
+  CHECK(contains(r.out, "usage: tessel bench NAME"));
+  CHECK(contains(r.out, "tessel bench gemm --m M --n N --k K"));
   CHECK(contains(r.out, "--sweep"));
   CHECK(contains(r.out, "TESSEL_CUBLASLT"));
   const tessel::test::CliRun h = run_cli({"help", "bench"});
@@ -48,7 +49,12 @@ TEST_CASE("cli bench: help") {
 
 TEST_CASE("cli bench: options are checked, and the messages name the valid values") {
   check_misuse({}, "tessel bench needs a benchmark: gemm");
-  check_misuse({"conv"}, "unknown benchmark 'conv' (valid: gemm)");
+  check_misuse({"conv"}, "unknown benchmark 'conv' (valid: gemm, or a kernel's name from `tessel list`)");
+  // A catalog name is `bench gemm --kernel NAME`: a kernel of another operation is refused.
+  check_misuse({"tessel_elementwise_add_f32"},
+               "--kernel tessel_elementwise_add_f32 is of operation elementwise; tessel bench times GEMMs");
+  check_misuse({"tessel_hopper_gemm_bf16_bf16_128x256x64_s4_kkr", "--sweep", "--m", "8"},
+               "--sweep runs its own list of problems; it takes no --m");
   check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--dtype", "f64"},
                "--dtype 'f64' is not a type the benchmark runs (valid: bf16, f16, f32, e4m3, e5m2)");
   check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--out", "e4m3"},

@@ -36,8 +36,8 @@ run layout --table 'make_layout_tv((2,4):(4,1),(2,2):(2,1))'
 
 # The Hopper GEMM's PTX (TMA, mbarrier pipeline, wgmma, warp specialization), assembled by ptxas for
 # sm_90a with its resource report, where a CUDA toolkit's ptxas is installed.
-printf '\n$ tessel dump hopper_gemm --tile_m 128 --tile_n 128 --stats -o build/default/hopper_gemm.ptx\n'
-if "$tessel" dump hopper_gemm --tile_m 128 --tile_n 128 --stats -o build/default/hopper_gemm.ptx; then
+printf '\n$ tessel dump hopper_gemm --tile-m 128 --tile-n 128 --stats -o build/default/hopper_gemm.ptx\n'
+if "$tessel" dump hopper_gemm --tile-m 128 --tile-n 128 --stats -o build/default/hopper_gemm.ptx; then
   echo "($(wc -l < build/default/hopper_gemm.ptx) lines of PTX in build/default/hopper_gemm.ptx)"
 else
   echo "(no ptxas here: the PTX is in build/default/hopper_gemm.ptx, unassembled)"
@@ -45,12 +45,12 @@ fi
 
 # The kernels on the CPU emulator: a Hopper GEMM and an elementwise operation on small random
 # problems, every element checked against the host reference.
-run run hopper_gemm --emulate --tile_m 64 --tile_n 64 --stages 2
+run run hopper_gemm --emulate --tile-m 64 --tile-n 64 --stages 2
 run run elementwise --emulate --op axpby --dtype bf16 --rank 3 --majors crr
 
 # On a GPU, the same kernels there.
 if "$tessel" run elementwise --size 1 >/dev/null 2>&1 || [[ -e /dev/nvidia0 ]]; then
-  run run hopper_gemm --tile_m 128 --tile_n 128
+  run run hopper_gemm --tile-m 128 --tile-n 128
   run run elementwise --op axpby --dtype bf16 --rank 3 --majors crr
 else
   printf '\n(no GPU here: `tessel run` without --emulate runs these kernels on one)\n'

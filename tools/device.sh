@@ -45,7 +45,7 @@ done
 # The ptxas resource report of the Hopper GEMM configurations that the benchmark runs.
 for t in "128 256" "128 128"; do
   set -- $t
-  build/device/bin/tessel dump hopper_gemm --tile_m $1 --tile_n $2 > build/device/hg.ptx &&
+  build/device/bin/tessel dump hopper_gemm --tile-m $1 --tile-n $2 > build/device/hg.ptx &&
     ptxas -arch=sm_90a -v build/device/hg.ptx -o /dev/null 2>&1 | grep -E "entry|registers|spill"
 done > "$OUT/hopper_ptxas.txt" 2>&1
 cat "$OUT/hopper_ptxas.txt"

@@ -140,7 +140,8 @@ class GemmF64 : public kernels::Kernel {
 
   Module generate(const kernels::Arguments&) const override { return byo_gemm_f64(c_); }
 
-  LaunchPlan plan(const kernels::Arguments& args, const kernels::Artifact& artifact) const override {
+  LaunchPlan plan(const kernels::Arguments& args, const kernels::Artifact& artifact,
+            const kernels::LaunchTarget&) const override {
     const auto& g = std::get<kernels::GemmArguments>(args);
     const int64_t L = g.out.shape[0], M = g.out.shape[1], N = g.out.shape[2], K = g.A.shape[2];
     LaunchPlan p;

@@ -1,9 +1,9 @@
 // Uses only installed public headers and the exported targets: the algebra, the code generator
-// (a kernel printed to PTX), the kernels' registry and the runtime (which must load without a GPU).
+// (a kernel printed to PTX), the kernel catalog and the runtime (which must load without a GPU).
 #include <iostream>
 #include <tessel/algebra.hpp>
 #include <tessel/codegen.hpp>
-#include <tessel/kernels/registry.hpp>
+#include <tessel/kernels/catalog.hpp>
 #include <tessel/runtime.hpp>
 
 int main() {
@@ -19,8 +19,10 @@ int main() {
   const std::string ptx = tessel::codegen::print_ptx(m);
   if (ptx.find(".entry consumer_kernel") == std::string::npos) return 2;
 
-  const auto& families = tessel::kernels::kernel_families();
-  std::cout << families.size() << " kernel families; driver: "
+  const auto classes = tessel::kernels::Registry::global().classes();
+  const auto k = tessel::kernels::resolve_kernel("tessel_elementwise_add_f32");
+  if (tessel::codegen::print_ptx(k->generate()).find(".entry tessel_elementwise_add_f32") == std::string::npos) return 4;
+  std::cout << classes.size() << " kernel classes; driver: "
             << (tessel::rt::driver_status().available ? "available" : "absent") << "\n";
-  return families.empty() ? 3 : 0;
+  return classes.empty() ? 3 : 0;
 }

@@ -5,6 +5,9 @@
 // static-ragged problem) is caught as an out-of-bounds access.
 #include <doctest/doctest.h>
 
+#include "kernels/listed.hpp"
+#include "tessel/testing/kernel_run.hpp"
+
 #include <cstring>
 
 #include "algebra/support.hpp"
@@ -42,14 +45,16 @@ std::string emulate(const ElementwiseCase& k, PlanFor plan_for) {
 }  // namespace
 
 TEST_CASE("emulator: every listed elementwise configuration matches the host reference") {
-  const KernelFamily& f = find_family("elementwise");
   auto rng = test::make_rng("emulator elementwise listed");
-  for (const Options& o : listed_configurations(f)) {
-    const ElementwiseConfig c = elementwise_config(o);
+  const std::unique_ptr<Machine> emulator = emulator_machine();
+  for (const test::Listed& l : test::listed_of("elementwise")) {
+    const ElementwiseConfig c = elementwise_config(l.options);
     if (c.is_static()) continue;  // 1000x333x...: too large to emulate in CI time; the GPU test runs them
-    const ElementwiseCase k = random_elementwise_case(c, rng, 3000);
-    INFO(dump_arguments(f, o) << " shape " << k.args.C.to_string());
-    CHECK(emulate(k, [&](const ElementwiseArguments& a) { return elementwise_plan(c, a); }) == "");
+    // Through the catalog's kernel object (the entries dispatch on the arguments; the variants are
+    // configured), as `tessel run --emulate` runs it.
+    const DemoRun r = run_kernel(*l.kernel, *emulator, rng(), 3000);
+    INFO(l.label << ": " << r.problem << ": " << r.result);
+    CHECK(r.ok);
   }
 }
 

@@ -4,25 +4,23 @@
 //   - parse_kernel_args (tools/tessel/kernel_args.cpp, compiled in) with the flags and valued
 //     options of `tessel dump` and of `tessel run` (copied from dump_command.cpp and
 //     run_command.cpp, which keep them inside their commands);
-//   - then, as both commands do: find_family, resolve_options (or listed_configurations for
-//     run --all), the family's own configuration parser (vector_copy_config, ...,
-//     hopper_gemm_config) and dump_arguments, whose output must parse back to the same options;
+//   - then, as both commands do: resolve_kernel (a class with options, or a catalog name alone
+//     or with options; for run --all the class's kernels and variants), which runs the class's
+//     own configuration parser and rules, and kernel_arguments, whose output must select a
+//     kernel of the same name again;
 //   - tessel::cli::list_command (tools/tessel/list_command.cpp, compiled in): --filter, --KEY,
 //     --cc, with its output captured.
 // No PTX is generated and nothing runs: the resolved configurations are a finite set that the
 // test suite generates and assembles in full.
 // Invariants: no crash, no sanitizer report, no hang; only tessel::Error escapes the kernels'
 // parsers; a refusal prints exactly one line `error: ...` on standard error (plus a `Run ...`
-// hint); dump_arguments round-trips.
+// hint); kernel_arguments round-trips.
 #include <set>
 
 #include "fuzz_support.hpp"
 #include "kernel_args.hpp"
 #include "list_command.hpp"
-#include "tessel/kernels/demos.hpp"
-#include "tessel/kernels/elementwise.hpp"
-#include "tessel/kernels/hopper_gemm.hpp"
-#include "tessel/kernels/registry.hpp"
+#include "tessel/kernels/catalog.hpp"
 
 namespace {
 
@@ -30,22 +28,6 @@ using namespace tessel;
 using fuzz::bug;
 
 constexpr std::string_view kTarget = "kernel_args";
-
-// What the kernel options of one configuration mean to its family (the family's own parser). A
-// family not named here is still resolved and round-tripped; add its parser when it has one.
-void parse_configuration(const kernels::KernelFamily& f, const kernels::Options& o) {
-  if (f.name == "vector_copy") {
-    (void)kernels::vector_copy_config(o);
-  } else if (f.name == "tma_tile") {
-    (void)kernels::tma_tile_config(o);
-  } else if (f.name == "wgmma_tile") {
-    (void)kernels::wgmma_tile_config(o);
-  } else if (f.name == "elementwise") {
-    (void)kernels::elementwise_config(o);
-  } else if (f.name == "hopper_gemm") {
-    (void)kernels::hopper_gemm_config(o);
-  }
-}
 
 // stderr of a refused command line: one `error: ...` line, maybe followed by `Run ...` hints.
 void check_refusal(const std::string& err, std::string_view what, std::string_view input) {
@@ -74,24 +56,26 @@ void kernel_command(const std::vector<std::string>& args, const std::set<std::st
   }
   if (!ok || ka.name.empty()) return;
   fuzz::only_tessel_errors(kTarget, input, [&] {
-    const kernels::KernelFamily& f = kernels::find_family(ka.name);
-    std::vector<kernels::Options> configs;
-    if (run && ka.flags.count("--all"))
-      configs = kernels::listed_configurations(f);
-    else
-      configs = {kernels::resolve_options(f, ka.options)};
-    for (const kernels::Options& o : configs) {
-      parse_configuration(f, o);
-      // dump_arguments prints the arguments that select `o`: they must select `o` again.
-      const std::string again = kernels::dump_arguments(f, o);
+    std::vector<kernels::KernelPtr> chosen;
+    if (run && ka.flags.count("--all")) {
+      const kernels::KernelClassPtr c = kernels::Registry::global().find_class(ka.name);
+      if (!c) return;  // refused by run_command
+      chosen = c->generate_kernels();
+      for (const kernels::Options& v : c->variants()) chosen.push_back(kernels::resolve_kernel(ka.name, v));
+    } else {
+      chosen = {kernels::resolve_kernel(ka.name, ka.options)};
+    }
+    for (const kernels::KernelPtr& k : chosen) {
+      // kernel_arguments prints a command line that names `k`: it must select `k` again.
+      const std::string again = kernels::kernel_arguments(*k);
       cli::KernelArgs kb;
       bool ok_again = false;
       {
         fuzz::CapturedStreams streams;
         ok_again = cli::parse_kernel_args(fuzz::split_arguments(again), flags, valued, kb);
       }
-      if (!ok_again || kb.name != f.name || kernels::resolve_options(f, kb.options) != o)
-        bug(kTarget, std::string(what) + ": dump_arguments '" + fuzz::escaped(again) + "' does not select its configuration", input);
+      if (!ok_again || kernels::resolve_kernel(kb.name, kb.options)->name() != k->name())
+        bug(kTarget, std::string(what) + ": kernel_arguments '" + fuzz::escaped(again) + "' does not select " + k->name(), input);
     }
   });
 }

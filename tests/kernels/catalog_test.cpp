@@ -41,7 +41,7 @@ class DummyClass : public KernelClass {
       using Kernel::Kernel;
       Status supports(const Arguments&) const override { return Status::failure("never"); }
       codegen::Module generate(const Arguments&) const override { return {}; }
-      codegen::LaunchPlan plan(const Arguments&, const Artifact&) const override { return {}; }
+      codegen::LaunchPlan plan(const Arguments&, const Artifact&, const LaunchTarget&) const override { return {}; }
     };
     KernelMetadata md;
     md.name = kernel_;
@@ -87,7 +87,7 @@ TEST_CASE("catalog: filters select by class, kind, dtype, major, tile and comput
     CHECK(std::any_of(md.operands.begin(), md.operands.end(), [](const auto& o) { return o.dtype == Type::BF16; }));
   }
   CHECK(list_kernels(all_of({simt, metadata_filter("major", "any")})).size() == 15);
-  CHECK(list_kernels(all_of({simt, metadata_filter("tile_m", "32"), metadata_filter("dtype", "s32")})).size() == 9);
+  CHECK(list_kernels(all_of({simt, metadata_filter("tile-m", "32"), metadata_filter("dtype", "s32")})).size() == 9);
   CHECK(list_kernels(all_of({simt, metadata_filter("kind", "gemm")})).size() == list_kernels(simt).size());
   CHECK(list_kernels(metadata_filter("kind", "elementwise")).size() ==
         list_kernels([](const KernelMetadata& md) { return md.operation == Operation::Elementwise; }).size());
@@ -95,7 +95,7 @@ TEST_CASE("catalog: filters select by class, kind, dtype, major, tile and comput
   CHECK(list_kernels(simt, 80).size() == list_kernels(simt).size());
   CHECK(list_kernels(metadata_filter("name", "_f64_f64_32x32x8")).size() == 9);
   CHECK_THROWS_WITH_AS(metadata_filter("colour", "red"), doctest::Contains("unknown filter key 'colour'"), Error);
-  CHECK_THROWS_WITH_AS(metadata_filter("tile_m", "big"), doctest::Contains("filter tile_m: 'big' is not an integer"), Error);
+  CHECK_THROWS_WITH_AS(metadata_filter("tile-m", "big"), doctest::Contains("filter tile-m: 'big' is not an integer"), Error);
   CHECK_THROWS_WITH_AS(metadata_filter("major", "diagonal"), doctest::Contains("unknown major 'diagonal'"), Error);
   CHECK_THROWS_AS(metadata_filter("dtype", "f128"), Error);
 }
@@ -244,7 +244,7 @@ TEST_CASE("catalog: tessel list prints the catalog and filters it") {
   Registry builtins;  // the CLI has tessel's own classes only (this binary also has the example's)
   register_builtin_kernel_classes(builtins);
   CHECK(std::count(all.out.begin(), all.out.end(), '\n') == static_cast<long>(builtins.kernels().size()));
-  const test::CliRun f64 = test::run_cli({"list", "--dtype", "f64", "--filter", "tile_m=32", "--class", "simt_gemm"});
+  const test::CliRun f64 = test::run_cli({"list", "--dtype", "f64", "--filter", "tile-m=32", "--class", "simt_gemm"});
   test::check_exit(f64, 0);
   CHECK(std::count(f64.out.begin(), f64.out.end(), '\n') == 9);
   CHECK(f64.out.find("tessel_simt_gemm_f64_f64_32x32x8_t2x2_rcr  gemm  f64,f64->f64 acc f64  row,col,row  32x32x8  "

@@ -5,19 +5,20 @@
 #include <doctest/doctest.h>
 
 #include "runtime/gpu.hpp"
-#include "tessel/testing/demo_run.hpp"
+#include "kernels/listed.hpp"
+#include "tessel/testing/kernel_run.hpp"
 
 using namespace tessel;
 
 namespace {
 
 void run_family(const std::string& name) {
-  const kernels::KernelFamily& f = kernels::find_family(name);
   uint64_t seed = test::gpu_seed();
-  for (const kernels::Options& o : kernels::listed_configurations(f)) {
-    const kernels::DemoRun r = kernels::run_demo(name, o, seed);
-    INFO(kernels::dump_arguments(f, o) << ": " << r.problem << ": " << r.result << " (reproduce with TESSEL_SEED="
-                                       << test::gpu_seed() << ")");
+  const std::unique_ptr<kernels::Machine> gpu = kernels::gpu_machine();
+  for (const test::Listed& l : test::listed_of(name)) {
+    const kernels::DemoRun r = kernels::run_kernel(*l.kernel, *gpu, seed);
+    INFO(l.label << ": " << r.problem << ": " << r.result << " (reproduce with TESSEL_SEED=" << test::gpu_seed()
+                 << ")");
     CHECK(r.ok);
     ++seed;  // a different problem for each configuration, reproducible from the run's seed
   }
@@ -44,11 +45,15 @@ TEST_CASE("kernels: gpu wgmma_tile computes A*B^T exactly, for every swizzle and
   run_family("wgmma_tile");
 }
 
-TEST_CASE("kernels: run_demo refuses clearly where it cannot run") {
+TEST_CASE("kernels: a gpu run refuses clearly where it cannot run") {
   if (test::gpu_unavailable().empty()) {
-    CHECK_THROWS_WITH_AS(kernels::run_demo("nope", {}, 1), doctest::Contains("unknown kernel 'nope'"), Error);
+    // A demonstration kernel has no launch from catalog arguments.
+    const kernels::KernelPtr k = kernels::resolve_kernel("vector_copy");
+    CHECK_THROWS_WITH_AS(k->plan(kernels::example_arguments(kernels::resolve_kernel("tessel_elementwise_add_f32")->metadata()),
+                                 k->compile_unchecked()),
+                         doctest::Contains("is a demonstration kernel"), Error);
     return;
   }
   // Without a driver: the runtime's error, before anything else happens.
-  CHECK_THROWS_WITH_AS(kernels::run_demo("vector_copy", {}, 1), doctest::Contains("no CUDA driver found"), Error);
+  CHECK_THROWS_WITH_AS(kernels::gpu_machine(), doctest::Contains("no CUDA driver found"), Error);
 }

@@ -1,6 +1,6 @@
-// demos_test.cpp: the demonstration kernels and their registry: every listed configuration
-// assembles with ptxas without spills, shows its hardware path, prints deterministically, and
-// misuse of the registry and the generators names the valid choices.
+// demos_test.cpp: the demonstration kernels and the class form of the catalog: every listed
+// configuration assembles with ptxas without spills, shows its hardware path, prints
+// deterministically, and misuse of options and the generators names the valid choices.
 #include "tessel/kernels/demos.hpp"
 
 #include <doctest/doctest.h>
@@ -15,17 +15,18 @@
 #include "codegen/ptxas.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/ptx.hpp"
-#include "tessel/kernels/registry.hpp"
+#include "kernels/listed.hpp"
+#include "tessel/kernels/catalog.hpp"
 
 using namespace tessel;
 
 namespace {
 
-// Families with a TEST_CASE of their own (here or in their own file); any other is covered by a
+// Classes with a TEST_CASE of their own (here or in their own file); any other is covered by a
 // catch-all.
 const std::vector<std::string> kDemoFamilies = {"vector_copy", "tma_tile", "wgmma_tile", "elementwise"};
-// Families whose every configuration a test of their own assembles (with its own spill rules).
-const std::vector<std::string> kOwnPtxasTest = {"hopper_gemm"};
+// Classes whose every configuration a test of their own assembles (with its own spill rules).
+const std::vector<std::string> kOwnPtxasTest = {"hopper_gemm", "simt_gemm"};
 
 bool have_ptxas() {
   if (!test::ptxas_path().empty()) return true;
@@ -48,12 +49,12 @@ std::string target_directive(const std::string& ptx) {
 
 // Every listed configuration of `f` assembles for its target, and ptxas's -v report shows no
 // spills for any of its kernels (a spill in these small kernels would be a register-use bug).
-void check_family_assembles(const kernels::KernelFamily& f) {
-  const std::vector<kernels::Options> configs = kernels::listed_configurations(f);
+void check_family_assembles(const kernels::KernelClass& f) {
+  const std::vector<test::Listed> configs = test::listed_of(f);
   REQUIRE(!configs.empty());
-  for (const kernels::Options& o : configs) {
-    INFO("tessel dump " << kernels::dump_arguments(f, o));
-    const codegen::Module m = f.generate(o);
+  for (const test::Listed& l : configs) {
+    INFO("tessel dump " << l.label);
+    const codegen::Module m = l.kernel->generate();
     REQUIRE(!m.kernels.empty());
     const std::string ptx = codegen::print_ptx(m);
     const std::string target = codegen::target_name(codegen::requirement(m));
@@ -76,7 +77,7 @@ void check_family_assembles(const kernels::KernelFamily& f) {
 
 void check_family_assembles(const std::string& name) {
   if (!have_ptxas()) return;
-  check_family_assembles(kernels::find_family(name));
+  check_family_assembles(*kernels::Registry::global().find_class(name));
 }
 
 }  // namespace
@@ -96,20 +97,20 @@ TEST_CASE("kernels: every wgmma_tile configuration assembles with ptxas without 
 // A family added later is assembled here until it gets a TEST_CASE of its own.
 TEST_CASE("kernels: every configuration of the other families assembles with ptxas without spills") {
   if (!have_ptxas()) return;
-  for (const kernels::KernelFamily& f : kernels::kernel_families()) {
-    const bool demo = std::find(kDemoFamilies.begin(), kDemoFamilies.end(), f.name) != kDemoFamilies.end();
-    const bool own = std::find(kOwnPtxasTest.begin(), kOwnPtxasTest.end(), f.name) != kOwnPtxasTest.end();
+  for (const kernels::KernelClassPtr& f : kernels::Registry::global().classes()) {
+    const bool demo = std::find(kDemoFamilies.begin(), kDemoFamilies.end(), f->name()) != kDemoFamilies.end();
+    const bool own = std::find(kOwnPtxasTest.begin(), kOwnPtxasTest.end(), f->name()) != kOwnPtxasTest.end();
     if (!demo && !own) {
-      check_family_assembles(f);
+      check_family_assembles(*f);
     }
   }
 }
 
 TEST_CASE("kernels: the demonstration kernels show their hardware paths and targets") {
-  const kernels::KernelFamily& vc = kernels::find_family("vector_copy");
-  for (const kernels::Options& o : kernels::listed_configurations(vc)) {
-    INFO("tessel dump " << kernels::dump_arguments(vc, o));
-    const codegen::Module m = vc.generate(o);
+  for (const test::Listed& l : test::listed_of("vector_copy")) {
+    const kernels::Options& o = l.options;
+    INFO("tessel dump " << l.label);
+    const codegen::Module m = l.kernel->generate();
     const std::string ptx = codegen::print_ptx(m);
     CHECK(codegen::target_name(codegen::requirement(m)) == "sm_80");
     CHECK(target_directive(ptx) == "sm_80");
@@ -122,10 +123,10 @@ TEST_CASE("kernels: the demonstration kernels show their hardware paths and targ
     CHECK(count(ptx, "st.global") == 1);
   }
 
-  const kernels::KernelFamily& tma = kernels::find_family("tma_tile");
-  for (const kernels::Options& o : kernels::listed_configurations(tma)) {
-    INFO("tessel dump " << kernels::dump_arguments(tma, o));
-    const codegen::Module m = tma.generate(o);
+  for (const test::Listed& l : test::listed_of("tma_tile")) {
+    const kernels::Options& o = l.options;
+    INFO("tessel dump " << l.label);
+    const codegen::Module m = l.kernel->generate();
     const std::string ptx = codegen::print_ptx(m);
     CHECK(codegen::target_name(codegen::requirement(m)) == "sm_90");
     CHECK(target_directive(ptx) == "sm_90");
@@ -144,10 +145,10 @@ TEST_CASE("kernels: the demonstration kernels show their hardware paths and targ
     CHECK(ptx.substr(at, ptx.find('\n', at) - at).find(tx) != std::string::npos);
   }
 
-  const kernels::KernelFamily& wg = kernels::find_family("wgmma_tile");
-  for (const kernels::Options& o : kernels::listed_configurations(wg)) {
-    INFO("tessel dump " << kernels::dump_arguments(wg, o));
-    const codegen::Module m = wg.generate(o);
+  for (const test::Listed& l : test::listed_of("wgmma_tile")) {
+    const kernels::Options& o = l.options;
+    INFO("tessel dump " << l.label);
+    const codegen::Module m = l.kernel->generate();
     const std::string ptx = codegen::print_ptx(m);
     CHECK(codegen::target_name(codegen::requirement(m)) == "sm_90a");
     CHECK(target_directive(ptx) == "sm_90a");
@@ -168,10 +169,10 @@ TEST_CASE("kernels: the demonstration kernels show their hardware paths and targ
 TEST_CASE("kernels: identical configurations print byte-identical PTX and distinct ones distinct kernels") {
   std::set<std::string> names;
   size_t n = 0;
-  for (const kernels::KernelFamily& f : kernels::kernel_families()) {
-    for (const kernels::Options& o : kernels::listed_configurations(f)) {
-      INFO("tessel dump " << kernels::dump_arguments(f, o));
-      const codegen::Module first = f.generate(o), second = f.generate(o);
+  for (const kernels::KernelClassPtr& f : kernels::Registry::global().classes()) {
+    for (const test::Listed& l : test::listed_of(*f)) {
+      INFO("tessel dump " << l.label);
+      const codegen::Module first = l.kernel->generate(), second = l.kernel->generate();
       CHECK(codegen::print_ptx(first) == codegen::print_ptx(second));
       codegen::PrintOptions po;
       po.comments = true;
@@ -188,9 +189,9 @@ TEST_CASE("kernels: identical configurations print byte-identical PTX and distin
 }
 
 TEST_CASE("kernels: kernel names encode their configuration") {
-  const kernels::KernelFamily& vc = kernels::find_family("vector_copy");
-  for (const kernels::Options& o : kernels::listed_configurations(vc)) {
-    const codegen::Module m = vc.generate(o);
+  for (const test::Listed& l : test::listed_of("vector_copy")) {
+    const kernels::Options& o = l.options;
+    const codegen::Module m = l.kernel->generate();
     REQUIRE(m.kernels.size() == 1);
     const std::string expected = "tessel_demo_vector_copy_" + o.at("dtype") + "_t" + o.at("threads");
     CHECK(m.kernels[0].name == expected);
@@ -210,52 +211,75 @@ TEST_CASE("kernels: kernel names encode their configuration") {
   CHECK(wg.name() == "tessel_demo_wgmma_sm90a_f16_f32_m64n128k32_sw64");
 }
 
-TEST_CASE("kernels: the registry lists, completes and names options") {
+TEST_CASE("kernels: the class form lists, completes and names options") {
   std::vector<std::string> names;
-  for (const kernels::KernelFamily& f : kernels::kernel_families()) names.push_back(f.name);
-  // The demonstrations come first, in this order (later families follow them).
-  REQUIRE(names.size() >= kDemoFamilies.size());
-  CHECK(std::vector<std::string>(names.begin(), names.begin() + kDemoFamilies.size()) == kDemoFamilies);
+  for (const kernels::KernelClassPtr& f : kernels::Registry::global().classes()) names.push_back(f->name());
+  // tessel's own classes first, in this order (a user's, such as the docs' example, follow them).
+  REQUIRE(names.size() >= 6);
+  CHECK(std::vector<std::string>(names.begin(), names.begin() + 6) ==
+        std::vector<std::string>{"hopper_gemm", "simt_gemm", "elementwise", "vector_copy", "tma_tile", "wgmma_tile"});
 
-  const kernels::KernelFamily& vc = kernels::find_family("vector_copy");
-  CHECK(kernels::resolve_options(vc, {}) == kernels::Options{{"dtype", "f32"}, {"threads", "128"}});
-  CHECK(kernels::resolve_options(vc, {{"threads", "256"}}) == kernels::Options{{"dtype", "f32"}, {"threads", "256"}});
-  // Options print in the family's order, not the map's.
-  CHECK(kernels::dump_arguments(vc, {{"threads", "256"}, {"dtype", "bf16"}}) ==
-        "vector_copy --dtype bf16 --threads 256");
+  const std::vector<kernels::OptionSpec> vc = kernels::Registry::global().find_class("vector_copy")->options();
+  CHECK(kernels::resolve_options(vc, {}, "vector_copy") == kernels::Options{{"dtype", "f32"}, {"threads", "128"}});
+  CHECK(kernels::resolve_options(vc, {{"threads", "256"}}, "vector_copy") ==
+        kernels::Options{{"dtype", "f32"}, {"threads", "256"}});
+  // Options print in the class's order, not the map's.
+  CHECK(kernels::option_arguments(vc, {{"threads", "256"}, {"dtype", "bf16"}}) == "--dtype bf16 --threads 256");
+  CHECK(kernels::all_combinations(vc).size() == 6);
 
-  // Without an explicit list, every combination of values, each once.
-  for (const kernels::KernelFamily& f : kernels::kernel_families()) {
-    INFO(f.name);
-    const std::vector<kernels::Options> configs = kernels::listed_configurations(f);
-    if (f.listed.empty()) {
+  // Each class's kernels carry the options that configure them again, to the same kernel; a
+  // demonstration class offers every combination of its values, each once.
+  for (const kernels::KernelClassPtr& f : kernels::Registry::global().classes()) {
+    INFO(f->name());
+    const std::vector<test::Listed> configs = test::listed_of(*f);
+    std::set<kernels::Options> distinct;
+    for (const test::Listed& l : configs) distinct.insert(l.options);
+    if (!f->options().empty()) CHECK(distinct.size() == configs.size());
+    for (const test::Listed& l : configs) {
+      INFO(l.label);
+      CHECK(kernels::resolve_options(f->options(), l.options, f->name()) == l.options);
+      if (!f->options().empty() && l.kernel->metadata().options.size() == f->options().size())
+        CHECK(f->configure(l.options)->name() == l.kernel->name());
+    }
+    if (configs.front().kernel->metadata().operation == kernels::Operation::Demo) {
       size_t product = 1;
-      for (const kernels::OptionSpec& s : f.options) product *= s.values.size();
+      for (const kernels::OptionSpec& s : f->options()) product *= s.values.size();
       CHECK(configs.size() == product);
     }
-    CHECK(std::set<kernels::Options>(configs.begin(), configs.end()).size() == configs.size());
-    for (const kernels::Options& o : configs) CHECK(kernels::resolve_options(f, o) == o);
   }
 }
 
-TEST_CASE("kernels: registry misuse names the valid choices") {
-  CHECK_THROWS_WITH_AS(kernels::find_family("nope"), "unknown kernel 'nope' (valid: vector_copy, tma_tile, wgmma_tile, elementwise, hopper_gemm)",
+TEST_CASE("kernels: misuse of names and options names the valid choices") {
+  CHECK_THROWS_WITH_AS(kernels::resolve_kernel("nope"),
+                       doctest::Contains("unknown kernel 'nope': neither a kernel class (hopper_gemm, simt_gemm, "
+                                         "elementwise, vector_copy, tma_tile, wgmma_tile"),
                        Error);
-  CHECK_THROWS_WITH_AS(kernels::find_family(""), "unknown kernel '' (valid: vector_copy, tma_tile, wgmma_tile, elementwise, hopper_gemm)", Error);
-
-  const kernels::KernelFamily& vc = kernels::find_family("vector_copy");
-  CHECK_THROWS_WITH_AS(kernels::resolve_options(vc, {{"bogus", "1"}}),
+  CHECK_THROWS_WITH_AS(kernels::resolve_kernel("nope"),
+                       doctest::Contains(") nor a kernel of the catalog (`tessel list` prints their names)"), Error);
+  CHECK_THROWS_WITH_AS(kernels::resolve_kernel(""), doctest::Contains("unknown kernel ''"), Error);
+  CHECK_THROWS_WITH_AS(kernels::resolve_kernel("vector_copy", {{"bogus", "1"}}),
                        "unknown option --bogus for vector_copy (valid: --dtype, --threads)", Error);
-  CHECK_THROWS_WITH_AS(kernels::resolve_options(vc, {{"dtype", "f16"}}),
+  CHECK_THROWS_WITH_AS(kernels::resolve_kernel("vector_copy", {{"dtype", "f16"}}),
                        "invalid value 'f16' for vector_copy --dtype (valid: f32, bf16, f64)", Error);
-  const kernels::KernelFamily& tma = kernels::find_family("tma_tile");
-  CHECK_THROWS_WITH_AS(kernels::resolve_options(tma, {{"swizzle", "128"}}),
+  CHECK_THROWS_WITH_AS(kernels::resolve_kernel("tma_tile", {{"swizzle", "128"}}),
                        "invalid value '128' for tma_tile --swizzle (valid: 128B, 64B, 32B, none)", Error);
-  CHECK_THROWS_WITH_AS(kernels::resolve_options(tma, {{"n", "64"}}),
+  CHECK_THROWS_WITH_AS(kernels::resolve_kernel("tma_tile", {{"n", "64"}}),
                        "unknown option --n for tma_tile (valid: --dtype, --rows, --swizzle)", Error);
-  const kernels::KernelFamily& wg = kernels::find_family("wgmma_tile");
-  CHECK_THROWS_WITH_AS(kernels::resolve_options(wg, {{"n", "96"}}),
+  CHECK_THROWS_WITH_AS(kernels::resolve_kernel("wgmma_tile", {{"n", "96"}}),
                        "invalid value '96' for wgmma_tile --n (valid: 64, 128, 256)", Error);
+  // The old underscore spelling is answered with the new one.
+  CHECK_THROWS_WITH_AS(kernels::resolve_kernel("hopper_gemm", {{"tile_m", "64"}}),
+                       doctest::Contains("options are spelled with dashes: --tile-m"), Error);
+  // A catalog name with options starts from its own; an invalid combination names the rule.
+  const kernels::KernelPtr k =
+      kernels::resolve_kernel("tessel_hopper_gemm_bf16_bf16_128x256x64_s4_kkr", {{"stages", "3"}});
+  CHECK(k->name() == "tessel_hopper_gemm_bf16_bf16_128x256x64_s3_kkr");
+  CHECK_THROWS_WITH_AS(
+      kernels::resolve_kernel("tessel_hopper_gemm_bf16_bf16_128x256x64_s4_kkr", {{"schedule", "pingpong"}}),
+      doctest::Contains("ping-pong with a 128 x 256 tile"), Error);
+  CHECK_THROWS_WITH_AS(kernels::resolve_kernel("tessel_hopper_gemm_bf16_bf16_128x256x64_s4_kkr", {{"rank", "3"}}),
+                       doctest::Contains("unknown option --rank for tessel_hopper_gemm_bf16_bf16_128x256x64_s4_kkr"),
+                       Error);
 }
 
 TEST_CASE("kernels: the generators refuse configurations they cannot emit") {
@@ -283,10 +307,13 @@ TEST_CASE("kernels: every demonstration's default configuration assembles for sm
     std::printf("TESSEL_SKIP: ptxas not found\n");
     return;
   }
-  for (const tessel::kernels::KernelFamily& f : tessel::kernels::kernel_families()) {
-    const std::string ptx = tessel::codegen::print_ptx(f.generate(tessel::kernels::resolve_options(f, {})));
+  for (const tessel::kernels::KernelClassPtr& f : tessel::kernels::Registry::global().classes()) {
+    // The class's default configuration; a class without options (a user's): its first kernel.
+    const tessel::kernels::KernelPtr k =
+        f->options().empty() ? f->generate_kernels().front() : tessel::kernels::resolve_kernel(f->name());
+    const std::string ptx = tessel::codegen::print_ptx(k->generate());
     const tessel::test::PtxasResult r = tessel::test::run_ptxas(ptx, "sm_90a");
-    INFO(f.name << ":\n" << r.log);
+    INFO(f->name() << ":\n" << r.log);
     CHECK(r.ok);
   }
 }

@@ -5,6 +5,9 @@
 // the reason, where no GPU is usable.
 #include <doctest/doctest.h>
 
+#include "kernels/listed.hpp"
+#include "tessel/testing/kernel_run.hpp"
+
 #include "runtime/gpu.hpp"
 #include "tessel/testing/elementwise_check.hpp"
 
@@ -58,11 +61,11 @@ ElementwiseCase host_case(ElementwiseOp op, Type t, std::vector<int64_t> shape, 
 
 TEST_CASE("kernels: gpu elementwise runs every listed configuration exactly") {
   TESSEL_REQUIRE_GPU(80);
-  const KernelFamily& f = find_family("elementwise");
   uint64_t seed = test::gpu_seed();
-  for (const Options& o : listed_configurations(f)) {
-    const DemoRun r = run_demo("elementwise", o, seed++);
-    INFO(dump_arguments(f, o) << ": " << r.problem << ": " << r.result << " (TESSEL_SEED=" << test::gpu_seed() << ")");
+  const std::unique_ptr<Machine> gpu = gpu_machine();
+  for (const test::Listed& l : test::listed_of("elementwise")) {
+    const DemoRun r = run_kernel(*l.kernel, *gpu, seed++);
+    INFO(l.label << ": " << r.problem << ": " << r.result << " (TESSEL_SEED=" << test::gpu_seed() << ")");
     CHECK(r.ok);
   }
 }

@@ -6,6 +6,8 @@
 
 #include <doctest/doctest.h>
 
+#include "kernels/listed.hpp"
+
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -33,14 +35,13 @@ ElementwiseArguments binary(ElementwiseOp op, TensorView a, TensorView b, Tensor
 }  // namespace
 
 TEST_CASE("kernels: every elementwise configuration assembles with ptxas, vector paths in v4") {
-  const KernelFamily& f = find_family("elementwise");
-  const auto configs = listed_configurations(f);
+  const auto configs = test::listed_of("elementwise");
   CHECK(configs.size() >= 66);  // every op x dtype at least
-  for (const Options& o : configs) {
-    const ElementwiseConfig c = elementwise_config(o);
-    const codegen::Module m = f.generate(o);
+  for (const test::Listed& l : configs) {
+    const ElementwiseConfig c = elementwise_config(l.options);
+    const codegen::Module m = l.kernel->generate();
     const std::string ptx = codegen::print_ptx(m);
-    INFO(dump_arguments(f, o));
+    INFO(l.label);
     CHECK(codegen::target_name(codegen::requirement(m)) == "sm_80");
     // The full-tile path moves every unit-stride operand in 16-byte vectors (v4 of b32/f32,
     // v2 of f64); each input of `rows` vectors, C likewise.

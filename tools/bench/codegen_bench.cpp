@@ -3,7 +3,7 @@
 //
 // Build and run (CPU only, no GPU or ptxas needed):
 //   cmake --build --preset default --target tessel_codegen_bench
-//   build/default/bin/tessel_codegen_bench [--reps N] [--warmup N] [FAMILY ...]
+//   build/default/bin/tessel_codegen_bench [--reps N] [--warmup N] [CLASS ...]
 // Each row is the median over N repetitions (default 200) after the warm-up ones (default 20), so
 // one-off costs (first allocations, static tables) stay out of the numbers.
 #include <algorithm>
@@ -16,7 +16,7 @@
 
 #include "tessel/algebra/parse_number.hpp"
 #include "tessel/codegen/ptx.hpp"
-#include "tessel/kernels/registry.hpp"
+#include "tessel/kernels/catalog.hpp"
 
 namespace {
 
@@ -45,7 +45,7 @@ int count_instructions(const std::string& ptx) {
 }
 
 int usage(const char* error) {
-  std::fprintf(stderr, "error: %s\nusage: tessel_codegen_bench [--reps N] [--warmup N] [FAMILY ...]\n", error);
+  std::fprintf(stderr, "error: %s\nusage: tessel_codegen_bench [--reps N] [--warmup N] [CLASS ...]\n", error);
   return 2;
 }
 
@@ -69,19 +69,24 @@ int main(int argc, char** argv) {
   }
 
   try {
-    for (const std::string& name : only) tessel::kernels::find_family(name);  // reject unknown names first
-    std::printf("%-48s %7s %7s %12s %12s %12s\n", "configuration", "lines", "instrs", "generate us", "print us",
+    namespace k = tessel::kernels;
+    for (const std::string& name : only) {  // reject unknown names first
+      if (!k::Registry::global().find_class(name)) throw tessel::Error("unknown kernel class '" + name + "'");
+    }
+    std::printf("%-56s %7s %7s %12s %12s %12s\n", "configuration", "lines", "instrs", "generate us", "print us",
                 "total us");
     double sum_total = 0;
     int rows = 0;
-    for (const tessel::kernels::KernelFamily& f : tessel::kernels::kernel_families()) {
-      if (!only.empty() && std::find(only.begin(), only.end(), f.name) == only.end()) continue;
-      for (const tessel::kernels::Options& o : tessel::kernels::listed_configurations(f)) {
+    for (const k::KernelClassPtr& c : k::Registry::global().classes()) {
+      if (!only.empty() && std::find(only.begin(), only.end(), c->name()) == only.end()) continue;
+      std::vector<k::KernelPtr> kernels = c->generate_kernels();
+      for (const k::Options& v : c->variants()) kernels.push_back(k::resolve_kernel(c->name(), v));
+      for (const k::KernelPtr& kernel : kernels) {
         std::vector<double> generate, print, total;
         std::string ptx;
         for (int r = 0; r < warmup + reps; ++r) {
           const Clock::time_point t0 = Clock::now();
-          const tessel::codegen::Module m = f.generate(o);
+          const tessel::codegen::Module m = kernel->generate();
           const Clock::time_point t1 = Clock::now();
           ptx = tessel::codegen::print_ptx(m);
           const Clock::time_point t2 = Clock::now();
@@ -92,7 +97,7 @@ int main(int argc, char** argv) {
         }
         const int lines = static_cast<int>(std::count(ptx.begin(), ptx.end(), '\n'));
         const double t = median(total);
-        std::printf("%-48s %7d %7d %12.1f %12.1f %12.1f\n", tessel::kernels::dump_arguments(f, o).c_str(), lines,
+        std::printf("%-56s %7d %7d %12.1f %12.1f %12.1f\n", kernel->name().c_str(), lines,
                     count_instructions(ptx), median(generate), median(print), t);
         sum_total += t;
         ++rows;

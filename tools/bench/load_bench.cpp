@@ -2,8 +2,8 @@
 // configuration, next to the time tessel takes to generate the PTX. Needs a GPU; run on the
 // device machine: build/<preset>/bin/tessel_load_bench. Each load is a fresh text (a comment
 // with a counter is appended) so that no driver cache can answer it; median of 5.
-//   tessel_load_bench [--per-family N]   (the first N listed configurations of each family; all by
-//   default: the 304 Hopper GEMMs alone take the driver about 25 minutes)
+//   tessel_load_bench [--per-family N]   (the first N kernels of each catalog class; all by
+//   default: the 418 Hopper GEMMs alone take the driver about 25 minutes)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -14,7 +14,7 @@
 #include "tessel/algebra/parse_number.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/ptx.hpp"
-#include "tessel/kernels/registry.hpp"
+#include "tessel/kernels/catalog.hpp"
 #include "tessel/runtime.hpp"
 
 using namespace tessel;
@@ -36,14 +36,14 @@ int main(int argc, char** argv) {
     rt::Context ctx(0);
     const rt::DeviceProperties p = rt::device_properties(0);
     std::printf("device: %s (sm_%d), driver %d\n", p.name.c_str(), p.compute_capability(), rt::driver_version());
-    std::printf("%-50s %12s %14s\n", "configuration", "generate us", "driver load ms");
+    std::printf("%-50s %12s %14s\n", "kernel", "generate us", "driver load ms");
     int counter = 0;
-    for (const kernels::KernelFamily& f : kernels::kernel_families()) {
+    for (const kernels::KernelClassPtr& c : kernels::Registry::global().classes()) {
       size_t done = 0;
-      for (const kernels::Options& o : kernels::listed_configurations(f)) {
+      for (const kernels::KernelPtr& k : c->generate_kernels()) {
         if (done++ == per_family) break;
         const auto t0 = std::chrono::steady_clock::now();
-        const std::string ptx = codegen::print_ptx(f.generate(o));
+        const std::string ptx = codegen::print_ptx(k->generate());
         const auto t1 = std::chrono::steady_clock::now();
         const int cc = p.compute_capability();
         if (ptx.find(".target sm_90") != std::string::npos && cc != 90) continue;
@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
           ms.push_back(std::chrono::duration<double, std::milli>(b - a).count());
         }
         std::sort(ms.begin(), ms.end());
-        std::printf("%-50s %12.1f %14.2f\n", kernels::dump_arguments(f, o).c_str(),
+        std::printf("%-50s %12.1f %14.2f\n", k->name().c_str(),
                     std::chrono::duration<double, std::micro>(t1 - t0).count(), ms[2]);
       }
     }

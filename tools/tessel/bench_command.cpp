@@ -186,13 +186,36 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
   } else {
     o.seed = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   }
+  const kernels::KernelMetadata* md = nullptr;  // the --kernel's: the problem's defaults
+  kernels::KernelPtr named;
   if (v.count("--kernel")) {
     o.kernel = v["--kernel"];
     try {
-      kernels::find_kernel(o.kernel);
+      named = kernels::find_kernel(o.kernel);
     } catch (const Error&) {
       throw ParseError{"--kernel: no catalog kernel is called '" + printable(o.kernel) +
                        "' (`tessel list --kind gemm` lists them)"};
+    }
+    md = &named->metadata();
+    if (md->operation != kernels::Operation::Gemm)
+      throw ParseError{"--kernel " + o.kernel + " is of operation " + kernels::operation_name(md->operation) +
+                       "; tessel bench times GEMMs (`tessel run " + o.kernel + "` times one launch of it on the GPU)"};
+    // The problem takes the kernel's types and majors unless the options say otherwise.
+    auto letter = [](kernels::Major m, char row, char col) { return m == kernels::Major::Column ? col : row; };
+    const kernels::OperandAttributes &a = md->operand("A"), &b = md->operand("B"), &out = md->operand("out");
+    if (!parse_dtype(codegen::ptx_name(a.dtype), false) || !parse_dtype(codegen::ptx_name(out.dtype), true))
+      throw ParseError{"--kernel " + o.kernel + " takes " + codegen::ptx_name(a.dtype) + " -> " +
+                       codegen::ptx_name(out.dtype) + "; tessel bench gemm runs " + kDtypes + " inputs and " +
+                       kOutTypes + " outputs (`tessel run " + o.kernel + "` times one launch of it on the GPU)"};
+    if (!sweep && !v.count("--dtype")) v["--dtype"] = codegen::ptx_name(a.dtype);
+    if (!sweep) {
+      if (!v.count("--out")) v["--out"] = codegen::ptx_name(out.dtype);
+      if (!v.count("--a-major") && a.major != kernels::Major::Any) v["--a-major"] = std::string(1, letter(a.major, 'k', 'm'));
+      if (!v.count("--b-major") && b.major != kernels::Major::Any) v["--b-major"] = std::string(1, letter(b.major, 'n', 'k'));
+      if (!v.count("--out-major") && out.major != kernels::Major::Any)
+        v["--out-major"] = std::string(1, letter(out.major, 'n', 'm'));
+      for (const char* extent : {"--m", "--n", "--k"})
+        if (!v.count(extent)) v[extent] = "4096";
     }
   }
   if (v.count("--class")) {
@@ -730,7 +753,8 @@ void print_row(const Row& r) {
 }  // namespace
 
 void print_bench_help(std::ostream& out) {
-  out << "usage: tessel bench gemm --m M --n N --k K [--l L] [--dtype T] [--out T] [--a-major k|m]\n"
+  out << "usage: tessel bench NAME [--m M --n N --k K ...]   (= tessel bench gemm --kernel NAME ...)\n"
+         "       tessel bench gemm --m M --n N --k K [--l L] [--dtype T] [--out T] [--a-major k|m]\n"
          "                         [--b-major k|n] [--out-major n|m] [--alpha X] [--beta X] [--pad-ld]\n"
          "                         [--kernel NAME | --class CLASS] [--iters N] [--warmup N] [--seed S]\n"
          "       tessel bench gemm --sweep [--kernel NAME | --class CLASS] [--iters N] [--warmup N] [--seed S]\n"
@@ -749,7 +773,8 @@ void print_bench_help(std::ostream& out) {
          "  --out-major n|m      out's (default n: row-major out)\n"
          "  --alpha, --beta      the epilogue's scalars (default 1 and 0)\n"
          "  --pad-ld             round leading dimensions up to a multiple of 16 bytes\n"
-         "  --kernel NAME        only this catalog kernel (`tessel list --kind gemm`)\n"
+         "  --kernel NAME        only this catalog kernel (`tessel list --kind gemm`); the problem then\n"
+         "                       takes its types and majors, and 4096 for a missing --m, --n or --k\n"
          "  --class CLASS        only kernels of this class (e.g. hopper_gemm, simt_gemm)\n"
          "  --iters N            timed runs, the median reported (default 20)\n"
          "  --warmup N           untimed runs first (default 5)\n"
@@ -771,14 +796,26 @@ int bench_command(const std::vector<std::string>& args) {
     print_bench_help(std::cout);
     return 0;
   }
+  // `tessel bench NAME ...` is `tessel bench gemm --kernel NAME ...` for a kernel of the catalog.
+  std::vector<std::string> gemm_args(args.begin() + 1, args.end());
   if (args[0] != "gemm") {
-    std::cerr << "error: unknown benchmark '" << printable(args[0]) << "' (valid: gemm)\n";
-    return 2;
+    bool known = false;
+    try {
+      kernels::find_kernel(args[0]);
+      known = true;
+    } catch (const Error&) {
+    }
+    if (!known) {
+      std::cerr << "error: unknown benchmark '" << printable(args[0])
+                << "' (valid: gemm, or a kernel's name from `tessel list`)\n";
+      return 2;
+    }
+    gemm_args.insert(gemm_args.begin(), {"--kernel", args[0]});
   }
   BenchOptions o;
   try {
     bool help = false;
-    o = parse_gemm_options(std::vector<std::string>(args.begin() + 1, args.end()), help);
+    o = parse_gemm_options(gemm_args, help);
     if (help) {
       print_bench_help(std::cout);
       return 0;

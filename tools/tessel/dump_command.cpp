@@ -11,7 +11,7 @@
 #include "ptxas.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/ptx.hpp"
-#include "tessel/kernels/registry.hpp"
+#include "tessel/kernels/catalog.hpp"
 
 namespace tessel::cli {
 
@@ -19,9 +19,11 @@ void print_dump_help(std::ostream& out) {
   out << "usage: tessel dump --list\n"
          "       tessel dump NAME [--OPTION VALUE ...] [-o FILE] [--verify] [--stats] [--comments]\n"
          "\n"
-         "Prints the PTX that tessel generates for a kernel configuration.\n"
+         "Prints the PTX that tessel generates for a kernel. NAME is a kernel of the catalog (`tessel\n"
+         "list` prints their names), alone or with options that change some of its own, or a kernel\n"
+         "class with options (defaults fill in the rest).\n"
          "\n"
-         "  --list       list the configurations, one per line, as the arguments that print them\n"
+         "  --list       list the catalog's kernels, then the class forms that tests also cover\n"
          "  -o FILE      write the PTX to FILE instead of standard output\n"
          "  --verify     assemble the PTX with ptxas for its target and report the result (stderr)\n"
          "  --stats      also print ptxas's resource report: registers, shared memory, spills (stderr)\n"
@@ -29,10 +31,12 @@ void print_dump_help(std::ostream& out) {
          "\n"
          "ptxas is $TESSEL_PTXAS, /usr/local/cuda/bin/ptxas, or ptxas on PATH.\n"
          "\n"
-         "kernels and their options (the first value is the default):\n";
-  for (const kernels::KernelFamily& f : kernels::kernel_families()) {
-    out << "  " << f.name << ": " << f.description << "\n";
-    for (const kernels::OptionSpec& o : f.options) {
+         "kernel classes and their options (the first value is the default):\n";
+  for (const kernels::KernelClassPtr& c : kernels::Registry::global().classes()) {
+    out << "  " << c->name() << ": " << c->description() << "\n";
+    const std::vector<kernels::OptionSpec> options = c->options();
+    if (options.empty()) out << "      (no options: name its kernels, `tessel list --class " << c->name() << "`)\n";
+    for (const kernels::OptionSpec& o : options) {
       out << "      --" << o.name << " ";
       for (size_t i = 0; i < o.values.size(); ++i) out << (i ? "|" : "") << o.values[i];
       out << "   " << o.help << "\n";
@@ -56,31 +60,26 @@ int dump_command(const std::vector<std::string>& args) {
       std::cerr << "error: --list takes no kernel name or options\n";
       return 2;
     }
-    for (const kernels::KernelFamily& f : kernels::kernel_families()) {
-      for (const kernels::Options& o : kernels::listed_configurations(f))
-        std::cout << kernels::dump_arguments(f, o) << "\n";
-    }
+    for (const std::string& line : kernels::listed_kernels()) std::cout << line << "\n";
     return 0;
   }
   if (name.empty()) {
     std::cerr << "error: tessel dump needs a kernel name or --list\nRun `tessel dump --help` for the kernels.\n";
     return 2;
   }
-  const kernels::KernelFamily* family = nullptr;
-  kernels::Options options;
+  kernels::KernelPtr kernel;
   try {
-    family = &kernels::find_family(name);
-    options = kernels::resolve_options(*family, given);
+    kernel = kernels::resolve_kernel(name, given);
   } catch (const Error& e) {
     std::cerr << "error: " << printable(e.what()) << "\n";
     return 2;
   }
   std::string ptx, target;
   try {
-    const codegen::Module m = family->generate(options);
+    const codegen::Module m = kernel->generate();
     codegen::PrintOptions po;
     po.comments = comments;
-    po.generator = "tessel dump " + kernels::dump_arguments(*family, options);
+    po.generator = "tessel dump " + kernels::kernel_arguments(*kernel);
     ptx = codegen::print_ptx(m, po);
     target = codegen::target_name(codegen::requirement(m));
   } catch (const Error& e) {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tessel/kernels/registry.hpp"
+#include "tessel/kernels/options.hpp"
 
 namespace tessel::cli {
 

@@ -17,7 +17,7 @@ namespace tessel::cli {
 namespace {
 
 const char* const kKeys[] = {"kind",  "operation", "class",  "name",   "dtype",
-                             "major", "tile_m",    "tile_n", "tile_k", "min_cc"};
+                             "major", "tile-m",    "tile-n", "tile-k", "min-cc"};
 
 std::string shape(const std::array<int, 3>& s) {
   return std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]);
@@ -54,13 +54,13 @@ void print_list_help(std::ostream& out) {
          "  --cc N               keep the kernels that run on compute capability N (e.g. 80, 90)\n"
          "\n"
          "keys:\n"
-         "  kind (or operation)  gemm, elementwise\n"
+         "  kind (or operation)  gemm, elementwise, demo\n"
          "  class                the kernel class, e.g. simt_gemm\n"
          "  name                 a part of the kernel's name\n"
          "  dtype                an operand's or the accumulator's type, e.g. f64, bf16\n"
          "  major                every operand's major: row, col or any\n"
-         "  tile_m, tile_n, tile_k   the tile's extent\n"
-         "  min_cc               kernels whose minimum compute capability is at most this\n";
+         "  tile-m, tile-n, tile-k   the tile's extent\n"
+         "  min-cc               kernels whose minimum compute capability is at most this\n";
 }
 
 int list_command(const std::vector<std::string>& args) {

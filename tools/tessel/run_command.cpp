@@ -1,35 +1,57 @@
-// run_command.cpp: `tessel run`: generates a configuration, runs it on device 0 on fresh random
-// inputs and checks the result against a host reference (kernels/demo_run.hpp).
+// run_command.cpp: `tessel run`: a kernel (a catalog name, or a class with options) on fresh random
+// inputs on the GPU in use or the CPU emulator, checked against a host reference
+// (tessel/testing/kernel_run.hpp).
 #include "run_command.hpp"
 
+#include <chrono>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <random>
 
-#include "emulate.hpp"
 #include "kernel_args.hpp"
 #include "printable.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/algebra/parse_number.hpp"
-#include "tessel/testing/demo_run.hpp"
+#include "tessel/kernels/catalog.hpp"
+#include "tessel/testing/kernel_run.hpp"
 
 namespace tessel::cli {
 
 void print_run_help(std::ostream& out) {
   out << "usage: tessel run NAME [--OPTION VALUE ...] [--seed N] [--emulate [--size N]]\n"
-         "       tessel run NAME --all [--seed N] [--emulate [--size N]]\n"
+         "       tessel run CLASS --all [--seed N] [--emulate [--size N]]\n"
          "\n"
-         "Runs a kernel configuration on GPU 0 with random inputs (outputs poisoned, guard zones\n"
-         "checked) and compares the result with a host reference; prints the problem, the check and\n"
-         "the kernel's time. Exits 1 if a check fails or the kernel cannot run here.\n"
+         "Runs a kernel on the GPU in use with random inputs (outputs poisoned, guard zones checked)\n"
+         "and compares the result with a host reference; prints the problem, the check and the\n"
+         "kernel's time. NAME is as for `tessel dump`: a catalog kernel (`tessel list`), alone or with\n"
+         "options, or a kernel class with options. Exits 1 if a check fails or the kernel cannot run.\n"
          "\n"
-         "  --all      every configuration that `tessel dump --list` lists for NAME\n"
+         "  --all      every kernel of the class CLASS, then its listed variants (`tessel dump --list`)\n"
          "  --seed N   the random inputs' seed (default: a fresh one, printed)\n"
-         "  --emulate  run in tessel's CPU emulator instead (no GPU or driver needed; elementwise, hopper_gemm)\n"
-         "  --size N   with --emulate: about N elements (default 4096)\n"
+         "  --emulate  run in tessel's CPU emulator instead (no GPU or driver needed)\n"
+         "  --size N   with --emulate: about N elements in an elementwise problem (default 4096)\n"
          "\n"
          "Kernels and options: `tessel dump --help`.\n";
 }
+
+namespace {
+
+// Emulator progress on standard error every two seconds of a long run.
+std::function<void(uint64_t, uint64_t)> progress_printer() {
+  const auto start = std::chrono::steady_clock::now();
+  auto last = std::make_shared<std::chrono::steady_clock::time_point>(start);
+  return [start, last](uint64_t done, uint64_t total) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - *last < std::chrono::seconds(2)) return;
+    *last = now;
+    std::cerr << "  emulating: " << done << " of " << total << " blocks ("
+              << static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total)) << "%), "
+              << static_cast<int>(std::chrono::duration<double>(now - start).count()) << " s\n";
+  };
+}
+
+}  // namespace
 
 int run_command(const std::vector<std::string>& args) {
   KernelArgs ka;
@@ -51,18 +73,26 @@ int run_command(const std::vector<std::string>& args) {
     std::cerr << "error: " << printable(e.what()) << "\n";
     return 2;
   }
-  std::vector<kernels::Options> configs;
-  const kernels::KernelFamily* family = nullptr;
+  std::vector<kernels::KernelPtr> chosen;
+  size_t named = 0;  // the first `named` kernels are the catalog's, printed by name
   try {
-    family = &kernels::find_family(ka.name);
     if (ka.flags.count("--all")) {
+      const kernels::KernelClassPtr c = kernels::Registry::global().find_class(ka.name);
+      if (!c) {
+        std::cerr << "error: --all takes a kernel class (`tessel dump --help` lists them), got '" << printable(ka.name)
+                  << "'\n";
+        return 2;
+      }
       if (!ka.options.empty()) {
         std::cerr << "error: --all takes no kernel options\n";
         return 2;
       }
-      configs = kernels::listed_configurations(*family);
+      chosen = c->generate_kernels();
+      named = chosen.size();
+      for (const kernels::Options& v : c->variants()) chosen.push_back(kernels::resolve_kernel(ka.name, v));
     } else {
-      configs = {kernels::resolve_options(*family, ka.options)};
+      chosen = {kernels::resolve_kernel(ka.name, ka.options)};
+      named = ka.options.empty() && !kernels::Registry::global().find_class(ka.name) ? 1 : 0;
     }
   } catch (const Error& e) {
     std::cerr << "error: " << printable(e.what()) << "\n";
@@ -70,12 +100,19 @@ int run_command(const std::vector<std::string>& args) {
   }
   const bool emulate = ka.flags.count("--emulate") > 0;
   std::cout << "seed " << seed << "\n";
+  std::unique_ptr<kernels::Machine> machine;
+  try {
+    machine = emulate ? kernels::emulator_machine(progress_printer()) : kernels::gpu_machine();
+  } catch (const Error& e) {
+    std::cerr << "error: cannot run " << printable(ka.name) << ": " << printable(e.what()) << "\n";
+    return 1;
+  }
   bool all_ok = true;
-  for (const kernels::Options& o : configs) {
-    const std::string what = kernels::dump_arguments(*family, o);
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    const kernels::Kernel& k = *chosen[i];
+    const std::string what = i < named ? k.name() : kernels::kernel_arguments(k);
     try {
-      const kernels::DemoRun r =
-          emulate ? emulate_configuration(*family, o, seed, size) : kernels::run_demo(family->name, o, seed);
+      const kernels::DemoRun r = kernels::run_kernel(k, *machine, seed, size);
       std::cout << (r.ok ? "ok    " : "FAIL  ") << what << ": " << r.problem << ": " << r.result << " (" << std::fixed
                 << std::setprecision(3) << r.kernel_ms << " ms";
       if (emulate)
@@ -83,9 +120,9 @@ int run_command(const std::vector<std::string>& args) {
       else
         std::cout << ", " << std::setprecision(1) << r.bytes / (r.kernel_ms * 1e6) << " GB/s, first launch)\n";
       all_ok = all_ok && r.ok;
-    } catch (const EmulationRefused& e) {  // refused up front: --all goes on with the others
-      if (configs.size() == 1) {
-        std::cerr << "error: cannot emulate " << what << ": " << printable(e.what()) << "\n";
+    } catch (const kernels::RunRefused& e) {  // refused up front: --all goes on with the others
+      if (chosen.size() == 1) {
+        std::cerr << "error: cannot " << (emulate ? "emulate " : "run ") << what << ": " << printable(e.what()) << "\n";
         return 1;
       }
       std::cout << "skip  " << what << ": " << printable(e.what()) << "\n";

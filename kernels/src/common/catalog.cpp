@@ -43,20 +43,38 @@ KernelClass::~KernelClass() = default;
 std::size_t Kernel::workspace_size(const Arguments&) const { return 0; }
 std::string Kernel::artifact_key(const Arguments&) const { return {}; }
 
+codegen::Module Kernel::generate() const { return generate(example_arguments(metadata_)); }
+
+std::vector<OptionSpec> KernelClass::options() const { return {}; }
+std::vector<Options> KernelClass::variants() const { return {}; }
+KernelPtr KernelClass::configure(const Options&) const {
+  fail("kernel class " + name() + " has no options: name one of its kernels (`tessel list --class " + name() + "`)");
+}
+
+namespace {
+
+Artifact make_artifact(const Kernel& k, codegen::Module module) {
+  Artifact a;
+  a.module = std::move(module);
+  a.kernel = k.name();
+  if (a.module.kernels.empty()) fail(k.name() + ": generate() made an empty module");
+  a.ptx = codegen::print_ptx(a.module);
+  a.target_sm = codegen::requirement(a.module).sm;
+  a.loaded = std::make_shared<Artifact::Loaded>();
+  return a;
+}
+
+}  // namespace
+
+Artifact Kernel::compile_unchecked() const { return make_artifact(*this, generate()); }
+
 Artifact Kernel::compile(const Arguments& args, std::optional<int> cc) const {
   if (const Status s = supports(args); !s) fail(name() + " cannot run these arguments: " + s.reason);
   if (cc && *cc < metadata_.min_cc) {
     fail(name() + " needs compute capability " + std::to_string(metadata_.min_cc) + ", asked to compile for " +
          std::to_string(*cc));
   }
-  Artifact a;
-  a.module = generate(args);
-  a.kernel = name();
-  if (a.module.kernels.empty()) fail(name() + ": generate() made an empty module");
-  a.ptx = codegen::print_ptx(a.module);
-  a.target_sm = codegen::requirement(a.module).sm;
-  a.loaded = std::make_shared<Artifact::Loaded>();
-  return a;
+  return make_artifact(*this, generate(args));
 }
 
 void Kernel::run(const Arguments& args, const Artifact& artifact, rt::StreamRef stream, uint64_t workspace) const {
@@ -74,7 +92,7 @@ void Kernel::run(const Arguments& args, const Artifact& artifact, rt::StreamRef 
 }
 
 codegen::LaunchPlan Kernel::plan_for_launch(const Arguments& args, const Artifact& artifact) const {
-  codegen::LaunchPlan p = plan(args, artifact);
+  codegen::LaunchPlan p = plan(args, artifact, {});
   p.module = {};
   return p;
 }
@@ -175,6 +193,51 @@ KernelPtr find_kernel(const std::string& name) {
   std::vector<KernelPtr> found = list_kernels([&](const KernelMetadata& md) { return md.name == name; });
   if (found.empty()) fail("no kernel called '" + name + "' in the catalog (`tessel list` lists them)");
   return found.front();
+}
+
+// --- Names and options on a command line ------------------------------------------------------------
+
+KernelPtr resolve_kernel(const std::string& name, const Options& given) {
+  const Registry& r = Registry::global();
+  if (const KernelClassPtr c = r.find_class(name)) return c->configure(resolve_options(c->options(), given, name));
+  std::vector<KernelPtr> found = list_kernels([&](const KernelMetadata& md) { return md.name == name; });
+  if (found.empty()) {
+    std::string classes;
+    for (const KernelClassPtr& c : r.classes()) classes += (classes.empty() ? "" : ", ") + c->name();
+    fail("unknown kernel '" + name + "': neither a kernel class (" + classes +
+         ") nor a kernel of the catalog (`tessel list` prints their names)");
+  }
+  KernelPtr k = std::move(found.front());
+  if (given.empty()) return k;
+  const KernelClassPtr c = r.find_class(k->metadata().kernel_class);
+  if (!c || c->options().empty())
+    fail(name + " takes no options: its class " + k->metadata().kernel_class + " has none");
+  Options merged = k->metadata().options;
+  for (const auto& [key, value] : given) merged[key] = value;
+  // Unknown names and values are named as given, before the merge hides which were given.
+  resolve_options(c->options(), given, name);
+  return c->configure(resolve_options(c->options(), merged, c->name()));
+}
+
+std::string kernel_arguments(const Kernel& k) {
+  const KernelMetadata& md = k.metadata();
+  const KernelClassPtr c = Registry::global().find_class(md.kernel_class);
+  if (!c) return md.name;
+  const std::vector<OptionSpec> specs = c->options();
+  // A catalog entry that chooses its form at run time (elementwise) sets some options only.
+  if (md.options.empty() || md.options.size() != specs.size()) return md.name;
+  return md.kernel_class + " " + option_arguments(specs, resolve_options(specs, md.options, md.kernel_class));
+}
+
+std::vector<std::string> listed_kernels(const Registry& r) {
+  std::vector<std::string> out;
+  for (const KernelClassPtr& c : r.classes()) {
+    for (const KernelPtr& k : c->generate_kernels()) out.push_back(k->name());
+    const std::vector<OptionSpec> specs = c->options();
+    for (const Options& v : c->variants())
+      out.push_back(c->name() + " " + option_arguments(specs, resolve_options(specs, v, c->name())));
+  }
+  return out;
 }
 
 }  // namespace tessel::kernels

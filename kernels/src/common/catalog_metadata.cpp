@@ -21,15 +21,68 @@ const char* operation_name(Operation op) {
       return "gemm";
     case Operation::Elementwise:
       return "elementwise";
+    case Operation::Demo:
+      return "demo";
   }
   return "?";
 }
 
 Operation parse_operation(const std::string& name) {
-  for (Operation op : {Operation::Gemm, Operation::Elementwise}) {
+  for (Operation op : {Operation::Gemm, Operation::Elementwise, Operation::Demo}) {
     if (name == operation_name(op)) return op;
   }
-  fail("unknown operation '" + name + "' (valid: gemm, elementwise)");
+  fail("unknown operation '" + name + "' (valid: gemm, elementwise, demo)");
+}
+
+namespace {
+
+// A view of `shape` whose `major` mode has stride 1 and the other a pitch rounded up to
+// `alignment` elements (Any: row-major, pitch padded by one alignment so no stride is 1).
+TensorView example_matrix(uint64_t at, Type t, int64_t rows, int64_t cols, Major major, int alignment) {
+  const int64_t a = std::max(alignment, 1);
+  auto round_up = [a](int64_t v) { return (v + a - 1) / a * a; };
+  TensorView v;
+  v.data = at;
+  v.dtype = t;
+  v.shape = {1, rows, cols};
+  if (major == Major::Column) {
+    v.stride = {round_up(rows) * cols, 1, round_up(rows)};
+  } else if (major == Major::Row) {
+    v.stride = {rows * round_up(cols), round_up(cols), 1};
+  } else {
+    const int64_t pitch = round_up(cols) + a;
+    v.stride = {rows * pitch * a, pitch * a, a};
+  }
+  return v;
+}
+
+}  // namespace
+
+Arguments example_arguments(const KernelMetadata& md) {
+  constexpr uint64_t kBase = uint64_t{1} << 32;  // made up, aligned far beyond any rule
+  constexpr uint64_t kApart = uint64_t{1} << 28;
+  if (md.operation == Operation::Gemm) {
+    if (md.operands.size() != 3) fail(md.name + ": a GEMM kernel's metadata needs the operands A, B, out");
+    const OperandAttributes &a = md.operand("A"), &b = md.operand("B"), &o = md.operand("out");
+    constexpr int64_t n = 256;
+    GemmArguments g;
+    g.A = example_matrix(kBase, a.dtype, n, n, a.major, a.alignment);
+    g.B = example_matrix(kBase + kApart, b.dtype, n, n, b.major, b.alignment);
+    g.out = example_matrix(kBase + 2 * kApart, o.dtype, n, n, o.major, o.alignment);
+    g.accumulator_type = md.accumulator;
+    return g;
+  }
+  if (md.operation == Operation::Elementwise) {
+    ElementwiseArguments e;
+    auto op = md.options.find("op");
+    e.op = op == md.options.end() ? ElementwiseOp::Add : parse_elementwise_op(op->second);
+    const Type t = md.operands.empty() ? Type::F32 : md.operands.back().dtype;
+    e.A = row_major(kBase, t, {64, 64});
+    e.B = row_major(kBase + kApart, t, {64, 64});
+    e.C = row_major(kBase + 2 * kApart, t, {64, 64});
+    return e;
+  }
+  fail(md.name + ": a " + operation_name(md.operation) + " kernel takes no catalog arguments");
 }
 
 const char* major_name(Major m) {
@@ -113,16 +166,21 @@ MetadataFilter metadata_filter(const std::string& key, const std::string& value)
     };
   }
   for (int i = 0; i < 3; ++i) {
-    if (key == std::string("tile_") + "mnk"[i]) {
+    if (key == std::string("tile-") + "mnk"[i]) {
       const int v = parse_int(key, value);
       return [v, i](const KernelMetadata& md) { return md.design.tile[static_cast<size_t>(i)] == v; };
     }
   }
-  if (key == "min_cc") {
+  if (key == "min-cc") {
     const int v = parse_int(key, value);
     return [v](const KernelMetadata& md) { return md.min_cc <= v; };
   }
-  fail("unknown filter key '" + key + "' (valid: kind, class, name, dtype, major, tile_m, tile_n, tile_k, min_cc)");
+  const std::string dashed = key == "tile_m" || key == "tile_n" || key == "tile_k" || key == "min_cc"
+                                 ? "; keys are spelled with dashes: " + key.substr(0, key.find('_')) + "-" +
+                                       key.substr(key.find('_') + 1)
+                                 : "";
+  fail("unknown filter key '" + key + "' (valid: kind, class, name, dtype, major, tile-m, tile-n, tile-k, min-cc)" +
+       dashed);
 }
 
 MetadataFilter all_of(std::vector<MetadataFilter> filters) {

@@ -8,6 +8,7 @@
 #include "tessel/codegen/builder.hpp"
 #include "tessel/codegen/mbarrier.hpp"
 #include "tessel/codegen/sync.hpp"
+#include "demos/demo_class.hpp"
 #include "tessel/kernels/demos.hpp"
 
 namespace tessel::kernels {
@@ -100,17 +101,22 @@ TmaTileConfig tma_tile_config(const Options& o) {
   return c;
 }
 
-KernelFamily tma_tile_family() {
-  KernelFamily f;
-  f.name = "tma_tile";
-  f.description = "one cp.async.bulk.tensor 2-D box into shared memory on an mbarrier, written back (sm_90)";
-  f.options = {{"dtype", {"bf16", "f32"}, "element type"},
+KernelClassPtr tma_tile_class() {
+  DemoSpec s;
+  s.name = "tma_tile";
+  s.description = "one cp.async.bulk.tensor 2-D box into shared memory on an mbarrier, written back (sm_90)";
+  s.options = {{"dtype", {"bf16", "f32"}, "element type"},
                {"rows", {"64", "128", "32"}, "box rows"},
                {"swizzle",
                 {"128B", "64B", "32B", "none"},
                 "shared-memory swizzle; a row is one swizzle width (128 B unswizzled)"}};
-  f.generate = [](const Options& o) { return tma_tile(tma_tile_config(o)); };
-  return f;
+  s.min_cc = 90;
+  s.kernel_name = [](const Options& o) { return tma_tile_config(o).name(); };
+  s.operands = [](const Options& o) {
+    const Type t = tma_tile_config(o).dtype;
+    return std::vector<OperandAttributes>{{"in", t, Major::Row, 16 / bytes(t)}, {"out", t, Major::Row, 1}};
+  };
+  s.generate = [](const Options& o) { return tma_tile(tma_tile_config(o)); };
+  return make_demo_class(std::move(s));
 }
-
 }  // namespace tessel::kernels

@@ -4,6 +4,7 @@
 #include "tessel/algebra/parse_number.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/builder.hpp"
+#include "demos/demo_class.hpp"
 #include "tessel/kernels/demos.hpp"
 
 namespace tessel::kernels {
@@ -62,13 +63,18 @@ VectorCopyConfig vector_copy_config(const Options& o) {
   return c;
 }
 
-KernelFamily vector_copy_family() {
-  KernelFamily f;
-  f.name = "vector_copy";
-  f.description = "dst[i] = src[i]: one ld.global.v4 / st.global.v4 per thread (sm_80)";
-  f.options = {{"dtype", {"f32", "bf16", "f64"}, "element type"}, {"threads", {"128", "256"}, "threads per block"}};
-  f.generate = [](const Options& o) { return vector_copy(vector_copy_config(o)); };
-  return f;
+KernelClassPtr vector_copy_class() {
+  DemoSpec s;
+  s.name = "vector_copy";
+  s.description = "dst[i] = src[i]: one ld.global.v4 / st.global.v4 per thread (sm_80)";
+  s.options = {{"dtype", {"f32", "bf16", "f64"}, "element type"}, {"threads", {"128", "256"}, "threads per block"}};
+  s.min_cc = 80;
+  s.kernel_name = [](const Options& o) { return vector_copy_config(o).name(); };
+  s.operands = [](const Options& o) {
+    const Type t = vector_copy_config(o).dtype;
+    return std::vector<OperandAttributes>{{"src", t, Major::Any, 16 / bytes(t)}, {"dst", t, Major::Any, 16 / bytes(t)}};
+  };
+  s.generate = [](const Options& o) { return vector_copy(vector_copy_config(o)); };
+  return make_demo_class(std::move(s));
 }
-
 }  // namespace tessel::kernels

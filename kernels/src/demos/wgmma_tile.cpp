@@ -7,6 +7,7 @@
 #include "tessel/codegen/builder.hpp"
 #include "tessel/codegen/sync.hpp"
 #include "tessel/codegen/wgmma.hpp"
+#include "demos/demo_class.hpp"
 #include "tessel/kernels/demos.hpp"
 
 namespace tessel::kernels {
@@ -82,8 +83,8 @@ Module wgmma_tile(const WgmmaTileConfig& c) {
     b.note("wgmma descriptors of K block " + std::to_string(kb) + " (zipped_divide by the instruction tile)");
     Tensor ta = tsa.zipped_divide(block)(SliceCoord{_, SliceCoord{0, kb}});
     Tensor tb = tsb.zipped_divide(block_b)(SliceCoord{_, SliceCoord{0, kb}});
-    Value da = matrix_descriptor(b, sa, make_matrix_descriptor(ta.layout, c.dtype, Major::K));
-    Value db = matrix_descriptor(b, sb, make_matrix_descriptor(tb.layout, c.dtype, Major::K));
+    Value da = matrix_descriptor(b, sa, make_matrix_descriptor(ta.layout, c.dtype, codegen::Major::K));
+    Value db = matrix_descriptor(b, sb, make_matrix_descriptor(tb.layout, c.dtype, codegen::Major::K));
     // D = A*B on the first block (scale-d false), D += A*B after.
     Value scale_d = kb == 0 ? (zero != 0) : (zero == 0);
     wgmma(b, atom, acc, da, db, scale_d);
@@ -110,16 +111,22 @@ WgmmaTileConfig wgmma_tile_config(const Options& o) {
   return c;
 }
 
-KernelFamily wgmma_tile_family() {
-  KernelFamily f;
-  f.name = "wgmma_tile";
-  f.description =
+KernelClassPtr wgmma_tile_class() {
+  DemoSpec s;
+  s.name = "wgmma_tile";
+  s.description =
       "D(64xN, f32) = A(64xK) * B(NxK)^T: one warpgroup, wgmma.mma_async on swizzled shared memory (sm_90a)";
-  f.options = {{"dtype", {"bf16", "f16"}, "input type (f32 accumulators)"},
+  s.options = {{"dtype", {"bf16", "f16"}, "input type (f32 accumulators)"},
                {"n", {"64", "128", "256"}, "N of the wgmma (and of D)"},
                {"swizzle", {"128B", "64B", "32B", "none"}, "shared-memory swizzle; K = one swizzle row"}};
-  f.generate = [](const Options& o) { return wgmma_tile(wgmma_tile_config(o)); };
-  return f;
+  s.min_cc = 90;
+  s.kernel_name = [](const Options& o) { return wgmma_tile_config(o).name(); };
+  s.operands = [](const Options& o) {
+    const Type t = wgmma_tile_config(o).dtype;
+    return std::vector<OperandAttributes>{
+        {"A", t, Major::Row, 1}, {"B", t, Major::Column, 1}, {"D", Type::F32, Major::Row, 1}};
+  };
+  s.generate = [](const Options& o) { return wgmma_tile(wgmma_tile_config(o)); };
+  return make_demo_class(std::move(s));
 }
-
 }  // namespace tessel::kernels

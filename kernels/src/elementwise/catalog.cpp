@@ -21,6 +21,7 @@ const ElementwiseOp kOps[] = {ElementwiseOp::Add,   ElementwiseOp::Sub,  Element
 KernelMetadata elementwise_metadata(ElementwiseOp op, Type t) {
   KernelMetadata md;
   md.name = std::string("tessel_elementwise_") + op_name(op) + "_" + codegen::ptx_name(t);
+  md.options = {{"op", op_name(op)}, {"dtype", codegen::ptx_name(t)}};  // example_arguments reads the op
   md.kernel_class = "elementwise";
   md.operation = Operation::Elementwise;
   for (const char* n : {"A", "B", "C"}) {
@@ -60,8 +61,11 @@ class ElementwiseKernel : public Kernel {
     m.kernels.at(0).name = name();
     return m;
   }
+  codegen::Module generate() const override { return generate(example_arguments(metadata())); }
+  ElementwiseOp op() const { return op_; }
+  Type dtype() const { return dtype_; }
 
-  codegen::LaunchPlan plan(const Arguments& args, const Artifact& artifact) const override {
+  codegen::LaunchPlan plan(const Arguments& args, const Artifact& artifact, const LaunchTarget&) const override {
     ElementwiseOptions o;
     o.check_device_memory = false;
     codegen::LaunchPlan p = elementwise_plan(std::get<ElementwiseArguments>(args), o);
@@ -83,6 +87,47 @@ class ElementwiseKernel : public Kernel {
   Type dtype_;
 };
 
+// One configuration of the class form (`elementwise --op add --rank 3 ...`), outside the catalog:
+// the kernel of that problem form and no other (supports() checks the arguments against it).
+class ConfiguredElementwiseKernel : public Kernel {
+ public:
+  ConfiguredElementwiseKernel(const ElementwiseConfig& c, const Options& o)
+      : Kernel(configured_metadata(c, o)), config_(c) {}
+
+  Status supports(const Arguments& args) const override {
+    const auto* e = std::get_if<ElementwiseArguments>(&args);
+    if (!e) return Status::failure(std::string("an elementwise kernel; the arguments are a ") +
+                                   operation_name(operation_of(args)));
+    try {
+      ElementwiseOptions o;
+      o.check_device_memory = false;
+      elementwise_plan(config_, *e, o);
+    } catch (const Error& err) {
+      return Status::failure(err.what());
+    }
+    return Status::success();
+  }
+  codegen::Module generate(const Arguments&) const override { return elementwise_kernel(config_); }
+  codegen::Module generate() const override { return elementwise_kernel(config_); }
+  codegen::LaunchPlan plan(const Arguments& args, const Artifact& artifact, const LaunchTarget&) const override {
+    ElementwiseOptions o;
+    o.check_device_memory = false;
+    codegen::LaunchPlan p = elementwise_plan(config_, std::get<ElementwiseArguments>(args), o);
+    p.module = artifact.module;
+    return p;
+  }
+  const ElementwiseConfig& config() const { return config_; }
+
+ private:
+  static KernelMetadata configured_metadata(const ElementwiseConfig& c, const Options& o) {
+    KernelMetadata md = elementwise_metadata(c.op, c.dtype);
+    md.name = c.name();
+    md.options = o;
+    return md;
+  }
+  ElementwiseConfig config_;
+};
+
 class ElementwiseClass : public KernelClass {
  public:
   std::string name() const override { return "elementwise"; }
@@ -97,9 +142,23 @@ class ElementwiseClass : public KernelClass {
         if (admits(elementwise_metadata(op, t), filter, epilogue, cc)) out.push_back(std::make_shared<ElementwiseKernel>(op, t));
     return out;
   }
+  std::vector<OptionSpec> options() const override { return elementwise_options(); }
+  KernelPtr configure(const Options& options) const override {
+    return std::make_shared<ConfiguredElementwiseKernel>(elementwise_config(options), options);
+  }
+  std::vector<Options> variants() const override { return elementwise_variants(); }
 };
 
 }  // namespace
+
+std::optional<ElementwiseConfig> elementwise_config_of(const Kernel& k) {
+  if (const auto* c = dynamic_cast<const ConfiguredElementwiseKernel*>(&k)) return c->config();
+  if (const auto* e = dynamic_cast<const ElementwiseKernel*>(&k)) {
+    Options o = {{"op", op_name(e->op())}, {"dtype", codegen::ptx_name(e->dtype())}};
+    return elementwise_config(resolve_options(elementwise_options(), o, "elementwise"));
+  }
+  return std::nullopt;
+}
 
 std::shared_ptr<KernelClass> make_elementwise_class() { return std::make_shared<ElementwiseClass>(); }
 

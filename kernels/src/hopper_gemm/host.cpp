@@ -231,6 +231,7 @@ KernelMetadata hopper_gemm_metadata(const HopperGemmConfig& c) {
   md.design.threads = c.threads();
   md.min_cc = 90;
   md.epilogue = Epilogue::LinearCombination;
+  md.options = hopper_gemm_options(c);
   return md;
 }
 
@@ -249,20 +250,25 @@ class HopperGemm : public Kernel {
     return hopper_gemm_supports(config_, *g);
   }
   codegen::Module generate(const Arguments&) const override { return hopper_gemm(config_); }
-  // Needs the CUDA driver (the TMA descriptors are encoded by cuTensorMapEncodeTiled); the
-  // emulator's plans come from hopper_gemm_plan with emu::encode_tensor_map.
-  codegen::LaunchPlan plan(const Arguments& args, const Artifact& artifact) const override {
-    codegen::LaunchPlan p = plan_for_launch(args, artifact);
+  codegen::Module generate() const override { return hopper_gemm(config_); }
+  // Without an encoder in `target`, needs the CUDA driver (cuTensorMapEncodeTiled).
+  codegen::LaunchPlan plan(const Arguments& args, const Artifact& artifact, const LaunchTarget& target) const override {
+    codegen::LaunchPlan p = launch(args, target);
     p.module = artifact.module;
     return p;
   }
   codegen::LaunchPlan plan_for_launch(const Arguments& args, const Artifact&) const override {
-    const auto* g = std::get_if<GemmArguments>(&args);
-    if (!g) fail(name() + " runs GEMM arguments, not " + operation_name(operation_of(args)));
-    return hopper_gemm_launch(config_, *g, device_sm_count(), rt::encode_tensor_map);
+    return launch(args, {});
   }
 
  private:
+  codegen::LaunchPlan launch(const Arguments& args, const LaunchTarget& target) const {
+    const auto* g = std::get_if<GemmArguments>(&args);
+    if (!g) fail(name() + " runs GEMM arguments, not " + operation_name(operation_of(args)));
+    return hopper_gemm_launch(config_, *g, target.sm_count > 0 ? target.sm_count : device_sm_count(),
+                              target.encode ? target.encode : TensorMapEncoder(rt::encode_tensor_map));
+  }
+
   HopperGemmConfig config_;
 };
 
@@ -332,51 +338,51 @@ HopperGemmConfig hopper_gemm_config(const Options& o) {
   HopperGemmConfig c;
   c.ab = codegen::parse_type(o.at("dtype"));
   c.out = codegen::parse_type(o.at("out"));
-  auto major = [](const std::string& v) { return v == "k" ? codegen::Major::K : codegen::Major::MN; };
-  c.a_major = major(o.at("a_major"));
-  c.b_major = major(o.at("b_major"));
-  c.out_major = o.at("out_major") == "row" ? Major::Row : Major::Column;
-  c.tile_m = static_cast<int>(parse_integer("tile_m", o.at("tile_m"), 1, 1024));
-  c.tile_n = static_cast<int>(parse_integer("tile_n", o.at("tile_n"), 1, 1024));
+  c.a_major = o.at("a-major") == "k" ? codegen::Major::K : codegen::Major::MN;
+  c.b_major = o.at("b-major") == "k" ? codegen::Major::K : codegen::Major::MN;
+  c.out_major = o.at("out-major") == "n" ? Major::Row : Major::Column;
+  c.tile_m = static_cast<int>(parse_integer("tile-m", o.at("tile-m"), 1, 1024));
+  c.tile_n = static_cast<int>(parse_integer("tile-n", o.at("tile-n"), 1, 1024));
   c.stages = static_cast<int>(parse_integer("stages", o.at("stages"), 1, 64));
-  c.cluster_m = static_cast<int>(parse_integer("cluster_m", o.at("cluster_m"), 1, 16));
-  c.cluster_n = static_cast<int>(parse_integer("cluster_n", o.at("cluster_n"), 1, 16));
+  c.cluster_m = static_cast<int>(parse_integer("cluster-m", o.at("cluster-m"), 1, 16));
+  c.cluster_n = static_cast<int>(parse_integer("cluster-n", o.at("cluster-n"), 1, 16));
   c.pingpong = o.at("schedule") == "pingpong";
   return c;
 }
 
-KernelFamily hopper_gemm_family() {
-  KernelFamily f;
-  f.name = "hopper_gemm";
-  f.description =
-      "out = alpha * A @ B + beta * out: TMA + mbarrier pipeline, warp-specialized wgmma, persistent (sm_90a)";
-  f.options = {{"dtype", {"bf16", "f16", "f32", "e4m3", "e5m2"}, "A and B (f32 is multiplied as tf32)"},
-               {"out", {"bf16", "f16", "f32"}, "out's type (f32 accumulators)"},
-               {"a_major", {"k", "mn"}, "A K-major (row-major) or M-major; mn only for bf16/f16"},
-               {"b_major", {"k", "mn"}, "B K-major (column-major) or N-major; mn only for bf16/f16"},
-               {"out_major", {"row", "col"}, "out row-major (N contiguous) or column-major"},
-               {"tile_m", {"128", "64"}, "rows per tile: one consumer warpgroup per 64"},
-               {"tile_n", {"128", "256", "64"}, "columns per tile: the N of every wgmma"},
-               {"stages", {"4", "2", "3", "5", "6", "7", "8"}, "shared-memory stages"},
-               {"cluster_m", {"1", "2"}, "CTAs per cluster along M (2: B multicast to the pair)"},
-               {"cluster_n", {"1", "2"}, "CTAs per cluster along N (2: A multicast to the pair; not with cluster_m 2)"},
-               {"schedule", {"cooperative", "pingpong"},
-                "consumer warpgroups on 64-row slabs of each tile, or on alternate tiles (up to 128 x 128)"}};
-  for (const HopperGemmConfig& c : HopperGemmClass::configurations()) {
-    f.listed.push_back({{"dtype", codegen::ptx_name(c.ab)},
-                        {"out", codegen::ptx_name(c.out)},
-                        {"a_major", c.a_major == codegen::Major::K ? "k" : "mn"},
-                        {"b_major", c.b_major == codegen::Major::K ? "k" : "mn"},
-                        {"out_major", c.out_major == Major::Row ? "row" : "col"},
-                        {"tile_m", std::to_string(c.tile_m)},
-                        {"tile_n", std::to_string(c.tile_n)},
-                        {"stages", std::to_string(c.stages)},
-                        {"cluster_m", std::to_string(c.cluster_m)},
-                        {"cluster_n", std::to_string(c.cluster_n)},
-                        {"schedule", c.pingpong ? "pingpong" : "cooperative"}});
-  }
-  f.generate = [](const Options& o) { return hopper_gemm(hopper_gemm_config(o)); };
-  return f;
+Options hopper_gemm_options(const HopperGemmConfig& c) {
+  return {{"dtype", codegen::ptx_name(c.ab)},
+          {"out", codegen::ptx_name(c.out)},
+          {"a-major", c.a_major == codegen::Major::K ? "k" : "m"},
+          {"b-major", c.b_major == codegen::Major::K ? "k" : "n"},
+          {"out-major", c.out_major == Major::Row ? "n" : "m"},
+          {"tile-m", std::to_string(c.tile_m)},
+          {"tile-n", std::to_string(c.tile_n)},
+          {"stages", std::to_string(c.stages)},
+          {"cluster-m", std::to_string(c.cluster_m)},
+          {"cluster-n", std::to_string(c.cluster_n)},
+          {"schedule", c.pingpong ? "pingpong" : "cooperative"}};
+}
+
+std::vector<OptionSpec> HopperGemmClass::options() const {
+  return {{"dtype", {"bf16", "f16", "f32", "e4m3", "e5m2"}, "A and B (f32 is multiplied as tf32)"},
+          {"out", {"bf16", "f16", "f32"}, "out's type (f32 accumulators)"},
+          {"a-major", {"k", "m"}, "A's unit-stride mode: k (row-major A) or m; m only for bf16/f16"},
+          {"b-major", {"k", "n"}, "B's unit-stride mode: k (column-major B) or n; n only for bf16/f16"},
+          {"out-major", {"n", "m"}, "out's unit-stride mode: n (row-major) or m (column-major)"},
+          {"tile-m", {"128", "64"}, "rows per tile: one consumer warpgroup per 64"},
+          {"tile-n", {"128", "256", "64"}, "columns per tile: the N of every wgmma"},
+          {"stages", {"4", "2", "3", "5", "6", "7", "8"}, "shared-memory stages"},
+          {"cluster-m", {"1", "2"}, "CTAs per cluster along M (2: B multicast to the pair)"},
+          {"cluster-n", {"1", "2"}, "CTAs per cluster along N (2: A multicast to the pair; not with cluster-m 2)"},
+          {"schedule", {"cooperative", "pingpong"},
+           "consumer warpgroups on 64-row slabs of each tile, or on alternate tiles (up to 128 x 128)"}};
+}
+
+KernelPtr HopperGemmClass::configure(const Options& options) const {
+  const HopperGemmConfig c = hopper_gemm_config(options);
+  c.check();
+  return std::make_shared<HopperGemm>(c);
 }
 
 }  // namespace tessel::kernels

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "tessel/algebra/error.hpp"
+#include "tessel/algebra/parse_number.hpp"
 #include "tessel/kernels/simt_gemm.hpp"
 
 namespace tessel::kernels {
@@ -165,6 +166,7 @@ KernelMetadata simt_gemm_metadata(const SimtGemmConfig& c) {
   md.design.threads = c.threads();
   md.min_cc = 80;
   md.epilogue = Epilogue::LinearCombination;
+  md.options = simt_gemm_options(c);
   return md;
 }
 
@@ -180,7 +182,8 @@ class SimtGemm : public Kernel {
     return simt_gemm_supports(config_, *g);
   }
   codegen::Module generate(const Arguments&) const override { return simt_gemm(config_); }
-  codegen::LaunchPlan plan(const Arguments& args, const Artifact& artifact) const override {
+  codegen::Module generate() const override { return simt_gemm(config_); }
+  codegen::LaunchPlan plan(const Arguments& args, const Artifact& artifact, const LaunchTarget&) const override {
     const auto* g = std::get_if<GemmArguments>(&args);
     if (!g) fail(name() + " runs GEMM arguments, not " + operation_name(operation_of(args)));
     return simt_gemm_plan(config_, *g, artifact.module);
@@ -241,6 +244,63 @@ std::vector<KernelPtr> SimtGemmClass::generate_kernels(const MetadataFilter& fil
     if (admits(simt_gemm_metadata(c), filter, epilogue, cc)) out.push_back(std::make_shared<SimtGemm>(c));
   }
   return out;
+}
+
+namespace {
+
+// A major as an option value: the operand's unit-stride mode. A (M, K) row-major is K-major;
+// B (K, N) row-major is N-major; out (M, N) row-major is N-major.
+const char* major_option(Major m, const char* row, const char* col) {
+  return m == Major::Row ? row : m == Major::Column ? col : "any";
+}
+Major parse_major_option(const std::string& v, const char* row) {
+  return v == row ? Major::Row : v == "any" ? Major::Any : Major::Column;
+}
+
+}  // namespace
+
+SimtGemmConfig simt_gemm_config(const Options& o) {
+  SimtGemmConfig c;
+  c.dtype = codegen::parse_type(o.at("dtype"));
+  c.a_major = parse_major_option(o.at("a-major"), "k");
+  c.b_major = parse_major_option(o.at("b-major"), "n");
+  c.out_major = parse_major_option(o.at("out-major"), "n");
+  c.tile_m = static_cast<int>(parse_integer("tile-m", o.at("tile-m"), 1, 1024));
+  c.tile_n = static_cast<int>(parse_integer("tile-n", o.at("tile-n"), 1, 1024));
+  c.tile_k = static_cast<int>(parse_integer("tile-k", o.at("tile-k"), 1, 1024));
+  c.thread_m = static_cast<int>(parse_integer("thread-m", o.at("thread-m"), 1, 64));
+  c.thread_n = static_cast<int>(parse_integer("thread-n", o.at("thread-n"), 1, 64));
+  return c;
+}
+
+Options simt_gemm_options(const SimtGemmConfig& c) {
+  return {{"dtype", codegen::ptx_name(c.dtype)},
+          {"a-major", major_option(c.a_major, "k", "m")},
+          {"b-major", major_option(c.b_major, "n", "k")},
+          {"out-major", major_option(c.out_major, "n", "m")},
+          {"tile-m", std::to_string(c.tile_m)},
+          {"tile-n", std::to_string(c.tile_n)},
+          {"tile-k", std::to_string(c.tile_k)},
+          {"thread-m", std::to_string(c.thread_m)},
+          {"thread-n", std::to_string(c.thread_n)}};
+}
+
+std::vector<OptionSpec> SimtGemmClass::options() const {
+  return {{"dtype", {"f32", "f64", "f16", "bf16", "s32"}, "A, B and out (accumulated in f32, f64 or s32)"},
+          {"a-major", {"k", "m", "any"}, "A's unit-stride mode: k (row-major A), m, or any (every stride a parameter)"},
+          {"b-major", {"n", "k", "any"}, "B's unit-stride mode: n (row-major B), k, or any"},
+          {"out-major", {"n", "m", "any"}, "out's unit-stride mode: n (row-major out), m, or any"},
+          {"tile-m", {"64", "128", "32"}, "rows of out per block"},
+          {"tile-n", {"64", "128", "32"}, "columns of out per block"},
+          {"tile-k", {"8", "16", "4"}, "K per shared-memory step"},
+          {"thread-m", {"4", "8", "2", "1"}, "rows of out per thread"},
+          {"thread-n", {"4", "8", "2", "1"}, "columns of out per thread"}};
+}
+
+KernelPtr SimtGemmClass::configure(const Options& options) const {
+  const SimtGemmConfig c = simt_gemm_config(options);
+  c.check();
+  return std::make_shared<SimtGemm>(c);
 }
 
 }  // namespace tessel::kernels

@@ -22,15 +22,19 @@
 #include "tessel/codegen/launch_plan.hpp"
 #include "tessel/kernels/elementwise.hpp"
 #include "tessel/kernels/gemm_arguments.hpp"
+#include "tessel/kernels/options.hpp"
 #include "tessel/runtime/module.hpp"
 #include "tessel/runtime/stream.hpp"
+#include "tessel/runtime/tensor_map.hpp"
 
 namespace tessel::kernels {
 
 // --- Arguments: one type per operation. A new operation is one more alternative here. ---
 using Arguments = std::variant<GemmArguments, ElementwiseArguments>;
 
-enum class Operation : uint8_t { Gemm, Elementwise };
+// Demo: the code generator's demonstration kernels (kernels/demos.hpp), which take no catalog
+// arguments (`tessel run` runs them on their own problems); no Arguments alternative is a demo.
+enum class Operation : uint8_t { Gemm, Elementwise, Demo };
 Operation operation_of(const Arguments& args);
 const char* operation_name(Operation op);            // "gemm"
 Operation parse_operation(const std::string& name);  // throws naming the valid ones
@@ -75,6 +79,9 @@ struct KernelMetadata {
   Design design;
   int min_cc = 80;  // the lowest compute capability that runs it (80 for sm_80)
   Epilogue epilogue = Epilogue::LinearCombination;
+  // The options of its class that make this kernel (KernelClass::configure), in the class's
+  // spelling; empty for a class without options.
+  Options options;
 
   // The operand called `name`; throws tessel::Error naming the ones there are.
   const OperandAttributes& operand(std::string_view name) const;
@@ -88,7 +95,7 @@ bool admits(const KernelMetadata& md, const MetadataFilter& filter, std::optiona
             std::optional<int> cc);
 // The filters `tessel list --filter key=value` builds: kind/operation (gemm), class (simt_gemm),
 // dtype (any operand's type, or the accumulator's), name (a substring), major (every matrix
-// operand's, "row"/"col"/"any"), tile_m/tile_n/tile_k, min_cc (at most). Throws naming the keys.
+// operand's, "row"/"col"/"any"), tile-m/tile-n/tile-k, min-cc (at most). Throws naming the keys.
 MetadataFilter metadata_filter(const std::string& key, const std::string& value);
 // All of them (their conjunction).
 MetadataFilter all_of(std::vector<MetadataFilter> filters);
@@ -119,6 +126,24 @@ struct Artifact {
   std::shared_ptr<Loaded> loaded;
 };
 
+// Makes the 128 bytes of a TMA descriptor: rt::encode_tensor_map on a GPU, the emulator's
+// emu::encode_tensor_map on the CPU.
+using TensorMapEncoder = std::function<rt::TensorMap(const rt::TensorMapSpec&, uint64_t address)>;
+
+// Where a launch plan will run: the GPU in use (the defaults) or the CPU emulator, which needs
+// its own TMA descriptors and may take fewer persistent CTAs than a GPU has SMs.
+struct LaunchTarget {
+  int sm_count = 0;         // the persistent grid's CTAs at most; 0: the SM count of the device in use
+  TensorMapEncoder encode;  // empty: the driver's (rt::encode_tensor_map)
+};
+
+// Arguments a kernel of this metadata supports, at made-up device addresses: a small problem
+// laid out as the operands' majors and alignment ask (GEMM: 256 x 256 x 256 in one batch;
+// elementwise: 64 x 64, row-major, the op from options["op"] or add). For generating and printing
+// a kernel where no arguments are at hand (`tessel dump`). Throws for an operation without
+// arguments (demo).
+Arguments example_arguments(const KernelMetadata& md);
+
 // One configured kernel, as the catalog lists it.
 class Kernel {
  public:
@@ -136,9 +161,13 @@ class Kernel {
   // The kernel's IR for `args` (tessel's kernels generate the same IR for every argument they
   // support: sizes and strides are parameters).
   virtual codegen::Module generate(const Arguments& args) const = 0;
-  // One launch of `artifact` on `args`: grid, block and parameter bytes. No GPU is needed, so the
-  // emulator can run the same plan on the CPU.
-  virtual codegen::LaunchPlan plan(const Arguments& args, const Artifact& artifact) const = 0;
+  // The kernel's IR without arguments (`tessel dump`): generate(example_arguments(metadata())) unless
+  // the class knows better.
+  virtual codegen::Module generate() const;
+  // One launch of `artifact` on `args` on `target`: grid, block and parameter bytes. With an
+  // encoder in `target` no GPU is needed, so the emulator runs the same plan on the CPU.
+  virtual codegen::LaunchPlan plan(const Arguments& args, const Artifact& artifact,
+                                   const LaunchTarget& target = {}) const = 0;
   // What run() launches: plan() less its module (the artifact holds that), so that a launch does
   // not copy the kernel's IR. The default calls plan() and drops the module; tessel's kernels
   // build it directly (a launch then costs microseconds of host time).
@@ -151,6 +180,8 @@ class Kernel {
   // Checks supports(args) and cc (when given, against min_cc), generates and prints the PTX.
   // Throws tessel::Error with supports' reason, or naming cc and min_cc.
   Artifact compile(const Arguments& args, std::optional<int> cc = {}) const;
+  // The same from generate(), without arguments (no supports() check).
+  Artifact compile_unchecked() const;
   // Queues one launch on `stream` (the current context's device, as Artifact::function). `workspace` is a device address of at
   // least workspace_size(args) bytes. Throws when the arguments are not supported.
   void run(const Arguments& args, const Artifact& artifact, rt::StreamRef stream = {}, uint64_t workspace = 0) const;
@@ -165,7 +196,9 @@ class Kernel {
 
 using KernelPtr = std::shared_ptr<const Kernel>;
 
-// A generator of kernel instances: one class of kernel, all its configurations.
+// A generator of kernel instances: one class of kernel, all its configurations. Every command
+// speaks it: `tessel list` its kernels' metadata, `tessel dump`/`run`/`bench` a kernel found by its
+// name or configured from the class's options.
 class KernelClass {
  public:
   virtual ~KernelClass();
@@ -176,6 +209,17 @@ class KernelClass {
   virtual std::vector<KernelPtr> generate_kernels(const MetadataFilter& filter = {},
                                                   std::optional<Epilogue> epilogue = {},
                                                   std::optional<int> cc = {}) const = 0;
+
+  // The class form, `tessel dump CLASS --OPTION VALUE ...`: the options (the first value of each
+  // is its default). None by default: the class's kernels are then reached by name only.
+  virtual std::vector<OptionSpec> options() const;
+  // The kernel of a complete set of options (resolve_options(options(), ...)), which need not be
+  // one the catalog lists (e.g. an elementwise kernel of one problem form). Throws tessel::Error
+  // naming the rule a combination breaks. The default throws: the class has no options.
+  virtual KernelPtr configure(const Options& options) const;
+  // Option sets beside the catalog's kernels that `tessel dump --list` lists (and the device runs
+  // `tessel run` on): forms the catalog's entries choose at run time. None by default.
+  virtual std::vector<Options> variants() const;
 };
 
 using KernelClassPtr = std::shared_ptr<const KernelClass>;
@@ -221,6 +265,23 @@ std::vector<KernelPtr> get_kernels(const Arguments& args, const MetadataFilter& 
 std::vector<KernelPtr> list_kernels(const MetadataFilter& filter = {}, std::optional<int> cc = {});
 // The registered kernel called `name`; throws tessel::Error if none is.
 KernelPtr find_kernel(const std::string& name);
+
+// The kernel a command line names: a class name with options (`elementwise --op add --dtype f16`,
+// defaults filling the rest), or a catalog kernel's name (`tessel list`), alone (that kernel) or
+// with options that change some of its own (its class's configure of metadata().options with
+// `given` over them). Throws tessel::Error naming an unknown kernel, option or value.
+KernelPtr resolve_kernel(const std::string& name, const Options& given = {});
+// What `tessel dump --list` prints, in registration order: every catalog kernel's name, then each
+// class's variants as "CLASS --OPTION VALUE ..." (every option, in the class's order).
+std::vector<std::string> listed_kernels(const Registry& r = Registry::global());
+// "CLASS --OPTION VALUE ..." for a kernel with options (every option of its class, in order),
+// else its name: a command line that names the same configuration.
+std::string kernel_arguments(const Kernel& k);
+
+// The configuration an elementwise kernel generates without arguments: a configured one's own
+// (`elementwise --rank 3 ...`), a catalog entry's default form (rank 2, row-major, its op and
+// dtype); nullopt for a kernel of another class.
+std::optional<ElementwiseConfig> elementwise_config_of(const Kernel& k);
 
 // The built-in classes, added to a registry (Registry::global() calls it once). A new built-in
 // kernel class is one more line in kernels/src/common/catalog_builtins.cpp.

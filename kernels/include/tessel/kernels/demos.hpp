@@ -1,13 +1,14 @@
 // demos.hpp: the demonstration kernels of the code generator, each a small complete kernel that
 // shows one hardware path: a 128-bit vector copy, a TMA tile load through an mbarrier, and one
-// warpgroup MMA on swizzled shared-memory tiles. Each has a config, a generator and a family.
+// warpgroup MMA on swizzled shared-memory tiles. Each has a config, a generator and a catalog class
+// (operation demo: one kernel per combination of its options).
 #pragma once
 
 #include <string>
 
 #include "tessel/codegen/ir.hpp"
 #include "tessel/codegen/wgmma.hpp"
-#include "tessel/kernels/registry.hpp"
+#include "tessel/kernels/catalog.hpp"
 
 namespace tessel::kernels {
 
@@ -23,7 +24,7 @@ struct VectorCopyConfig {
 };
 VectorCopyConfig vector_copy_config(const Options& o);  // from resolved registry options
 codegen::Module vector_copy(const VectorCopyConfig& c);
-KernelFamily vector_copy_family();
+KernelClassPtr vector_copy_class();  // the catalog class "vector_copy" (operation demo)
 
 // One TMA load of a rows x cols box of a row-major 2-D tensor into shared memory, completed on an
 // mbarrier, then written back to out (row-major, leading dimension `ld` elements) by all threads
@@ -41,7 +42,7 @@ struct TmaTileConfig {
 };
 TmaTileConfig tma_tile_config(const Options& o);  // cols: one swizzle row (128 B unswizzled)
 codegen::Module tma_tile(const TmaTileConfig& c);
-KernelFamily tma_tile_family();
+KernelClassPtr tma_tile_class();
 
 // D (64 x n, f32, row-major) = A (64 x k, row-major = K-major) * B^T (B is n x k, row-major =
 // K-major), k = 32 bytes per wgmma times k_blocks. One warpgroup (128 threads) copies A and B into
@@ -57,6 +58,6 @@ struct WgmmaTileConfig {
 };
 WgmmaTileConfig wgmma_tile_config(const Options& o);
 codegen::Module wgmma_tile(const WgmmaTileConfig& c);
-KernelFamily wgmma_tile_family();
+KernelClassPtr wgmma_tile_class();
 
 }  // namespace tessel::kernels

@@ -8,11 +8,12 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tessel/codegen/launch_plan.hpp"
-#include "tessel/kernels/registry.hpp"
+#include "tessel/kernels/options.hpp"
 #include "tessel/kernels/tensor_view.hpp"
 #include "tessel/runtime/stream.hpp"
 
@@ -104,9 +105,14 @@ void elementwise(const ElementwiseArguments& args, rt::StreamRef stream = {}, co
 void elementwise_reference(const ElementwiseArguments& args, const std::vector<uint8_t>& a,
                            const std::vector<uint8_t>& b, std::vector<uint8_t>& c);
 
-// The registry family for `tessel dump` and `tessel run`.
+// The class form `tessel dump elementwise --op add --dtype f16 --rank 3 ...`: its options, a
+// configuration from a complete set of them, and the option sets listed beside the catalog's
+// entries (elementwise_variants: forms the entries choose at run time). elementwise_config_of
+// (catalog.hpp) gives the configuration of an elementwise kernel object.
+std::vector<OptionSpec> elementwise_options();
 ElementwiseConfig elementwise_config(const Options& o);
-KernelFamily elementwise_family();
+std::vector<Options> elementwise_variants();
+
 
 }  // namespace tessel::kernels
 

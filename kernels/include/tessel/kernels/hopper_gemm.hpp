@@ -26,7 +26,6 @@
 #include "tessel/codegen/launch_plan.hpp"
 #include "tessel/codegen/wgmma.hpp"
 #include "tessel/kernels/catalog.hpp"
-#include "tessel/kernels/registry.hpp"
 #include "tessel/runtime/tensor_map.hpp"
 
 namespace tessel::kernels {
@@ -94,10 +93,6 @@ struct HopperGemmTensorMaps {
 };
 HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& c, const GemmArguments& args);
 
-// Makes the 128 bytes of a TMA descriptor: rt::encode_tensor_map on a GPU, the emulator's
-// emu::encode_tensor_map on the CPU.
-using TensorMapEncoder = std::function<rt::TensorMap(const rt::TensorMapSpec&, uint64_t address)>;
-
 // The launch of `module` (hopper_gemm(c)) on `args`, with at most `max_ctas` persistent CTAs
 // (the SM count; at least 1 even for an empty problem).
 codegen::LaunchPlan hopper_gemm_plan(const HopperGemmConfig& c, const GemmArguments& args, codegen::Module module,
@@ -109,18 +104,22 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& c, const GemmArgu
 
 KernelMetadata hopper_gemm_metadata(const HopperGemmConfig& c);
 
-// The catalog class "hopper_gemm": types x tiles x stages x majors.
+// The catalog class "hopper_gemm": types x tiles x stages x majors; its options (--dtype, --out,
+// --a-major k|m, --b-major k|n, --out-major n|m, --tile-m, --tile-n, --stages, --cluster-m,
+// --cluster-n, --schedule) configure any valid configuration.
 class HopperGemmClass : public KernelClass {
  public:
   std::string name() const override { return "hopper_gemm"; }
   std::string description() const override;
   std::vector<KernelPtr> generate_kernels(const MetadataFilter& filter = {}, std::optional<Epilogue> epilogue = {},
                                           std::optional<int> cc = {}) const override;
+  std::vector<OptionSpec> options() const override;
+  KernelPtr configure(const Options& options) const override;
   static std::vector<HopperGemmConfig> configurations();
 };
 
-// The `tessel dump hopper_gemm` family.
+// A configuration from a complete set of the class's options, and back.
 HopperGemmConfig hopper_gemm_config(const Options& o);
-KernelFamily hopper_gemm_family();
+Options hopper_gemm_options(const HopperGemmConfig& c);
 
 }  // namespace tessel::kernels

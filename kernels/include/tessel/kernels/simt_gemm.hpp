@@ -60,8 +60,16 @@ class SimtGemmClass : public KernelClass {
   std::string description() const override;
   std::vector<KernelPtr> generate_kernels(const MetadataFilter& filter = {}, std::optional<Epilogue> epilogue = {},
                                           std::optional<int> cc = {}) const override;
+  // --dtype, --a-major k|m|any, --b-major k|n|any, --out-major n|m|any, --tile-m, --tile-n,
+  // --tile-k, --thread-m, --thread-n.
+  std::vector<OptionSpec> options() const override;
+  KernelPtr configure(const Options& options) const override;
   // Every configuration the class offers, before filtering.
   static std::vector<SimtGemmConfig> configurations();
 };
+
+// A configuration from a complete set of the class's options, and back.
+SimtGemmConfig simt_gemm_config(const Options& o);
+Options simt_gemm_options(const SimtGemmConfig& c);
 
 }  // namespace tessel::kernels

@@ -36,8 +36,4 @@ std::string check_elementwise(const ElementwiseCase& k, const std::vector<uint8_
 // The views with each operand's data offset by its buffer's address (A, B, C).
 ElementwiseArguments at_addresses(const ElementwiseArguments& args, uint64_t a, uint64_t b, uint64_t c);
 
-// `tessel run elementwise`: the registry configuration `o` on GPU 0 on a random problem of about
-// 2^20 elements (the static shape when static), operands on their own buffers, checked as above.
-DemoRun run_elementwise(const Options& o, std::mt19937_64& rng);
-
 }  // namespace tessel::kernels

@@ -48,7 +48,4 @@ void store_element(std::vector<uint8_t>& bytes, codegen::Type t, int64_t index, 
 // or what differed (the first few elements).
 std::string check_gemm(const GemmProblem& p, const std::vector<uint8_t>& result);
 
-// `tessel run hopper_gemm` on device 0: one random problem of the configuration `o`, checked.
-DemoRun run_hopper_gemm(const Options& o, std::mt19937_64& rng);
-
 }  // namespace tessel::kernels

@@ -1,6 +1,6 @@
-// elementwise/family.cpp: the elementwise kernels in the registry (`tessel dump elementwise`,
-// `tessel run elementwise`): registry options -> ElementwiseConfig, and the listed
-// configurations (every op x dtype, every rank, majors, static shapes, 64-bit indices).
+// elementwise/options.cpp: the elementwise class's options (`tessel dump elementwise --op add ...`):
+// options -> ElementwiseConfig, and the variants listed beside the catalog's op x dtype entries
+// (every rank, majors, vector widths, static shapes, 64-bit indices, ld.global.nc).
 #include "tessel/algebra/parse_number.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/kernels/elementwise.hpp"
@@ -53,12 +53,8 @@ ElementwiseConfig elementwise_config(const Options& o) {
   return c;
 }
 
-KernelFamily elementwise_family() {
-  KernelFamily f;
-  f.name = "elementwise";
-  f.description = "C = op(A, B) over rank 1-4 tensors of any strides: zipped_divide, make_layout_tv, "
-                  "predicated edges, ld/st.global.v4 (sm_80)";
-  f.options = {
+std::vector<OptionSpec> elementwise_options() {
+  return {
       {"op", {"add", "sub", "mul", "div", "min", "max", "axpby", "copy", "neg", "abs", "relu"}, "the operation"},
       {"dtype", {"f32", "f16", "bf16", "f64", "s32", "s8"}, "element type of A, B and C"},
       {"rank", {"2", "1", "3", "4"}, "tensor rank"},
@@ -70,22 +66,21 @@ KernelFamily elementwise_family() {
       {"index", {"i32", "i64"}, "offset arithmetic width"},
       {"nc", {"off", "on"}, "inputs through ld.global.nc"},
   };
-  const char* ops[] = {"add", "sub", "mul", "div", "min", "max", "axpby", "copy", "neg", "abs", "relu"};
-  const char* dtypes[] = {"f32", "f16", "bf16", "f64", "s32", "s8"};
-  for (const char* op : ops)
-    for (const char* dt : dtypes) f.listed.push_back({{"op", op}, {"dtype", dt}});
+}
+
+std::vector<Options> elementwise_variants() {
+  std::vector<Options> v;
   for (const char* rank : {"1", "3", "4"})
-    for (const char* dt : {"f32", "bf16", "s8"}) f.listed.push_back({{"rank", rank}, {"dtype", dt}});
-  for (const char* m : {"ccc", "crr", "rcr", "rrc", "ccr"}) f.listed.push_back({{"majors", m}});
-  for (const char* v : {"1", "2"}) f.listed.push_back({{"vector", v}});
-  for (const char* rank : {"1", "2", "3", "4"}) f.listed.push_back({{"rank", rank}, {"shape", "static"}});
-  f.listed.push_back({{"shape", "static"}, {"majors", "crc"}, {"dtype", "bf16"}});
-  f.listed.push_back({{"index", "i64"}});
-  f.listed.push_back({{"index", "i64"}, {"rank", "3"}, {"dtype", "f16"}});
-  f.listed.push_back({{"nc", "on"}});
-  f.listed.push_back({{"nc", "on"}, {"dtype", "bf16"}});
-  f.generate = [](const Options& o) { return elementwise_kernel(elementwise_config(o)); };
-  return f;
+    for (const char* dt : {"f32", "bf16", "s8"}) v.push_back({{"rank", rank}, {"dtype", dt}});
+  for (const char* m : {"ccc", "crr", "rcr", "rrc", "ccr"}) v.push_back({{"majors", m}});
+  for (const char* n : {"1", "2"}) v.push_back({{"vector", n}});
+  for (const char* rank : {"1", "2", "3", "4"}) v.push_back({{"rank", rank}, {"shape", "static"}});
+  v.push_back({{"shape", "static"}, {"majors", "crc"}, {"dtype", "bf16"}});
+  v.push_back({{"index", "i64"}});
+  v.push_back({{"index", "i64"}, {"rank", "3"}, {"dtype", "f16"}});
+  v.push_back({{"nc", "on"}});
+  v.push_back({{"nc", "on"}, {"dtype", "bf16"}});
+  return v;
 }
 
 }  // namespace tessel::kernels

@@ -1,0 +1,92 @@
+// kernel_run.cpp: see kernel_run.hpp. One check per operation, written against Machine, so that a
+// GPU run and an emulated one differ only in the problem's size.
+#include "tessel/testing/kernel_run.hpp"
+
+#include <algorithm>
+
+#include "tessel/testing/elementwise_check.hpp"
+#include "tessel/testing/gemm_check.hpp"
+
+namespace tessel::kernels {
+
+namespace {
+
+// A static elementwise shape bakes its size into the kernel: past this many elements (about a
+// second of emulation at rank 2) an emulated run is refused unless `size` allows it.
+constexpr int64_t kStaticElements = int64_t{1} << 20;
+
+// A GEMM: ragged M and N over a few tiles, K over a few k-tiles (fewer in the emulator), a batch,
+// beta = 0 half the time (out poisoned then), every element against the f64 reference.
+DemoRun run_gemm(const Kernel& k, Machine& machine, std::mt19937_64& rng) {
+  const KernelMetadata& md = k.metadata();
+  const int tile_k = std::max(md.design.tile[2], 1);
+  const GemmProblem p = machine.emulated() ? make_gemm_problem(md, rng, false, 3 * tile_k, 2)
+                                           : make_gemm_problem(md, rng, false, 5 * tile_k, 3);
+  const uint64_t a = machine.upload(p.A.bytes), b = machine.upload(p.B.bytes), out = machine.upload(p.out.bytes);
+  const GemmArguments args = p.arguments(a, b, out);
+  DemoRun r;
+  r.kernel_ms = machine.run(k, args);
+  const std::string stats = machine.stats();
+  r.problem = p.describe() + (stats.empty() ? "" : ", " + stats);
+  r.bytes = static_cast<double>(p.A.bytes.size() + p.B.bytes.size() + 2 * p.out.bytes.size());
+  const std::string diff = check_gemm(p, machine.download(out, p.out.bytes.size()));
+  r.ok = diff.empty();
+  r.result = r.ok ? "every element matches the host reference, bytes between them intact" : diff;
+  return r;
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s;
+  for (int64_t e : shape) s += (s.empty() ? "" : "x") + std::to_string(e);
+  return s;
+}
+
+// An elementwise kernel: a random problem of the form it generates for (its configuration's
+// rank, majors, vector alignment; the static shape when static), each operand on its own buffer.
+DemoRun run_elementwise(const Kernel& k, Machine& machine, std::mt19937_64& rng, int64_t size) {
+  const std::optional<ElementwiseConfig> c = elementwise_config_of(k);
+  if (!c) throw RunRefused(k.name() + ": no random problem for an elementwise kernel of class " + k.metadata().kernel_class);
+  const int64_t max_elements = machine.emulated() ? size : int64_t{1} << 20;
+  if (machine.emulated() && c->is_static()) {  // refused up front, not after minutes of emulation
+    int64_t n = 1;
+    for (int64_t e : c->static_shape) n *= e;
+    if (n > std::max(kStaticElements, size))
+      throw RunRefused("its static shape " + shape_text(c->static_shape) + " (" + std::to_string(n) +
+                       " elements) is more than the emulator runs in seconds (" + std::to_string(kStaticElements) +
+                       "); --shape dynamic runs a random shape of --size elements, --size " + std::to_string(n) +
+                       " this one anyway");
+  }
+  const ElementwiseCase ec = random_elementwise_case(*c, rng, max_elements);
+  const bool unary = is_unary(c->op);
+  const uint64_t a = machine.upload(ec.a), b = unary ? a : machine.upload(ec.b);
+  const size_t c_size = ec.c_bytes + ElementwiseCase::kGuardBytes;
+  const uint64_t cbuf = machine.poisoned(c_size, ElementwiseCase::kPoison);
+  const ElementwiseArguments args = at_addresses(ec.args, a, b, cbuf);
+  DemoRun r;
+  r.kernel_ms = machine.run(k, args);
+  const std::string stats = machine.stats();
+  r.problem = "shape " + shape_text(ec.args.C.shape) + (stats.empty() ? "" : ", " + stats);
+  const int64_t n = ec.args.C.size();
+  r.bytes = static_cast<double>(n * codegen::bytes(c->dtype) * (unary ? 2 : 3));
+  const std::string diff = check_elementwise(ec, machine.download(cbuf, c_size));
+  r.ok = diff.empty();
+  r.result = r.ok ? "all " + std::to_string(n) + " elements match the host, padding and guard intact" : diff;
+  return r;
+}
+
+}  // namespace
+
+DemoRun run_kernel(const Kernel& k, Machine& machine, uint64_t seed, int64_t size) {
+  std::mt19937_64 rng(seed);
+  switch (k.metadata().operation) {
+    case Operation::Gemm:
+      return run_gemm(k, machine, rng);
+    case Operation::Elementwise:
+      return run_elementwise(k, machine, rng, size);
+    case Operation::Demo:
+      return run_demo(k, machine, rng);
+  }
+  fail("run_kernel: " + k.name() + " has an unknown operation");
+}
+
+}  // namespace tessel::kernels
