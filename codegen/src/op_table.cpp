@@ -201,16 +201,17 @@ std::string operand_mismatch(const Instr& i) {
   const OpInfo& row = op_info(i.op);
   const Signature& s = row.signature;
   const size_t n = i.ops.size();
-  const std::string sig = std::string("(") + row.operands + ")";
+  // Spelled only for a message: every instruction of every kernel passes through this check.
+  auto sig = [&] { return std::string("(") + row.operands + ")"; };
   if (n < s.required || n > s.count) {
     std::string want = std::to_string(s.required);
     if (s.count != s.required) want += " to " + std::to_string(s.count);
-    return std::string(display_name(row)) + " takes " + want + " operands " + sig + ", has " + std::to_string(n);
+    return std::string(display_name(row)) + " takes " + want + " operands " + sig() + ", has " + std::to_string(n);
   }
   for (size_t j = 0; j < n; ++j) {
     if (!fits(s.kinds[j], i.ops[j])) {
       return std::string(display_name(row)) + " operand " + std::to_string(j + 1) + " is " + kind_of(i.ops[j]) +
-             ", where its signature " + sig + " has " + kOperandLetters[static_cast<size_t>(s.kinds[j])] + ": " +
+             ", where its signature " + sig() + " has " + kOperandLetters[static_cast<size_t>(s.kinds[j])] + ": " +
              describe(s.kinds[j]);
     }
   }

@@ -9,6 +9,7 @@
 #include "dump_command.hpp"
 #include "layout_command.hpp"
 #include "list_command.hpp"
+#include "precompile_command.hpp"
 #include "printable.hpp"
 #include "run_command.hpp"
 
@@ -27,6 +28,7 @@ void print_usage(std::ostream& out) {
          "  list      list the kernel catalog (filter with --filter KEY=VALUE)\n"
          "  run       run a kernel configuration on the GPU and check it against the host\n"
          "  bench     benchmark on the GPU against a peer (`tessel bench gemm`: tessel vs cuBLAS)\n"
+         "  precompile  compile kernels for this GPU into the on-disk compiled-kernel cache\n"
          "  help      show this help, or `tessel help <command>` for a command's help\n"
          "\n"
          "options:\n"
@@ -76,6 +78,10 @@ int main(int argc, char** argv) {
       tessel::cli::print_run_help(std::cout);
       return 0;
     }
+    if (rest[0] == "precompile") {
+      tessel::cli::print_precompile_help(std::cout);
+      return 0;
+    }
     if (rest[0] == "bench") {
       tessel::cli::print_bench_help(std::cout);
       return 0;
@@ -88,6 +94,7 @@ int main(int argc, char** argv) {
   if (command == "list") return tessel::cli::list_command(rest);
   if (command == "run") return tessel::cli::run_command(rest);
   if (command == "bench") return tessel::cli::bench_command(rest);
+  if (command == "precompile") return tessel::cli::precompile_command(rest);
 
   if (command.rfind("-", 0) == 0)
     std::cerr << "error: unknown option '" << tessel::cli::printable(command) << "'\n";
