@@ -20,6 +20,8 @@ cd "$(dirname "$0")/.."
 } > "$OUT/device.txt" 2>&1
 cat "$OUT/device.txt"
 
+# The compiled-kernel cache of this run's tests and runs, beside the build (not the user's ~/.cache).
+export TESSEL_CACHE_DIR="${TESSEL_CACHE_DIR:-$PWD/build/device/kernel-cache}"
 export TESSEL_PTXAS="${TESSEL_PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}"
 cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log" 2>&1 &&
   cmake --build build/device -j"$(nproc)" >> "$OUT/build.log" 2>&1
@@ -65,6 +67,9 @@ build/device/bin/tessel_codegen_bench --reps 20 --warmup 3 > "$OUT/codegen_bench
 tail -3 "$OUT/codegen_bench.txt"
 build/device/bin/tessel_load_bench --per-family 6 > "$OUT/load_bench.txt" 2>&1
 head -5 "$OUT/load_bench.txt"
+# Process start to the first correct Hopper GEMM result, compiled-kernel cache cold and warm.
+bash tools/first_result_bench.sh build/device/bin/tessel 3 > "$OUT/first_result.txt" 2>&1
+cat "$OUT/first_result.txt"
 # Elementwise bandwidth against cuMemcpyDtoD and the CUDA C++ peer (compiled here by nvcc).
 nvcc -ptx -arch=sm_90 -O3 -o build/device/peer_add.ptx tools/bench/peer_add.cu > "$OUT/peer_nvcc.log" 2>&1 &&
   peer=(--peer build/device/peer_add.ptx) || peer=()

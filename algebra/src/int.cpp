@@ -351,7 +351,14 @@ Int Int::coefficient() const {
   return r;
 }
 
+// The arithmetic operators take a shortcut for plain integers (no basis), the common case: no
+// coefficient copies, and static operands fold at once. Layout evaluation (crd2idx) is mostly
+// this arithmetic, and the copies (a shared pointer and a vector each) dominated it.
 Int operator+(const Int& a, const Int& b) {
+  if (!a.has_basis() && !b.has_basis()) {
+    if (a.is_static() && b.is_static()) return Int(checked_add(a.value(), b.value()));
+    return build(ExprOp::Add, a, b);
+  }
   if (a.basis() == b.basis()) return build(ExprOp::Add, a.coefficient(), b.coefficient()).with_basis(a.basis());
   if (is_value(a.coefficient(), 0)) return b;
   if (is_value(b.coefficient(), 0)) return a;
@@ -368,6 +375,10 @@ Int operator-(const Int& a, const Int& b) {
 Int operator-(const Int& a) { return Int(0).with_basis(a.basis()) - a; }
 
 Int operator*(const Int& a, const Int& b) {
+  if (!a.has_basis() && !b.has_basis()) {
+    if (a.is_static() && b.is_static()) return Int(checked_mul(a.value(), b.value()));
+    return build(ExprOp::Mul, a, b);
+  }
   if (a.has_basis() && b.has_basis())
     fail("cannot multiply " + to_string(a) + " by " + to_string(b) + ": both are basis elements");
   const BasisPath& p = a.has_basis() ? a.basis() : b.basis();

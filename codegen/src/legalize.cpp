@@ -14,7 +14,7 @@ namespace {
 
 struct Flattener {
   const Kernel& k;
-  std::vector<Instr> out;
+  const std::function<void(const Instr&)>& out;
   int labels = 0;
 
   std::string label() { return "$L_" + std::to_string(++labels); }
@@ -44,7 +44,7 @@ struct Flattener {
     Instr l;
     l.op = Op::Label;
     l.ops = {Operand::label(name)};
-    out.push_back(std::move(l));
+    out(l);
   }
   void emit_branch(const std::string& target, int pred, bool negated) {
     Instr b;
@@ -53,7 +53,7 @@ struct Flattener {
     b.guard = pred;
     b.guard_negated = negated;
     b.ops = {Operand::label(target)};
-    out.push_back(std::move(b));
+    out(b);
   }
 
   void block(const Block& b) {
@@ -63,7 +63,7 @@ struct Flattener {
           check_signature(s.instr);
           for (const Operand& o : s.instr.ops) check_operand(o);
           if (s.instr.guard >= 0) check_pred(s.instr.guard, "a guard");
-          out.push_back(s.instr);
+          out(s.instr);
           break;
         case Stmt::Kind::If: {
           const IfStmt& f = s.if_.at(0);
@@ -102,10 +102,15 @@ struct Flattener {
 
 }  // namespace
 
-std::vector<Instr> legalize(const Kernel& k) {
-  Flattener f{k, {}, 0};
+void for_each_legalized(const Kernel& k, const std::function<void(const Instr&)>& visit) {
+  Flattener f{k, visit, 0};
   f.block(k.body);
-  return std::move(f.out);
+}
+
+std::vector<Instr> legalize(const Kernel& k) {
+  std::vector<Instr> out;
+  for_each_legalized(k, [&](const Instr& i) { out.push_back(i); });
+  return out;
 }
 
 }  // namespace tessel::codegen

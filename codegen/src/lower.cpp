@@ -37,32 +37,11 @@ Value KernelBuilder::lower(const Int& x, Type t) {
   return lower_expr(x, t);
 }
 
-namespace {
-uint64_t mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  return h;
-}
-}  // namespace
-
-// A structural hash (equal expressions hash equal), memoized per node: expressions share nodes,
-// so each is hashed once however often it is lowered.
-uint64_t KernelBuilder::hash_of(const Int& x) {
-  if (x.is_static()) return mix(0x5a17, static_cast<uint64_t>(x.value()));
-  const Expr* e = x.expr().get();
-  auto it = hashes_.find(e);
-  if (it != hashes_.end()) return it->second.second;
-  uint64_t h = mix(0xe0, static_cast<uint64_t>(e->op));
-  if (e->op == ExprOp::Symbol) {
-    h = mix(h, std::hash<std::string>{}(e->name));
-  } else {
-    h = mix(mix(h, hash_of(e->a)), hash_of(e->b));
-  }
-  hashes_.emplace(e, std::make_pair(x.expr(), h));
-  return h;
-}
-
+// The CSE tables are keyed by the structural hash that every expression node carries from its
+// construction (tessel::hash_value: equal expressions hash equal). A memo of hashes computed here,
+// in a map keyed by node address, was the largest cost of lowering.
 Value KernelBuilder::cse_find(const Int& x, int tag) {
-  const uint64_t h = hash_of(x);
+  const uint64_t h = hash_value(x);
   for (auto scope = cse_.rbegin(); scope != cse_.rend(); ++scope) {
     auto [lo, hi] = scope->equal_range(h);
     for (auto it = lo; it != hi; ++it) {
@@ -72,7 +51,7 @@ Value KernelBuilder::cse_find(const Int& x, int tag) {
   return {};
 }
 
-void KernelBuilder::cse_insert(const Int& x, int tag, Value v) { cse_.back().emplace(hash_of(x), CseEntry{x, tag, v}); }
+void KernelBuilder::cse_insert(const Int& x, int tag, Value v) { cse_.back().emplace(hash_value(x), CseEntry{x, tag, v}); }
 
 Value KernelBuilder::lower_expr(const Int& x, Type t) {
   const int tag = static_cast<int>(t);

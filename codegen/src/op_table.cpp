@@ -3,6 +3,7 @@
 #include "tessel/codegen/op_table.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/ir.hpp"
@@ -95,6 +96,30 @@ consteval bool modifier_floors_raise() {
   return true;
 }
 static_assert(modifier_floors_raise(), "a modifier floor is below its row's floor");
+
+// Where each Op's modifier floors start in kModifierFloors (-1: none), so that op_requirement
+// reads only that Op's rows: most instructions have none, and scanning the whole list for each
+// instruction of a large kernel showed in profiles. An Op's rows must be adjacent.
+consteval std::array<int, kOpCount> first_modifier_floors() {
+  std::array<int, kOpCount> first{};
+  first.fill(-1);
+  for (int j = 0; j < static_cast<int>(std::size(kModifierFloors)); ++j) {
+    int& f = first[static_cast<size_t>(kModifierFloors[j].op)];
+    if (f < 0) f = j;
+  }
+  return first;
+}
+constexpr std::array<int, kOpCount> kFirstModifierFloor = first_modifier_floors();
+
+consteval bool modifier_floors_adjacent() {
+  for (size_t j = 0; j < std::size(kModifierFloors); ++j) {
+    const int first = kFirstModifierFloor[static_cast<size_t>(kModifierFloors[j].op)];
+    for (size_t k = static_cast<size_t>(first); k < j; ++k)
+      if (kModifierFloors[k].op != kModifierFloors[j].op) return false;
+  }
+  return true;
+}
+static_assert(modifier_floors_adjacent(), "the modifier floors of one Op must be adjacent rows");
 
 // --- Operand signatures -------------------------------------------------------------------------
 
@@ -191,8 +216,10 @@ const OpInfo& op_info(Op op) {
 std::span<const OpInfo> op_table() { return kRows; }
 
 Requirement op_requirement(const Instr& i) {
-  for (const ModifierFloor& m : kModifierFloors) {
-    if (m.op == i.op && m.applies(i)) return m.floor;
+  const int first = kFirstModifierFloor[static_cast<size_t>(i.op)];
+  for (size_t j = first < 0 ? std::size(kModifierFloors) : static_cast<size_t>(first);
+       j < std::size(kModifierFloors) && kModifierFloors[j].op == i.op; ++j) {
+    if (kModifierFloors[j].applies(i)) return kModifierFloors[j].floor;
   }
   return op_info(i.op).floor;
 }
@@ -201,16 +228,17 @@ std::string operand_mismatch(const Instr& i) {
   const OpInfo& row = op_info(i.op);
   const Signature& s = row.signature;
   const size_t n = i.ops.size();
-  const std::string sig = std::string("(") + row.operands + ")";
+  // Spelled only for a message: every instruction of every kernel passes through this check.
+  auto sig = [&] { return std::string("(") + row.operands + ")"; };
   if (n < s.required || n > s.count) {
     std::string want = std::to_string(s.required);
     if (s.count != s.required) want += " to " + std::to_string(s.count);
-    return std::string(display_name(row)) + " takes " + want + " operands " + sig + ", has " + std::to_string(n);
+    return std::string(display_name(row)) + " takes " + want + " operands " + sig() + ", has " + std::to_string(n);
   }
   for (size_t j = 0; j < n; ++j) {
     if (!fits(s.kinds[j], i.ops[j])) {
       return std::string(display_name(row)) + " operand " + std::to_string(j + 1) + " is " + kind_of(i.ops[j]) +
-             ", where its signature " + sig + " has " + kOperandLetters[static_cast<size_t>(s.kinds[j])] + ": " +
+             ", where its signature " + sig() + " has " + kOperandLetters[static_cast<size_t>(s.kinds[j])] + ": " +
              describe(s.kinds[j]);
     }
   }

@@ -1,6 +1,7 @@
 // print.cpp: the PTX module printer: header directives from the module's requirements, shared
 // arrays, kernel signatures with their performance directives, derived `.reg` lines and the
 // legalized instruction list. Register names are class prefix + counter (see RegInfo).
+#include <charconv>
 #include <concepts>
 #include <cstdio>
 #include <set>
@@ -38,23 +39,34 @@ struct Out {
   }
 };
 
+// Writes each operand straight into the output: building a string per operand and per register
+// name (and concatenating them) was most of the printer's time and allocations (callgrind).
 struct Printer {
   const Kernel& k;
   Out& os;
 
-  std::string reg(int id) const {
-    const RegInfo& r = k.regs.at(id);
-    return reg_prefix(r.cls) + std::to_string(r.index);
+  void number(int64_t v) {
+    char buf[24];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    os.s.append(buf, end);
   }
 
-  std::string operand(const Operand& o) const {
+  void reg(int id) {
+    const RegInfo& r = k.regs.at(id);
+    os.s += reg_prefix(r.cls);
+    number(r.index);
+  }
+
+  void operand(const Operand& o) {
     switch (o.kind) {
       case Operand::Kind::None:
-        return "";
+        return;
       case Operand::Kind::Reg:
-        return reg(o.reg);
+        reg(o.reg);
+        return;
       case Operand::Kind::Imm:
-        return std::to_string(o.imm);
+        number(o.imm);
+        return;
       case Operand::Kind::FImm: {
         char buf[24];
         if (o.type == Type::F32) {
@@ -62,33 +74,44 @@ struct Printer {
         } else {
           std::snprintf(buf, sizeof buf, "0d%016llX", static_cast<unsigned long long>(o.imm));
         }
-        return buf;
+        os.s += buf;
+        return;
       }
       case Operand::Kind::Special:
       case Operand::Kind::Symbol:
       case Operand::Kind::Label:
-        return o.name;
+        os.s += o.name;
+        return;
       case Operand::Kind::Sink:
-        return "_";
+        os.s += '_';
+        return;
       case Operand::Kind::Pair:
-        return operand(o.elems.at(0)) + "|" + operand(o.elems.at(1));
-      case Operand::Kind::Vec: {
-        std::string s = "{";
-        for (size_t j = 0; j < o.elems.size(); ++j) s += (j ? ", " : "") + operand(o.elems[j]);
-        return s + "}";
-      }
-      case Operand::Kind::Addr: {
-        // [base], [base+off], or the tensor form [tensorMap, {c0, c1}].
-        std::string s = "[" + operand(o.elems.at(0));
-        if (o.elems.size() > 1) {
-          s += ", " + operand(o.elems[1]);
-        } else if (o.imm != 0) {
-          s += "+" + std::to_string(o.imm);
+        operand(o.elems.at(0));
+        os.s += '|';
+        operand(o.elems.at(1));
+        return;
+      case Operand::Kind::Vec:
+        os.s += '{';
+        for (size_t j = 0; j < o.elems.size(); ++j) {
+          if (j) os.s += ", ";
+          operand(o.elems[j]);
         }
-        return s + "]";
-      }
+        os.s += '}';
+        return;
+      case Operand::Kind::Addr:
+        // [base], [base+off], or the tensor form [tensorMap, {c0, c1}].
+        os.s += '[';
+        operand(o.elems.at(0));
+        if (o.elems.size() > 1) {
+          os.s += ", ";
+          operand(o.elems[1]);
+        } else if (o.imm != 0) {
+          os.s += '+';
+          number(o.imm);
+        }
+        os.s += ']';
+        return;
     }
-    return "";
   }
 
   void instr(const Instr& i, bool comments) {
@@ -98,9 +121,16 @@ struct Printer {
       return;
     }
     os << "\t";
-    if (i.guard >= 0) os << "@" << (i.guard_negated ? "!" : "") << reg(i.guard) << " ";
+    if (i.guard >= 0) {
+      os << "@" << (i.guard_negated ? "!" : "");
+      reg(i.guard);
+      os << " ";
+    }
     os << mnemonic(i);
-    for (size_t j = 0; j < i.ops.size(); ++j) os << (j ? ", " : " \t") << operand(i.ops[j]);
+    for (size_t j = 0; j < i.ops.size(); ++j) {
+      os << (j ? ", " : " \t");
+      operand(i.ops[j]);
+    }
     os << ";\n";
   }
 };
@@ -110,7 +140,6 @@ std::string dims(const std::array<int, 3>& d) {
 }
 
 void print_kernel(const Kernel& k, Out& os, const PrintOptions& o) {
-  std::vector<Instr> body = legalize(k);
   os << "\n\t// .globl\t" << k.name << "\n";
   os << ".visible .entry " << k.name << "(";
   for (size_t j = 0; j < k.params.size(); ++j) {
@@ -144,7 +173,7 @@ void print_kernel(const Kernel& k, Out& os, const PrintOptions& o) {
   }
   os << "\n";
   Printer pr{k, os};
-  for (const Instr& i : body) pr.instr(i, o.comments);
+  for_each_legalized(k, [&](const Instr& i) { pr.instr(i, o.comments); });
   os << "}\n";
 }
 

@@ -20,6 +20,7 @@ using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
 using CUevent = struct CUevent_st*;
+using CUlinkState = struct CUlinkState_st*;
 
 // --- CUresult values that tessel tests for (the rest are reported through cuGetErrorName) ------
 inline constexpr CUresult CUDA_SUCCESS = 0;
@@ -100,6 +101,11 @@ enum CUjit_option : int {
   CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
   CU_JIT_ERROR_LOG_BUFFER = 5,
   CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+};
+
+// --- CUjitInputType (cuLinkAddData) ------------------------------------------------------------
+enum CUjitInputType : int {
+  CU_JIT_INPUT_PTX = 1,
 };
 
 // --- Streams and events ---------------------------------------------------------------------
@@ -184,7 +190,8 @@ enum CUtensorMapFloatOOBfill : int {
 // X(name, parameter list); each returns CUresult. Each is resolved by its base name through
 // cuGetProcAddress at kDriverAbiVersion, which selects the _v2 ABI where one exists
 // (cuMemAlloc -> cuMemAlloc_v2, cuMemcpyHtoD -> cuMemcpyHtoD_v2, cuStreamDestroy ->
-// cuStreamDestroy_v2, cuDevicePrimaryCtxRelease -> cuDevicePrimaryCtxRelease_v2, ...). The
+// cuStreamDestroy_v2, cuDevicePrimaryCtxRelease -> cuDevicePrimaryCtxRelease_v2, cuLinkCreate ->
+// cuLinkCreate_v2, cuLinkAddData -> cuLinkAddData_v2, ...). The
 // parameter lists below are those of the versions current in CUDA 12.0; keep them in step.
 inline constexpr int kDriverAbiVersion = 12000;
 
@@ -227,7 +234,13 @@ inline constexpr int kDriverAbiVersion = 12000;
   X(cuEventElapsedTime, (float* ms, CUevent start, CUevent end))                                            \
   X(cuModuleLoadDataEx,                                                                                     \
     (CUmodule * module, const void* image, unsigned int num_options, CUjit_option* options, void** values)) \
+  X(cuModuleLoadData, (CUmodule * module, const void* image))                                               \
   X(cuModuleUnload, (CUmodule module))                                                                      \
+  X(cuLinkCreate, (unsigned int num_options, CUjit_option* options, void** values, CUlinkState* state))     \
+  X(cuLinkAddData, (CUlinkState state, CUjitInputType type, void* data, std::size_t size, const char* name, \
+                    unsigned int num_options, CUjit_option* options, void** values))                        \
+  X(cuLinkComplete, (CUlinkState state, void** image, std::size_t* size))                                   \
+  X(cuLinkDestroy, (CUlinkState state))                                                                     \
   X(cuModuleGetFunction, (CUfunction * function, CUmodule module, const char* name))                        \
   X(cuFuncGetAttribute, (int* value, CUfunction_attribute attrib, CUfunction function))                     \
   X(cuFuncSetAttribute, (CUfunction function, CUfunction_attribute attrib, int value))                      \

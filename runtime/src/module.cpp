@@ -63,6 +63,49 @@ Module Module::load_ptx(std::string_view ptx) {
   return Module(std::move(impl));
 }
 
+Module Module::load_image(std::string_view image) {
+  const cu::DriverApi& d = detail::api();
+  cu::CUmodule handle = nullptr;
+  detail::check(d, d.cuModuleLoadData(&handle, image.data()), "cuModuleLoadData",
+                "a machine-code image of " + std::to_string(image.size()) + " bytes");
+  auto impl = std::make_shared<Impl>();
+  impl->handle = handle;
+  impl->context = detail::current_context(d);
+  return Module(std::move(impl));
+}
+
+std::string link_ptx(std::string_view ptx) {
+  const cu::DriverApi& d = detail::api();
+  std::vector<char> error_log(kLogBytes, '\0'), info_log(kLogBytes, '\0');
+  cu::CUjit_option options[] = {cu::CU_JIT_ERROR_LOG_BUFFER, cu::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                                cu::CU_JIT_INFO_LOG_BUFFER, cu::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+  void* values[] = {error_log.data(), reinterpret_cast<void*>(static_cast<std::uintptr_t>(kLogBytes - 1)),
+                    info_log.data(), reinterpret_cast<void*>(static_cast<std::uintptr_t>(kLogBytes - 1))};
+  cu::CUlinkState state = nullptr;
+  detail::check(d, d.cuLinkCreate(4, options, values, &state), "cuLinkCreate");
+  // The state owns the image that cuLinkComplete returns (and uses the log buffers until then):
+  // destroyed on every way out, after the image is copied.
+  struct Destroy {
+    const cu::DriverApi& d;
+    cu::CUlinkState state;
+    ~Destroy() { d.cuLinkDestroy(state); }
+  } destroy{d, state};
+  std::string text(ptx);  // the driver reads PTX up to its terminating NUL, which size counts
+  auto fail_with_log = [&](cu::CUresult r, const char* call) {
+    std::string log = trimmed(error_log);
+    if (log.empty()) log = trimmed(info_log);
+    detail::throw_driver_error(d, r, call, log);
+  };
+  if (cu::CUresult r = d.cuLinkAddData(state, cu::CU_JIT_INPUT_PTX, text.data(), text.size() + 1, "tessel.ptx", 0,
+                                       nullptr, nullptr);
+      r != cu::CUDA_SUCCESS)
+    fail_with_log(r, "cuLinkAddData");
+  void* image = nullptr;
+  std::size_t size = 0;
+  if (cu::CUresult r = d.cuLinkComplete(state, &image, &size); r != cu::CUDA_SUCCESS) fail_with_log(r, "cuLinkComplete");
+  return std::string(static_cast<const char*>(image), size);
+}
+
 Function Module::function(const std::string& name) const {
   if (!impl_) fail("Module::function(\"" + name + "\"): no module loaded");
   const cu::DriverApi& d = detail::api();

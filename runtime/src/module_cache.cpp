@@ -2,37 +2,17 @@
 #include "tessel/runtime/module_cache.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <future>
 
 #include "call.hpp"
 #include "context_guard.hpp"
+#include "hash.hpp"
+#include "tessel/runtime/device.hpp"
+#include "tessel/runtime/disk_cache.hpp"
 
 namespace tessel::rt {
 
-std::uint64_t ptx_hash(std::string_view text) {
-  // Eight bytes per step, each mixed in by multiply and xor-shift (the finaliser of splitmix64):
-  // fast on the ~100 KB texts of large kernels, and the length is mixed in so that texts that
-  // differ only by trailing zero bytes differ.
-  auto mix = [](std::uint64_t h) {
-    h ^= h >> 30;
-    h *= 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 27;
-    h *= 0x94D049BB133111EBull;
-    return h ^ (h >> 31);
-  };
-  std::uint64_t h = 0x9E3779B97F4A7C15ull ^ text.size();
-  std::size_t i = 0;
-  for (; i + 8 <= text.size(); i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, text.data() + i, 8);  // the byte order of the host: same on x86-64 and aarch64
-    h = mix(h ^ w);
-  }
-  std::uint64_t tail = 0;
-  for (std::size_t k = 0; i + k < text.size(); ++k)
-    tail |= static_cast<std::uint64_t>(static_cast<unsigned char>(text[i + k])) << (8 * k);
-  return mix(h ^ tail);
-}
+std::uint64_t ptx_hash(std::string_view text) { return detail::hash_bytes(text, detail::kPtxHashSeed); }
 
 struct ModuleCache::Entry {
   std::string text;
@@ -44,7 +24,11 @@ namespace {
 Module load_in_context(std::string_view ptx, void* context) {
   const cu::DriverApi& d = detail::api();
   detail::ContextGuard guard(d, context);
-  return Module::load_ptx(ptx);
+  const DiskCache* disk = DiskCache::process_cache();
+  if (!disk) return Module::load_ptx(ptx);
+  // The machine code depends on the device (its compute capability) and on the driver's compiler.
+  const int cc = cached_device_properties(current_device()).compute_capability();
+  return load_through_disk_cache(*disk, make_disk_cache_key(ptx, cc, d.version), ptx, link_ptx, Module::load_image);
 }
 
 }  // namespace

@@ -8,30 +8,14 @@
 
 #include "gpu.hpp"
 #include "kernels.hpp"
+#include "scoped_env.hpp"
 #include "tessel/runtime.hpp"
 
 namespace rt = tessel::rt;
 
 namespace {
 
-// Sets an environment variable for one scope and restores it after.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (old_)
-      setenv(name_, old_->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using tessel::test::ScopedEnv;
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 

@@ -10,6 +10,7 @@
 #include "dump_command.hpp"
 #include "layout_command.hpp"
 #include "list_command.hpp"
+#include "precompile_command.hpp"
 #include "printable.hpp"
 #include "run_command.hpp"
 
@@ -28,6 +29,7 @@ void print_usage(std::ostream& out) {
          "  list      list the kernel catalog (filter with --filter KEY=VALUE)\n"
          "  run       run a kernel configuration on the GPU and check it against the host\n"
          "  bench     benchmark on the GPU against a peer (`tessel bench gemm`: tessel vs cuBLAS)\n"
+         "  precompile  compile kernels for this GPU into the on-disk compiled-kernel cache\n"
          "  help      show this help, or `tessel help <command>` for a command's help\n"
          "\n"
          "options:\n"
@@ -86,6 +88,10 @@ int main(const std::vector<std::string>& args) {
       tessel::cli::print_bench_help(std::cout);
       return 0;
     }
+    if (rest[0] == "precompile") {
+      tessel::cli::print_precompile_help(std::cout);
+      return 0;
+    }
     std::cerr << "error: unknown command '" << tessel::cli::printable(rest[0]) << "'\n";
     return 2;
   }
@@ -94,6 +100,7 @@ int main(const std::vector<std::string>& args) {
   if (command == "list") return tessel::cli::list_command(rest);
   if (command == "run") return tessel::cli::run_command(rest);
   if (command == "bench") return tessel::cli::bench_command(rest);
+  if (command == "precompile") return tessel::cli::precompile_command(rest);
 
   if (command.rfind("-", 0) == 0)
     std::cerr << "error: unknown option '" << tessel::cli::printable(command) << "'\n";

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "tessel/runtime/device.hpp"
+#include "tessel/runtime/disk_cache.hpp"
 #include "tessel/runtime/driver.hpp"
 #include "tessel/runtime/launch.hpp"
 #include "tessel/runtime/memory.hpp"

@@ -249,8 +249,6 @@ class KernelBuilder {
     Value v;
   };
   std::vector<std::unordered_multimap<uint64_t, CseEntry>> cse_;
-  std::unordered_map<const Expr*, std::pair<ExprPtr, uint64_t>> hashes_;  // memo; keeps nodes alive
-  uint64_t hash_of(const Int& x);
   Value cse_find(const Int& x, int tag);
   void cse_insert(const Int& x, int tag, Value v);
   std::vector<std::map<std::string, Value>> bound_;  // symbol name -> value, per scope

@@ -1,5 +1,5 @@
 // module.hpp: PTX modules loaded by the driver (cuModuleLoadDataEx, which JIT-compiles them for
-// the current device) and the kernels (functions) in them.
+// the current device, or machine code from its linker) and the kernels (functions) in them.
 #pragma once
 
 #include <memory>
@@ -19,6 +19,9 @@ class Module {
   // Loads PTX text into the current context. A module the driver rejects throws DriverError
   // whose message ends with the JIT compiler's log (the line and reason of each error).
   static Module load_ptx(std::string_view ptx);
+  // Loads machine code (a cubin, as link_ptx returns) into the current context
+  // (cuModuleLoadData): no compilation. An image the driver refuses throws DriverError.
+  static Module load_image(std::string_view image);
 
   // The kernel `.entry name`; throws DriverError (CUDA_ERROR_NOT_FOUND) naming it if absent.
   Function function(const std::string& name) const;
@@ -34,6 +37,11 @@ class Module {
   explicit Module(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<const Impl> impl_;
 };
+
+// The machine code (a cubin) that the driver's linker (cuLinkCreate, cuLinkAddData,
+// cuLinkComplete: no toolkit needed) makes of `ptx` for the current context's device. PTX the
+// driver rejects throws DriverError whose message ends with the compiler's log.
+std::string link_ptx(std::string_view ptx);
 
 // What the compiler made of a kernel (cuFuncGetAttribute).
 struct FunctionAttributes {
