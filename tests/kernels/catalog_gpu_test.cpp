@@ -67,7 +67,10 @@ std::string run_elementwise_entry(const kernels::Kernel& kernel, std::mt19937_64
 void check_entries(size_t part, size_t parts) {
   std::mt19937_64 rng = test::gpu_rng();
   const int cc = rt::device_properties(0).compute_capability();
-  const std::vector<kernels::KernelPtr> all = kernels::list_kernels({}, cc);
+  // The GEMMs and elementwise entries (the demonstrations, which take no catalog arguments, run
+  // in demos_gpu_test.cpp).
+  const std::vector<kernels::KernelPtr> all = kernels::list_kernels(
+      [](const kernels::KernelMetadata& md) { return md.operation != kernels::Operation::Demo; }, cc);
   REQUIRE(all.size() > parts);
   for (size_t i = part; i < all.size(); i += parts) {
     const kernels::KernelPtr& k = all[i];
