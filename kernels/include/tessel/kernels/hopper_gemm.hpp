@@ -72,8 +72,9 @@ struct HopperGemmConfig {
   void check() const;
 };
 
-// The kernel. Parameters, in order: tmap_a, tmap_b, tmap_out (TMA descriptors, see
-// hopper_gemm_tensor_maps), out (u64, read as C when beta != 0), M, N, K, L (s32), ld_out, batch_stride_out (s64, elements), alpha, beta (f32).
+// The kernel. Parameters, in order: tmap_a, tmap_b, tmap_out, tmap_c (TMA descriptors, see
+// hopper_gemm_tensor_maps), out (u64), M, N, K, L (s32), ld_out, batch_stride_out (s64, elements),
+// alpha, beta (f32), flags (u32, hopper_gemm_flags). C is loaded through tmap_c only when beta != 0.
 // Block threads(), dynamic shared memory shared_bytes(), any grid (persistent: CTA i takes tiles
 // i, i + gridDim.x, ...).
 codegen::Module hopper_gemm(const HopperGemmConfig& c);
@@ -89,9 +90,18 @@ Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& args
 
 // The TMA descriptor specs of the kernel's A, B and out for `args` (which the configuration
 // supports; for a column-major out, the kernel's A is B^T, its B is A^T and its out is out^T).
+// c: C's, in its own major (out's map when beta == 0: C is never read then).
 struct HopperGemmTensorMaps {
-  rt::TensorMapSpec a, b, out;
+  rt::TensorMapSpec a, b, out, c;
 };
+
+// The kernel's `flags` parameter: which operands broadcast one batch to all (batch stride 0: their
+// tensor map has one batch, loaded at batch 0), and whether C is column-major in the kernel's
+// (row-major) problem, i.e. M-contiguous. Of the kernel's operands (for a column-major out, the
+// transposed ones: its A is B^T).
+constexpr uint32_t kHopperGemmBroadcastA = 1, kHopperGemmBroadcastB = 2, kHopperGemmBroadcastC = 4,
+                   kHopperGemmColumnMajorC = 8;
+uint32_t hopper_gemm_flags(const TensorView& A, const TensorView& B, const TensorView& C);
 HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& c, const GemmArguments& args);
 
 // Makes the 128 bytes of a TMA descriptor: rt::encode_tensor_map on a GPU, the emulator's
