@@ -57,7 +57,8 @@ TEST_CASE("emulator: the SIMT GEMM adds a C of its own in either major, and neve
         o.max_k = 20;
         o.c_major = cm;
         o.beta_zero = beta_zero;
-        INFO("C " << major_name(cm) << ", beta " << (beta_zero ? "0" : "!= 0"));
+        const std::string what = std::string("C ") + major_name(cm) + ", beta " + (beta_zero ? "0" : "!= 0");
+        INFO(what);
         check_emulated(c, rng, o);
       }
     }
@@ -75,7 +76,8 @@ TEST_CASE("emulator: the SIMT GEMM broadcasts A, B or C over the batch (batch st
     o.broadcast_c = which == 2;
     o.c_major = Major::Column;
     o.beta_zero = false;
-    INFO("broadcast " << "ABC"[which]);
+    const std::string what = std::string("broadcast ") + "ABC"[which];
+    INFO(what);
     check_emulated(c, rng, o);
   }
 }

@@ -309,9 +309,41 @@ TEST_CASE("hopper_gemm: supports() explains what it refuses") {
     g.out.dtype = Type::F16;
     CHECK(hopper_gemm_supports(c, g).reason.find("out is f16; this kernel takes bf16") != std::string::npos);
   }
-  SUBCASE("broadcast batches") {
+  SUBCASE("broadcast batches: A, B and C may, out may not") {
     g.A.stride[0] = 0;
-    CHECK(hopper_gemm_supports(c, g).reason.find("no broadcast") != std::string::npos);
+    CHECK(hopper_gemm_supports(c, g).ok);
+    g.out.stride[0] = 0;
+    CHECK(hopper_gemm_supports(c, g).reason.find("(out's batches may not alias)") != std::string::npos);
+  }
+  SUBCASE("a C of its own") {
+    g.beta = 1;
+    TensorView cv = g.out;
+    cv.data = 0x900000;
+    g.C = cv;
+    CHECK(hopper_gemm_supports(c, g).ok);
+    SUBCASE("column-major, broadcast") {
+      g.C->stride = {0, 1, g.C->shape[1]};
+      g.C->stride[2] = (g.C->shape[1] + 7) / 8 * 8;
+      CHECK(hopper_gemm_supports(c, g).ok);
+    }
+    SUBCASE("neither major") {
+      g.C->stride = {g.C->stride[0], 2 * g.C->stride[1], 2};
+      CHECK(hopper_gemm_supports(c, g).reason.find("has stride 1 in neither M nor N") != std::string::npos);
+    }
+    SUBCASE("misaligned: read by the TMA") {
+      g.C->data += 2;
+      CHECK(hopper_gemm_supports(c, g).reason.find("C at ") != std::string::npos);
+      g.beta = 0;  // never read: its alignment does not matter
+      CHECK(hopper_gemm_supports(c, g).ok);
+    }
+    SUBCASE("another type") {
+      g.C->dtype = Type::F32;
+      CHECK(hopper_gemm_supports(c, g).reason.find("needs C of out's element type") != std::string::npos);
+    }
+    SUBCASE("overlapping out") {
+      g.C->data = g.out.data + 64;
+      CHECK(hopper_gemm_supports(c, g).reason.find("partial overlap is not") != std::string::npos);
+    }
   }
   SUBCASE("mismatched K") {
     g.B.shape[1] = 99;
@@ -351,11 +383,15 @@ TEST_CASE("hopper_gemm: the plan's tensor maps, persistent grid and parameters")
       CHECK(p.grid == std::array<unsigned, 3>{132, 1, 1});
       CHECK(p.block == std::array<unsigned, 3>{384, 1, 1});
       CHECK(p.dynamic_shared_bytes == static_cast<unsigned>(c.shared_bytes()));
-      REQUIRE(p.params.size() == 12);
-      for (int i = 0; i < 3; ++i) CHECK(p.params[static_cast<size_t>(i)].size() == 128);
+      // tmap_a, tmap_b, tmap_out, tmap_c, out, M, N, K, L, ld_out, batch_stride_out, alpha, beta, flags.
+      REQUIRE(p.params.size() == 14);
+      for (int i = 0; i < 4; ++i) CHECK(p.params[static_cast<size_t>(i)].size() == 128);
       int32_t m = 0;
-      std::memcpy(&m, p.params[4].data(), 4);
+      std::memcpy(&m, p.params[5].data(), 4);
       CHECK(m == 1000);
+      uint32_t flags = 1;
+      std::memcpy(&flags, p.params[13].data(), 4);
+      CHECK(flags == 0);  // no broadcast; C (out) row-major
     }
   }
   HopperGemmConfig col;
@@ -365,6 +401,19 @@ TEST_CASE("hopper_gemm: the plan's tensor maps, persistent grid and parameters")
   const HopperGemmTensorMaps t = hopper_gemm_tensor_maps(col, arguments_for(col, 3, 1000, 700, 333));
   CHECK(t.out.dims == std::vector<int64_t>{1000, 700, 3});
   CHECK(t.out.box == std::vector<int64_t>{32, 64, 1});
+  CHECK(t.c.dims == t.out.dims);  // C is out
+  // A row-major C of a column-major out is column-major in the kernel's problem: (N contiguous,
+  // M, L) with boxes of 128 bytes of the kernel's M (32 f32) by a box's 32 columns; broadcast:
+  // one batch.
+  GemmArguments with_c = arguments_for(col, 3, 1000, 700, 333);
+  with_c.beta = 2;
+  with_c.C = TensorView{0x900000, Type::F32, {3, 1000, 700}, {0, 704, 1}};
+  REQUIRE(hopper_gemm_supports(col, with_c));
+  const HopperGemmTensorMaps tc = hopper_gemm_tensor_maps(col, with_c);
+  CHECK(tc.c.dims == std::vector<int64_t>{700, 1000, 1});
+  CHECK(tc.c.box == std::vector<int64_t>{32, 32, 1});
+  CHECK(hopper_gemm_flags(with_c.B, with_c.A, TensorView{0, Type::F32, {3, 700, 1000}, {0, 1, 704}}) ==
+        (kHopperGemmBroadcastC | kHopperGemmColumnMajorC));
   HopperGemmConfig c;
   const codegen::LaunchPlan small = hopper_gemm_plan(c, arguments_for(c, 1, 100, 100, 10), hopper_gemm(c), 132, fake_encode);
   CHECK(small.grid[0] == 1);

@@ -152,12 +152,12 @@ void TmaStoreEpilogue::store_box(const Tile& tile, const Slab& slab, const std::
   const Tensor cs =
       Tensor(slab.out_base + int64_t{s} * subn_ * ob_, Space::Global, p_.out, slab.out_box, Type::S64, 16)
           .compose(frag_)(SliceCoord{tile.t, _});
-  const int box = j * (p_.tile_n / subn_) + s;
-  load_c(tile, slab, s, slab.boxes + int64_t{(box % 2) * kBoxBytes}, v);
-  std::vector<Value> o;
-  for (Value& x : v) o.push_back(p_.out == Type::F32 ? x : b.cvt(x, p_.out, Round::Rn));
   // The same for the whole CTA (both warpgroups' slabs share n0), so the barriers inside agree.
   Value by_tma = ((tile.at.n0 + (s + 1) * subn_) <= t_.N) | slab.rows_whole;
+  const int box = j * (p_.tile_n / subn_) + s;
+  load_c(tile, slab, s, by_tma, slab.boxes + int64_t{(box % 2) * kBoxBytes}, v);
+  std::vector<Value> o;
+  for (Value& x : v) o.push_back(p_.out == Type::F32 ? x : b.cvt(x, p_.out, Round::Rn));
   b.if_(
       by_tma, [&] { store_box_tma(tile, slab, j * (p_.tile_n / subn_) + s, s, o); },
       [&] { store_box_elementwise(slab, cs, s, o); });
@@ -167,11 +167,22 @@ void TmaStoreEpilogue::store_box(const Tile& tile, const Slab& slab, const std::
 // staging box the TMA store of box s then reads, once the store before has read it. The TMA
 // zero-fills C outside the problem (those values are never stored), so every box is whole and the
 // loads complete the box's bytes on the warpgroup's mbarrier.
-void TmaStoreEpilogue::load_c(const Tile& tile, const Slab& slab, int s, Value buf, std::vector<Value>& v) const {
+void TmaStoreEpilogue::load_c(const Tile& tile, const Slab& slab, int s, Value by_tma, Value buf,
+                              std::vector<Value>& v) const {
   KernelBuilder& b = b_;
   b.if_(slab.use_c, [&] {
     b.note("C: wait until the staging box is free, one thread loads C's box into it by the TMA, all wait");
-    b.if_(t128_ == 0, [&] { cp_async_bulk_wait_group(b, s == 0 ? 0 : 1, true); });
+    // The store that last read `buf` is the box two before. One pending group is the box before's
+    // when that box went through the TMA; a box stored element by element commits none, and then
+    // this one is element-wise too (by_tma only turns false along s): wait for every store, or C
+    // would land in a box whose store has yet to read it (the emulator caught exactly that).
+    b.if_(t128_ == 0, [&] {
+      if (s == 0)
+        cp_async_bulk_wait_group(b, 0, true);
+      else
+        b.if_(
+            by_tma, [&] { cp_async_bulk_wait_group(b, 1, true); }, [&] { cp_async_bulk_wait_group(b, 0, true); });
+    });
     sync();
     const Value bar = smem_.mbarrier(c_full_, w_);
     const Value n0 = tile.at.n0 + s * subn_;

@@ -57,7 +57,8 @@ class TmaStoreEpilogue {
   struct Slab;
   Slab make_slab(const Tile& tile, int j) const;
   void store_box(const Tile& tile, const Slab& slab, const std::vector<codegen::Value>& acc, int j, int s) const;
-  void load_c(const Tile& tile, const Slab& slab, int s, codegen::Value buf, std::vector<codegen::Value>& v) const;
+  void load_c(const Tile& tile, const Slab& slab, int s, codegen::Value by_tma, codegen::Value buf,
+              std::vector<codegen::Value>& v) const;
   void add_c(const Tile& tile, const ComposedLayout& box, codegen::Value buf, std::vector<codegen::Value>& v) const;
   codegen::Value inside(const Slab& slab, int s, int i) const;
   void store_box_tma(const Tile& tile, const Slab& slab, int box, int s, const std::vector<codegen::Value>& o) const;

@@ -1,5 +1,6 @@
 // hopper_gemm.hpp: the Hopper GEMM (sm_90a), the kernel of the CuTe DSL's hopper/dense_gemm.py
-// written by tessel as PTX: out = alpha * (A @ B) + beta * out over a batch, with
+// written by tessel as PTX: out = alpha * (A @ B) + beta * C over a batch (C is out unless the
+// arguments give a tensor of its own: gemm_arguments.hpp), with
 //   - TMA (cp.async.bulk.tensor) loads of A and B tiles into 128-byte-swizzled shared memory, whose
 //     layouts come from the algebra and also give the wgmma matrix descriptors;
 //   - a ring of `stages` buffers, each with a "full" mbarrier (the producer's expect_tx, completed
@@ -11,7 +12,8 @@
 //   - a persistent grid (one CTA per SM) walking the tiles in groups of 8 tile-rows, so that the
 //     CTAs running at once share A and B tiles in L2; clusters of 2 CTAs (2x1 or 1x2) multicast
 //     halves of the B (A) tile they share;
-//   - an epilogue from the accumulator fragment (alpha, beta * C, conversion) into 128-byte-swizzled
+//   - an epilogue from the accumulator fragment (alpha, beta * C with C's box loaded by the TMA
+//     into the staging box when beta != 0, in C's own major; conversion) into 128-byte-swizzled
 //     shared-memory boxes of 64 rows x 128 bytes (stmatrix.x4 for 16-bit out), each stored by a TMA
 //     store (cp.async.bulk.tensor global.shared) that clips the ragged edge; two boxes per consumer warpgroup, so that the
 //     threads fill one while the TMA reads the other, and the global writes drain while the next
@@ -85,7 +87,9 @@ codegen::Module hopper_gemm(const HopperGemmConfig& c);
 HopperGemmConfig row_major_equivalent(const HopperGemmConfig& c);
 
 // Whether the configuration runs `args`, and why not: ranks and shapes, types, majors, the TMA's
-// 16-byte rules on addresses and strides, extents above 2^31, alpha/beta not finite.
+// 16-byte rules on addresses and strides (C's too when beta != 0, in either major), batch strides
+// of 0 only for A, B and C, C's shape, type and overlap with out, extents above 2^31, alpha/beta
+// not finite.
 Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& args);
 
 // The TMA descriptor specs of the kernel's A, B and out for `args` (which the configuration
