@@ -110,7 +110,9 @@ TEST_CASE("hopper_gemm: the PTX has the pipeline's instructions") {
     for (size_t at = ptx.find(needle); at != std::string::npos; at = ptx.find(needle, at + 1)) ++n;
     return n;
   };
-  CHECK(count("cp.async.bulk.tensor.3d.shared::cluster.global") == 2 + 4);
+  // C's loads (beta != 0): per box one of a row-major C, one of a column-major 16-bit C (a
+  // run-time choice, so both are in the PTX).
+  CHECK(count("cp.async.bulk.tensor.3d.shared::cluster.global") == 2 + 4 + 2 * 256 / 64);
   // The epilogue: a 256-wide bf16 slab leaves in four 64-column boxes, each written to swizzled
   // shared memory by stmatrix.x4 (16 x 16 elements per warp each), fenced for the async proxy,
   // and stored by the TMA.
@@ -118,7 +120,10 @@ TEST_CASE("hopper_gemm: the PTX has the pipeline's instructions") {
   CHECK(count("fence.proxy.async.shared::cta") == 256 / 64);
   CHECK(count("stmatrix.sync.aligned.m8n8.x4.shared.b16") == 256 / 16);
   CHECK(count("st.shared") == 0);
-  CHECK(count("cp.async.bulk.wait_group.read 1") == 256 / 64 - 1);
+  // Before the store and before C's load into the box; C's load after an element-wise box (no
+  // group committed) waits for every store instead.
+  CHECK(count("cp.async.bulk.wait_group.read 1") == 2 * (256 / 64 - 1));
+  CHECK(count("cp.async.bulk.wait_group.read 0") == 2 + (256 / 64 - 1));
   CHECK(count("cp.async.bulk.wait_group 0") == 1);
   // A box across an N whose rows end inside a 16-byte granule goes element by element instead.
   CHECK(count("st.global.b16") == 64 * 256 / 128);
@@ -215,8 +220,9 @@ TEST_CASE("hopper_gemm: ping-pong consumers take turns") {
     for (size_t at = ptx.find(needle); at != std::string::npos; at = ptx.find(needle, at + 1)) ++n;
     return n;
   };
-  // Per stage a full and an empty barrier, and the two turn barriers of the mainloops.
-  CHECK(count("mbarrier.init") == 2 * 4 + 2);
+  // Per stage a full and an empty barrier, the two turn barriers of the mainloops, and a C barrier
+  // per consumer warpgroup.
+  CHECK(count("mbarrier.init") == 2 * 4 + 2 + 2);
   // Each warpgroup's epilogue has its own named barrier: the id is a register (1 + warpgroup).
   CHECK(std::regex_search(ptx, std::regex("bar\\.sync %r[0-9]+, 128;")));
   CHECK(ptx.find("setmaxnreg.inc.sync.aligned.u32 232") != std::string::npos);
@@ -224,7 +230,7 @@ TEST_CASE("hopper_gemm: ping-pong consumers take turns") {
   CHECK(count("wgmma.mma_async.sync.aligned.m64n256k16") == 4);
   CHECK(count("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group") == 4);
   // The epilogue buffers of both warpgroups and 16 bytes of turn barriers fit with 4 stages.
-  CHECK(c.shared_bytes() == 4 * (8192 + 32768 + 16) + 2 * 2 * 8192 + 16 + 1024);
+  CHECK(c.shared_bytes() == 4 * (8192 + 32768 + 16) + 2 * 2 * 8192 + 16 + 16 + 1024);
   // A 128 x 128 tile per warpgroup: both 64-row slabs, two wgmmas per k-block, two 64-column boxes
   // per slab; each slab's first box waits for all of the warpgroup's stores, its second for one.
   c.tile_m = 128;
@@ -232,8 +238,9 @@ TEST_CASE("hopper_gemm: ping-pong consumers take turns") {
   ptx = std::regex_replace(codegen::print_ptx(hopper_gemm(c)), std::regex("[ \t]+"), " ");
   CHECK(count("wgmma.mma_async.sync.aligned.m64n128k16") == 2 * 4);
   CHECK(count("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group") == 2 * 2);
-  CHECK(count("cp.async.bulk.wait_group.read 0") == 2);
-  CHECK(count("cp.async.bulk.wait_group.read 1") == 2);
+  // And the same for C's loads into the boxes (the second box's: 1, or 0 after an element-wise box).
+  CHECK(count("cp.async.bulk.wait_group.read 0") == 2 + 2 + 2);
+  CHECK(count("cp.async.bulk.wait_group.read 1") == 2 + 2);
 }
 
 TEST_CASE("hopper_gemm: a cluster of two multicasts the shared operand's halves") {
@@ -264,7 +271,11 @@ TEST_CASE("hopper_gemm: a cluster of two multicasts the shared operand's halves"
       const bool a_mn = k.a_major == codegen::Major::MN, b_mn = k.b_major == codegen::Major::MN;
       const size_t own_loads = (a_shared ? b_mn : a_mn) ? 2 : 1;
       CHECK(count(".multicast::cluster") == 1);
-      CHECK(count("cp.async.bulk.tensor.3d.shared::cluster.global") == 1 + own_loads);
+      // C's loads: per box of 128 bytes of out, one for a row-major C and 64 rows / (128 bytes of
+      // M) for a column-major one.
+      const int ob = codegen::bytes(k.out), boxes = k.tile_n * ob / 128;
+      const size_t c_loads = static_cast<size_t>(boxes * (1 + 64 * ob / 128));
+      CHECK(count("cp.async.bulk.tensor.3d.shared::cluster.global") == 1 + own_loads + c_loads);
       // Every consumer warp releases a stage on both CTAs' barriers.
       CHECK(count("mbarrier.arrive.release.cluster.shared::cluster.b64") == 2 * 2);
       // The tensor maps: the shared operand's box is half the tile.
