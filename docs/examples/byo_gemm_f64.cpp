@@ -135,6 +135,9 @@ class GemmF64 : public kernels::Kernel {
       return Status::failure("out " + g->out.to_string() + ": L, M, N >= 1, L and N / tile_n <= 65535");
     }
     if (g->accumulator_type != Type::F64) return Status::failure("this kernel accumulates in f64");
+    // This kernel reads C from out's memory: a C of its own (GemmArguments::C) would be ignored.
+    if (g->distinct_c() && g->beta != 0)
+      return Status::failure("C " + g->C->to_string() + " is not out; this kernel adds beta * out (C == out only)");
     return Status::success();
   }
 

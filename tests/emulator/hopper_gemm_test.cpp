@@ -16,25 +16,36 @@
 using namespace tessel;
 using namespace tessel::kernels;
 using codegen::Type;
+using kernels::GemmProblemOptions;
 
 namespace {
 
 // `wanted`: problems are drawn until one has it (a shape that reaches a particular path).
-std::string emulate(const HopperGemmConfig& c, std::mt19937_64& rng, int64_t max_k, std::string& problem,
+std::string emulate(const HopperGemmConfig& c, std::mt19937_64& rng, const GemmProblemOptions& o, std::string& problem,
                     const std::function<bool(const GemmArguments&)>& wanted = {}) {
-  test::GemmProblem p = test::make_gemm_problem(hopper_gemm_metadata(c), rng, false, max_k, 2);
-  while (wanted && !wanted(p.arguments(0, 0, 0))) p = test::make_gemm_problem(hopper_gemm_metadata(c), rng, false, max_k, 2);
+  test::GemmProblem p = test::make_gemm_problem(hopper_gemm_metadata(c), rng, o);
+  while (wanted && !wanted(p.arguments(0, 0, 0))) p = test::make_gemm_problem(hopper_gemm_metadata(c), rng, o);
   problem = p.describe();
   emu::Memory mem;
-  const uint64_t a = mem.upload(p.A.bytes), b = mem.upload(p.B.bytes), o = mem.upload(p.out.bytes);
-  const GemmArguments args = p.arguments(a, b, o);
+  const uint64_t a = mem.upload(p.A.bytes), b = mem.upload(p.B.bytes), out = mem.upload(p.out.bytes);
+  const uint64_t cc = p.C ? mem.upload(p.C->bytes) : 0;
+  const GemmArguments args = p.arguments(a, b, out, cc);
   if (const Status s = hopper_gemm_supports(c, args); !s) return "supports() refused: " + s.reason;
   // 2 persistent CTAs (clusters); 1 for ping-pong, so that its warpgroups alternate over every tile.
   const int ctas = c.pingpong ? 1 : 2 * c.cluster_size();
   const codegen::LaunchPlan plan = hopper_gemm_plan(c, args, hopper_gemm(c), ctas, emu::encode_tensor_map);
   const emu::RunStats stats = emu::run(plan, mem);
   if (stats.tma_loads == 0 || stats.wgmmas == 0) return "no TMA load or wgmma ran";
-  return test::check_gemm(p, mem.read<uint8_t>(o, p.out.bytes.size()));
+  std::string diff = test::check_gemm(p, mem.read<uint8_t>(out, p.out.bytes.size()));
+  if (p.C && mem.read<uint8_t>(cc, p.C->bytes.size()) != p.C->bytes) diff += " C was written";
+  return diff;
+}
+
+std::string emulate(const HopperGemmConfig& c, std::mt19937_64& rng, int64_t max_k, std::string& problem,
+                    const std::function<bool(const GemmArguments&)>& wanted = {}) {
+  GemmProblemOptions o;
+  o.max_k = max_k;
+  return emulate(c, rng, o, problem, wanted);
 }
 
 // emulate(), checked: the configuration and problem named in a failure.
@@ -42,6 +53,14 @@ void check_emulated(const HopperGemmConfig& c, std::mt19937_64& rng, int64_t max
                     const std::function<bool(const GemmArguments&)>& wanted = {}) {
   std::string problem;
   const std::string diff = emulate(c, rng, max_k, problem, wanted);
+  INFO(c.name() << ": " << problem);
+  CHECK(diff == "");
+}
+
+void check_emulated(const HopperGemmConfig& c, std::mt19937_64& rng, const GemmProblemOptions& o,
+                    const std::function<bool(const GemmArguments&)>& wanted = {}) {
+  std::string problem;
+  const std::string diff = emulate(c, rng, o, problem, wanted);
   INFO(c.name() << ": " << problem);
   CHECK(diff == "");
 }
@@ -154,4 +173,104 @@ TEST_CASE("emulator: every row-major Hopper GEMM catalog configuration matches t
 }
 TEST_CASE("emulator: every row-major Hopper GEMM catalog configuration matches the host (2 of 2)") {
   emulate_catalog(1, 2);
+}
+
+// The CUTLASS epilogue: out = alpha * A @ B + beta * C with C a tensor of its own, in either major
+// whatever out's (the kernel loads C's boxes by the TMA into the staging box: a row-major C in
+// 128-byte rows of N, a column-major one in 128-byte rows of M, one load for 16-bit C, two for f32),
+// ragged M, N and K, batched; and beta == 0 with C all NaN (never read). C's bytes must stay as
+// they were. Cooperative and ping-pong, 16-bit and f32 out, row- and column-major out, a cluster.
+TEST_CASE("emulator: the Hopper GEMM adds a C of its own in either major, loaded through the TMA") {
+  TESSEL_RNG(rng);
+  using codegen::Major::K;
+  using codegen::Major::MN;
+  HopperGemmConfig clustered = config(Type::BF16, Type::BF16, K, MN, Major::Row, 128, 128, 2);
+  clustered.cluster_m = 2;
+  const HopperGemmConfig configs[] = {
+      config(Type::BF16, Type::BF16, K, K, Major::Row, 64, 64, 2),
+      config(Type::BF16, Type::F32, K, K, Major::Row, 64, 64, 2),
+      config(Type::F16, Type::F16, MN, K, Major::Column, 128, 64, 2),
+      config(Type::F32, Type::F32, K, K, Major::Column, 64, 128, 2),
+      pingpong(config(Type::BF16, Type::F32, K, K, Major::Row, 128, 64, 2)),
+      clustered,
+  };
+  for (const HopperGemmConfig& c : configs) {
+    for (Major cm : {Major::Row, Major::Column}) {
+      for (bool beta_zero : {false, true}) {
+        GemmProblemOptions o;
+        o.max_k = 3 * c.tile_k();
+        o.c_major = cm;
+        o.beta_zero = beta_zero;
+        const std::string what = std::string("C ") + major_name(cm) + "-major, beta " + (beta_zero ? "0" : "!= 0");
+        INFO(what);
+        check_emulated(c, rng, o);
+      }
+    }
+  }
+}
+
+// C == out given explicitly (the same view): in place, as when C is left empty.
+TEST_CASE("emulator: the Hopper GEMM takes C given as out's own view (in place)") {
+  TESSEL_RNG(rng);
+  using codegen::Major::K;
+  const HopperGemmConfig c = config(Type::BF16, Type::BF16, K, K, Major::Column, 64, 64, 2);
+  GemmProblemOptions o;
+  o.max_k = 2 * c.tile_k();
+  o.beta_zero = false;
+  test::GemmProblem p = test::make_gemm_problem(hopper_gemm_metadata(c), rng, o);
+  INFO(p.describe());
+  emu::Memory mem;
+  const uint64_t a = mem.upload(p.A.bytes), b = mem.upload(p.B.bytes), out = mem.upload(p.out.bytes);
+  GemmArguments args = p.arguments(a, b, out);
+  args.C = args.out;
+  CHECK(!args.distinct_c());
+  REQUIRE(hopper_gemm_supports(c, args));
+  emu::run(hopper_gemm_plan(c, args, hopper_gemm(c), 2, emu::encode_tensor_map), mem);
+  CHECK(test::check_gemm(p, mem.read<uint8_t>(out, p.out.bytes.size())) == "");
+}
+
+// A batch stride of 0 for A, B or C: one matrix for every batch (the tensor map has one batch and
+// the kernel loads it at batch 0), L of 2 or more; with out row- and column-major (for a
+// column-major out the kernel's A is B^T, so the flags follow the transposition).
+TEST_CASE("emulator: the Hopper GEMM broadcasts A, B or C over the batch (batch stride 0)") {
+  TESSEL_RNG(rng);
+  using codegen::Major::K;
+  using codegen::Major::MN;
+  const HopperGemmConfig configs[] = {config(Type::BF16, Type::BF16, K, MN, Major::Row, 64, 64, 2),
+                                      config(Type::F16, Type::F32, MN, K, Major::Column, 64, 64, 2)};
+  for (const HopperGemmConfig& c : configs) {
+    for (int which = 0; which < 3; ++which) {
+      GemmProblemOptions o;
+      o.max_k = 2 * c.tile_k();
+      o.max_l = 3;
+      o.broadcast_a = which == 0;
+      o.broadcast_b = which == 1;
+      o.broadcast_c = which == 2;
+      o.c_major = which == 2 ? std::optional<Major>(Major::Column) : std::nullopt;
+      o.beta_zero = false;
+      const std::string what = std::string("broadcast ") + "ABC"[which];
+      INFO(what);
+      check_emulated(c, rng, o);
+    }
+  }
+}
+
+// C is loaded into the staging box, element-wise boxes included; a box stored element by element
+// commits no bulk group, so the wait before C's load must count every pending store there, or C
+// lands in a buffer whose TMA store (two boxes before) has yet to read it and out gets C's values.
+// f32 out (four 32-column boxes per 128-column tile), rows that end inside a 16-byte granule and a
+// last tile of 65..95 columns: boxes 0 and 1 go through the TMA, 2 and 3 element by element.
+TEST_CASE("emulator: the Hopper GEMM loads C into a box freed across element-wise boxes") {
+  TESSEL_RNG(rng);
+  using codegen::Major::K;
+  for (Major cm : {Major::Row, Major::Column}) {
+    GemmProblemOptions o;
+    o.max_k = 64;
+    o.c_major = cm;
+    o.beta_zero = false;
+    check_emulated(config(Type::BF16, Type::F32, K, K, Major::Row, 64, 128, 2), rng, o, [](const GemmArguments& a) {
+      const int64_t N = a.out.shape[2];
+      return N % 128 > 64 && N % 128 < 96 && N % 4 != 0;
+    });
+  }
 }

@@ -214,13 +214,18 @@ TEST_CASE("catalog: a simt_gemm plan has the grid, block and parameters of the k
   CHECK(p.grid == std::array<unsigned, 3>{3, 2, 3});  // ceil(130/64), ceil(65/64), L
   CHECK(p.block == std::array<unsigned, 3>{256, 1, 1});
   REQUIRE(p.params.size() == p.entry().params.size());
-  // A, B, out, L, M, N, K, then A's (L, K) strides, B's (L, K), out's (L, M, N), alpha, beta.
-  CHECK(p.params.size() == 3 + 4 + 2 + 2 + 3 + 2);
+  // A, B, out, C, L, M, N, K, then A's (L, K) strides, B's (L, K), out's (L, M, N), C's (L, M, N),
+  // alpha, beta.
+  CHECK(p.params.size() == 4 + 4 + 2 + 2 + 3 + 3 + 2);
   int64_t v = 0;
-  std::memcpy(&v, p.params[4].data(), 8);
+  std::memcpy(&v, p.params[3].data(), 8);
+  CHECK(v == 0x3000);  // C is out
+  std::memcpy(&v, p.params[5].data(), 8);
   CHECK(v == 130);
-  std::memcpy(&v, p.params[13].data(), 8);
+  std::memcpy(&v, p.params[14].data(), 8);
   CHECK(v == 2);  // out's column stride
+  std::memcpy(&v, p.params[17].data(), 8);
+  CHECK(v == 2);  // C's column stride (C is out)
   float beta = 0;
   REQUIRE(p.params.back().size() == 4);
   std::memcpy(&beta, p.params.back().data(), 4);

@@ -9,6 +9,7 @@ namespace tessel::test {
 using kernels::check_gemm;
 using kernels::fitting_arguments;
 using kernels::GemmProblem;
+using kernels::GemmProblemOptions;
 using kernels::HostOperand;
 using kernels::load_element;
 using kernels::make_gemm_problem;

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <optional>
 
 #include "kernels/gemm_problem.hpp"
 #include "runtime/gpu.hpp"
@@ -33,6 +34,25 @@ std::string run_problem(const HopperGemmConfig& c, std::mt19937_64& rng, int64_t
   launch_plan(plan);
   test::gpu_context().synchronize();
   return test::check_gemm(p, o.to_vector<uint8_t>());
+}
+
+// One problem drawn with `o` (a C of its own, broadcasts, beta forced): out poisoned, every element
+// against the host, the bytes around out's elements and all of C's unchanged.
+std::string run_problem(const HopperGemmConfig& c, std::mt19937_64& rng, const test::GemmProblemOptions& o,
+                        int max_ctas, std::string& problem) {
+  const test::GemmProblem p = test::make_gemm_problem(hopper_gemm_metadata(c), rng, o);
+  problem = p.describe();
+  rt::DeviceBuffer a = rt::DeviceBuffer::from(p.A.bytes), b = rt::DeviceBuffer::from(p.B.bytes),
+                   out = rt::DeviceBuffer::from(p.out.bytes);
+  std::optional<rt::DeviceBuffer> cb;
+  if (p.C) cb.emplace(rt::DeviceBuffer::from(p.C->bytes));
+  const GemmArguments args = p.arguments(a.ptr(), b.ptr(), out.ptr(), cb ? cb->ptr() : 0);
+  if (const Status s = hopper_gemm_supports(c, args); !s) return "supports() refused: " + s.reason;
+  launch_plan(hopper_gemm_plan(c, args, hopper_gemm(c), max_ctas, encode));
+  test::gpu_context().synchronize();
+  std::string diff = test::check_gemm(p, out.to_vector<uint8_t>());
+  if (cb && cb->to_vector<uint8_t>() != p.C->bytes) diff += " C was written";
+  return diff;
 }
 
 // A representative set: every type pair, every major combination of bf16, every tile shape.
@@ -100,6 +120,51 @@ TEST_CASE("hopper_gemm: gpu K = 0 and K below one k-tile") {
       const std::string diff = run_problem(pp, rng, max_k, 2, 132, problem);
       INFO(pp.name() << ": " << problem << " (reproduce with TESSEL_SEED=" << test::gpu_seed() << ")");
       CHECK(diff == "");
+    }
+  }
+}
+
+// The CUTLASS epilogue on the device: a C of its own in either major whatever out's (row- and
+// column-major out, 16-bit and f32 out, cooperative, ping-pong and a cluster), beta != 0, and
+// beta == 0 with C all NaN; a batch stride of 0 for A, B and C each. Ragged, K around the ring,
+// on 132 persistent CTAs (and 3, for the plain distinct C).
+TEST_CASE("hopper_gemm: gpu a C of its own in either major, beta 0 with C NaN, broadcast batches") {
+  TESSEL_REQUIRE_GPU(90);
+  std::mt19937_64 rng = test::gpu_rng();
+  using codegen::Major::K;
+  using codegen::Major::MN;
+  std::vector<HopperGemmConfig> configs;
+  for (const HopperGemmConfig& c : HopperGemmClass::configurations()) {
+    const bool pick = (c.ab == Type::BF16 && c.out == Type::BF16 && c.tile_m == 128 && c.tile_n == 256 &&
+                       c.cluster_size() == 1) ||
+                      (c.ab == Type::F16 && c.out == Type::F32 && c.tile_m == 128 && c.tile_n == 128 && c.pingpong) ||
+                      (c.ab == Type::F32 && c.tile_m == 128 && c.tile_n == 128 && c.cluster_m == 2) ||
+                      (c.ab == Type::BF16 && c.out == Type::F32 && c.tile_m == 64 && c.tile_n == 128 && !c.pingpong);
+    if (pick && c.a_major == (c.out_major == Major::Row ? K : MN) && c.b_major == K) configs.push_back(c);
+  }
+  REQUIRE(configs.size() >= 7);
+  for (const HopperGemmConfig& c : configs) {
+    for (Major cm : {Major::Row, Major::Column}) {
+      for (int variant = 0; variant < 5; ++variant) {
+        test::GemmProblemOptions o;
+        o.max_k = 900;
+        o.tiles = 3;
+        o.c_major = cm;
+        o.beta_zero = variant == 1;
+        o.broadcast_a = variant == 2;
+        o.broadcast_b = variant == 3;
+        o.broadcast_c = variant == 4;
+        for (int max_ctas : {3, 132}) {
+          if (variant > 0 && max_ctas == 3) continue;  // the plain C on a small grid too
+          std::string problem;
+          const std::string diff = run_problem(c, rng, o, max_ctas, problem);
+          const std::string what = c.name() + " on " + std::to_string(max_ctas) + " CTAs, C " + major_name(cm) +
+                                   ", variant " + std::to_string(variant) + ": " + problem +
+                                   " (reproduce with TESSEL_SEED=" + std::to_string(test::gpu_seed()) + ")";
+          INFO(what);
+          CHECK(diff == "");
+        }
+      }
     }
   }
 }

@@ -110,7 +110,9 @@ TEST_CASE("hopper_gemm: the PTX has the pipeline's instructions") {
     for (size_t at = ptx.find(needle); at != std::string::npos; at = ptx.find(needle, at + 1)) ++n;
     return n;
   };
-  CHECK(count("cp.async.bulk.tensor.3d.shared::cluster.global") == 2 + 4);
+  // C's loads (beta != 0): per box one of a row-major C, one of a column-major 16-bit C (a
+  // run-time choice, so both are in the PTX).
+  CHECK(count("cp.async.bulk.tensor.3d.shared::cluster.global") == 2 + 4 + 2 * 256 / 64);
   // The epilogue: a 256-wide bf16 slab leaves in four 64-column boxes, each written to swizzled
   // shared memory by stmatrix.x4 (16 x 16 elements per warp each), fenced for the async proxy,
   // and stored by the TMA.
@@ -118,7 +120,10 @@ TEST_CASE("hopper_gemm: the PTX has the pipeline's instructions") {
   CHECK(count("fence.proxy.async.shared::cta") == 256 / 64);
   CHECK(count("stmatrix.sync.aligned.m8n8.x4.shared.b16") == 256 / 16);
   CHECK(count("st.shared") == 0);
-  CHECK(count("cp.async.bulk.wait_group.read 1") == 256 / 64 - 1);
+  // Before the store and before C's load into the box; C's load after an element-wise box (no
+  // group committed) waits for every store instead.
+  CHECK(count("cp.async.bulk.wait_group.read 1") == 2 * (256 / 64 - 1));
+  CHECK(count("cp.async.bulk.wait_group.read 0") == 2 + (256 / 64 - 1));
   CHECK(count("cp.async.bulk.wait_group 0") == 1);
   // A box across an N whose rows end inside a 16-byte granule goes element by element instead.
   CHECK(count("st.global.b16") == 64 * 256 / 128);
@@ -215,8 +220,9 @@ TEST_CASE("hopper_gemm: ping-pong consumers take turns") {
     for (size_t at = ptx.find(needle); at != std::string::npos; at = ptx.find(needle, at + 1)) ++n;
     return n;
   };
-  // Per stage a full and an empty barrier, and the two turn barriers of the mainloops.
-  CHECK(count("mbarrier.init") == 2 * 4 + 2);
+  // Per stage a full and an empty barrier, the two turn barriers of the mainloops, and a C barrier
+  // per consumer warpgroup.
+  CHECK(count("mbarrier.init") == 2 * 4 + 2 + 2);
   // Each warpgroup's epilogue has its own named barrier: the id is a register (1 + warpgroup).
   CHECK(std::regex_search(ptx, std::regex("bar\\.sync %r[0-9]+, 128;")));
   CHECK(ptx.find("setmaxnreg.inc.sync.aligned.u32 232") != std::string::npos);
@@ -224,7 +230,7 @@ TEST_CASE("hopper_gemm: ping-pong consumers take turns") {
   CHECK(count("wgmma.mma_async.sync.aligned.m64n256k16") == 4);
   CHECK(count("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group") == 4);
   // The epilogue buffers of both warpgroups and 16 bytes of turn barriers fit with 4 stages.
-  CHECK(c.shared_bytes() == 4 * (8192 + 32768 + 16) + 2 * 2 * 8192 + 16 + 1024);
+  CHECK(c.shared_bytes() == 4 * (8192 + 32768 + 16) + 2 * 2 * 8192 + 16 + 16 + 1024);
   // A 128 x 128 tile per warpgroup: both 64-row slabs, two wgmmas per k-block, two 64-column boxes
   // per slab; each slab's first box waits for all of the warpgroup's stores, its second for one.
   c.tile_m = 128;
@@ -232,8 +238,9 @@ TEST_CASE("hopper_gemm: ping-pong consumers take turns") {
   ptx = std::regex_replace(codegen::print_ptx(hopper_gemm(c)), std::regex("[ \t]+"), " ");
   CHECK(count("wgmma.mma_async.sync.aligned.m64n128k16") == 2 * 4);
   CHECK(count("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group") == 2 * 2);
-  CHECK(count("cp.async.bulk.wait_group.read 0") == 2);
-  CHECK(count("cp.async.bulk.wait_group.read 1") == 2);
+  // And the same for C's loads into the boxes (the second box's: 1, or 0 after an element-wise box).
+  CHECK(count("cp.async.bulk.wait_group.read 0") == 2 + 2 + 2);
+  CHECK(count("cp.async.bulk.wait_group.read 1") == 2 + 2);
 }
 
 TEST_CASE("hopper_gemm: a cluster of two multicasts the shared operand's halves") {
@@ -264,7 +271,11 @@ TEST_CASE("hopper_gemm: a cluster of two multicasts the shared operand's halves"
       const bool a_mn = k.a_major == codegen::Major::MN, b_mn = k.b_major == codegen::Major::MN;
       const size_t own_loads = (a_shared ? b_mn : a_mn) ? 2 : 1;
       CHECK(count(".multicast::cluster") == 1);
-      CHECK(count("cp.async.bulk.tensor.3d.shared::cluster.global") == 1 + own_loads);
+      // C's loads: per box of 128 bytes of out, one for a row-major C and 64 rows / (128 bytes of
+      // M) for a column-major one.
+      const int ob = codegen::bytes(k.out), boxes = k.tile_n * ob / 128;
+      const size_t c_loads = static_cast<size_t>(boxes * (1 + 64 * ob / 128));
+      CHECK(count("cp.async.bulk.tensor.3d.shared::cluster.global") == 1 + own_loads + c_loads);
       // Every consumer warp releases a stage on both CTAs' barriers.
       CHECK(count("mbarrier.arrive.release.cluster.shared::cluster.b64") == 2 * 2);
       // The tensor maps: the shared operand's box is half the tile.
@@ -309,9 +320,41 @@ TEST_CASE("hopper_gemm: supports() explains what it refuses") {
     g.out.dtype = Type::F16;
     CHECK(hopper_gemm_supports(c, g).reason.find("out is f16; this kernel takes bf16") != std::string::npos);
   }
-  SUBCASE("broadcast batches") {
+  SUBCASE("broadcast batches: A, B and C may, out may not") {
     g.A.stride[0] = 0;
-    CHECK(hopper_gemm_supports(c, g).reason.find("no broadcast") != std::string::npos);
+    CHECK(hopper_gemm_supports(c, g).ok);
+    g.out.stride[0] = 0;
+    CHECK(hopper_gemm_supports(c, g).reason.find("(out's batches may not alias)") != std::string::npos);
+  }
+  SUBCASE("a C of its own") {
+    g.beta = 1;
+    TensorView cv = g.out;
+    cv.data = 0x900000;
+    g.C = cv;
+    CHECK(hopper_gemm_supports(c, g).ok);
+    SUBCASE("column-major, broadcast") {
+      g.C->stride = {0, 1, g.C->shape[1]};
+      g.C->stride[2] = (g.C->shape[1] + 7) / 8 * 8;
+      CHECK(hopper_gemm_supports(c, g).ok);
+    }
+    SUBCASE("neither major") {
+      g.C->stride = {g.C->stride[0], 2 * g.C->stride[1], 2};
+      CHECK(hopper_gemm_supports(c, g).reason.find("has stride 1 in neither M nor N") != std::string::npos);
+    }
+    SUBCASE("misaligned: read by the TMA") {
+      g.C->data += 2;
+      CHECK(hopper_gemm_supports(c, g).reason.find("C at ") != std::string::npos);
+      g.beta = 0;  // never read: its alignment does not matter
+      CHECK(hopper_gemm_supports(c, g).ok);
+    }
+    SUBCASE("another type") {
+      g.C->dtype = Type::F32;
+      CHECK(hopper_gemm_supports(c, g).reason.find("needs C of out's element type") != std::string::npos);
+    }
+    SUBCASE("overlapping out") {
+      g.C->data = g.out.data + 64;
+      CHECK(hopper_gemm_supports(c, g).reason.find("partial overlap is not") != std::string::npos);
+    }
   }
   SUBCASE("mismatched K") {
     g.B.shape[1] = 99;
@@ -351,11 +394,15 @@ TEST_CASE("hopper_gemm: the plan's tensor maps, persistent grid and parameters")
       CHECK(p.grid == std::array<unsigned, 3>{132, 1, 1});
       CHECK(p.block == std::array<unsigned, 3>{384, 1, 1});
       CHECK(p.dynamic_shared_bytes == static_cast<unsigned>(c.shared_bytes()));
-      REQUIRE(p.params.size() == 12);
-      for (int i = 0; i < 3; ++i) CHECK(p.params[static_cast<size_t>(i)].size() == 128);
+      // tmap_a, tmap_b, tmap_out, tmap_c, out, M, N, K, L, ld_out, batch_stride_out, alpha, beta, flags.
+      REQUIRE(p.params.size() == 14);
+      for (int i = 0; i < 4; ++i) CHECK(p.params[static_cast<size_t>(i)].size() == 128);
       int32_t m = 0;
-      std::memcpy(&m, p.params[4].data(), 4);
+      std::memcpy(&m, p.params[5].data(), 4);
       CHECK(m == 1000);
+      uint32_t flags = 1;
+      std::memcpy(&flags, p.params[13].data(), 4);
+      CHECK(flags == 0);  // no broadcast; C (out) row-major
     }
   }
   HopperGemmConfig col;
@@ -365,6 +412,19 @@ TEST_CASE("hopper_gemm: the plan's tensor maps, persistent grid and parameters")
   const HopperGemmTensorMaps t = hopper_gemm_tensor_maps(col, arguments_for(col, 3, 1000, 700, 333));
   CHECK(t.out.dims == std::vector<int64_t>{1000, 700, 3});
   CHECK(t.out.box == std::vector<int64_t>{32, 64, 1});
+  CHECK(t.c.dims == t.out.dims);  // C is out
+  // A row-major C of a column-major out is column-major in the kernel's problem: (N contiguous,
+  // M, L) with boxes of 128 bytes of the kernel's M (32 f32) by a box's 32 columns; broadcast:
+  // one batch.
+  GemmArguments with_c = arguments_for(col, 3, 1000, 700, 333);
+  with_c.beta = 2;
+  with_c.C = TensorView{0x900000, Type::F32, {3, 1000, 700}, {0, 704, 1}};
+  REQUIRE(hopper_gemm_supports(col, with_c));
+  const HopperGemmTensorMaps tc = hopper_gemm_tensor_maps(col, with_c);
+  CHECK(tc.c.dims == std::vector<int64_t>{700, 1000, 1});
+  CHECK(tc.c.box == std::vector<int64_t>{32, 32, 1});
+  CHECK(hopper_gemm_flags(with_c.B, with_c.A, TensorView{0, Type::F32, {3, 700, 1000}, {0, 1, 704}}) ==
+        (kHopperGemmBroadcastC | kHopperGemmColumnMajorC));
   HopperGemmConfig c;
   const codegen::LaunchPlan small = hopper_gemm_plan(c, arguments_for(c, 1, 100, 100, 10), hopper_gemm(c), 132, fake_encode);
   CHECK(small.grid[0] == 1);

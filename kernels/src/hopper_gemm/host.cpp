@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "common/gemm_c.hpp"
 #include "tessel/algebra/parse_number.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/kernels/hopper_gemm.hpp"
@@ -42,8 +43,10 @@ int unit_mode(bool is_b, codegen::Major major) {
   return is_b ? (k_major ? 1 : 2) : (k_major ? 2 : 1);
 }
 
+// `broadcast`: the operand may have a batch stride of 0 (A, B and C: the kernel then loads batch 0
+// for every batch; out's batches would alias).
 Status check_operand(const std::string& n, const TensorView& v, Type dtype, int unit, const char* rows,
-                     const char* cols) {
+                     const char* cols, bool broadcast = false) {
   if (v.rank() != 2 && v.rank() != 3) {
     return Status::failure(n + " has rank " + str(v.rank()) + "; hopper_gemm takes rank 3 (L, " + rows + ", " + cols +
                            ") or rank 2 (" + rows + ", " + cols + ")");
@@ -67,9 +70,12 @@ Status check_operand(const std::string& n, const TensorView& v, Type dtype, int 
   for (int i = 0; i < 3; ++i) {
     const int64_t s = m.stride[static_cast<size_t>(i)], e = m.shape[static_cast<size_t>(i)];
     if (i == unit || e <= 1) continue;
+    if (i == 0 && s == 0 && broadcast) continue;
     if (s <= 0) {
       return Status::failure(n + " has stride " + str(s) + " in " + names[i] + " (extent " + str(e) +
-                             "); hopper_gemm needs positive strides (no broadcast)");
+                             "); hopper_gemm needs positive strides" +
+                             (i == 0 ? (broadcast ? " or a batch stride of 0 (broadcast)" : " (out's batches may not alias)")
+                                     : std::string(" (a batch stride of 0 broadcasts, no other)")));
     }
     if ((s * eb) % 16 != 0) {
       return Status::failure(
@@ -89,14 +95,45 @@ Status check_operand(const std::string& n, const TensorView& v, Type dtype, int 
   return Status::success();
 }
 
+// Which of C's (rows, cols) has stride 1: 2 (row-major), 1 (column-major), or 0 when neither
+// (an extent of 1 takes any stride).
+int c_unit_mode(const TensorView& c) {
+  const Matrix m = as_matrix(c);
+  if (m.stride[2] == 1) return 2;
+  if (m.stride[1] == 1) return 1;
+  if (m.shape[2] <= 1) return 2;
+  if (m.shape[1] <= 1) return 1;
+  return 0;
+}
+
+// The C the kernel reads: args.c(), or with beta == 0 (C never read) out, whatever C is.
+const TensorView& c_read(const GemmArguments& g) { return g.beta != 0 ? g.c() : g.out; }
+
+// A batch stride of 0 over more than one batch: one matrix for every batch.
+bool broadcast_batches(const TensorView& v) {
+  const Matrix m = as_matrix(v);
+  return m.shape[0] > 1 && m.stride[0] == 0;
+}
+
 }  // namespace
 
 Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& g) {
   const int ua = unit_mode(false, c.a_major), ub = unit_mode(true, c.b_major);
   const int uo = c.out_major == Major::Row ? 2 : 1;
-  if (Status s = check_operand("A", g.A, c.ab, ua, "M", "K"); !s) return s;
-  if (Status s = check_operand("B", g.B, c.ab, ub, "K", "N"); !s) return s;
+  if (Status s = check_operand("A", g.A, c.ab, ua, "M", "K", true); !s) return s;
+  if (Status s = check_operand("B", g.B, c.ab, ub, "K", "N", true); !s) return s;
   if (Status s = check_operand("out", g.out, c.out, uo, "M", "N"); !s) return s;
+  // C (read by the TMA when beta != 0): out's shape and type, its own major (M or N contiguous).
+  if (Status s = check_gemm_c(g, "hopper_gemm"); !s) return s;
+  if (g.C && g.beta != 0) {
+    const int uc = c_unit_mode(*g.C);
+    if (uc == 0) {
+      return Status::failure("C " + g.C->to_string() +
+                             " has stride 1 in neither M nor N; hopper_gemm loads C through the TMA, whose boxes need a "
+                             "contiguous mode (simt_gemm takes any strides)");
+    }
+    if (Status s = check_operand("C", *g.C, c.out, uc, "M", "N", true); !s) return s;
+  }
   if (g.A.rank() != g.B.rank() || g.A.rank() != g.out.rank()) {
     return Status::failure("A, B and out have ranks " + str(g.A.rank()) + ", " + str(g.B.rank()) + " and " +
                            str(g.out.rank()) + "; hopper_gemm needs one rank for all three");
@@ -141,10 +178,20 @@ GemmArguments kernel_arguments(const HopperGemmConfig& c, const GemmArguments& g
   t.A = transposed(g.B);
   t.B = transposed(g.A);
   t.out = transposed(g.out);
+  if (g.C) t.C = transposed(*g.C);
   return t;
 }
 
 }  // namespace
+
+uint32_t hopper_gemm_flags(const TensorView& A, const TensorView& B, const TensorView& C) {
+  uint32_t f = 0;
+  if (broadcast_batches(A)) f |= kHopperGemmBroadcastA;
+  if (broadcast_batches(B)) f |= kHopperGemmBroadcastB;
+  if (broadcast_batches(C)) f |= kHopperGemmBroadcastC;
+  if (c_unit_mode(C) != 2) f |= kHopperGemmColumnMajorC;
+  return f;
+}
 
 HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& config, const GemmArguments& args) {
   const HopperGemmConfig c = row_major_equivalent(config);
@@ -156,13 +203,16 @@ HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& config, con
   const Type tma_type = c.ab == Type::E4M3 || c.ab == Type::E5M2 ? Type::U8 : c.ab;
   // One tensor: (contiguous, other, L) with the strides the TMA needs made valid where the extent
   // is 1 (a single row or batch: its stride is never followed, but must be a 16-byte multiple).
+  // A broadcast operand (batch stride 0) is one batch: the kernel loads it at batch 0 (the TMA
+  // takes no stride of 0; the runtime's tensor-map rules refuse it).
   auto spec = [&](Type t, int64_t contiguous, int64_t other, int64_t other_stride, int64_t batch_stride,
                   std::vector<int64_t> box) {
     const int64_t eb = codegen::bytes(t);
     const int64_t e0 = std::max<int64_t>(contiguous, 1), e1 = std::max<int64_t>(other, 1);
+    const int64_t batches = batch_stride == 0 ? 1 : L;
     if (other <= 1) other_stride = ((e0 * eb + 15) / 16) * 16 / eb;
-    if (L <= 1) batch_stride = other_stride * e1;
-    const Layout l = make_layout(IntTuple{e0, e1, L}, IntTuple{1, other_stride, batch_stride});
+    if (batches <= 1) batch_stride = other_stride * e1;
+    const Layout l = make_layout(IntTuple{e0, e1, batches}, IntTuple{1, other_stride, batch_stride});
     return make_tensor_map_spec(l, t, box, codegen::SmemSwizzle::B128);
   };
   const int BK = c.tile_k();
@@ -176,7 +226,13 @@ HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& config, con
                ? spec(tma_type, K, N, b.stride[2], b.stride[0], {BK, c.tile_n / c.cluster_m, 1})
                : spec(tma_type, N, K, b.stride[1], b.stride[0], {chunk, BK, 1});
   // The epilogue stores boxes of 64 rows x 128 bytes of the (row-major) out.
-  maps.out = spec(c.out, N, M, o.stride[1], o.stride[0], {128 / codegen::bytes(c.out), 64, 1});
+  const int out_chunk = 128 / codegen::bytes(c.out);  // out's elements in one 128-byte swizzle row
+  maps.out = spec(c.out, N, M, o.stride[1], o.stride[0], {out_chunk, 64, 1});
+  // The epilogue loads C into the same boxes: 64 rows x 128 bytes of a row-major C, or of a
+  // column-major one 128 bytes of M (64 rows of 16-bit C, two loads of 32 for f32) x the box's columns.
+  const Matrix cm = as_matrix(c_read(g));
+  maps.c = c_unit_mode(c_read(g)) == 2 ? spec(c.out, N, M, cm.stride[1], cm.stride[0], {out_chunk, 64, 1})
+                                   : spec(c.out, M, N, cm.stride[2], cm.stride[0], {out_chunk, out_chunk, 1});
   return maps;
 }
 
@@ -208,9 +264,11 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const Gem
   p.block = {static_cast<unsigned>(c.threads()), 1, 1};
   p.dynamic_shared_bytes = static_cast<unsigned>(c.shared_bytes());
   const int64_t ld = o.stride[1];
-  p.arg(encode(maps.a, g.A.data)).arg(encode(maps.b, g.B.data)).arg(encode(maps.out, g.out.data)).arg(g.out.data);
+  p.arg(encode(maps.a, g.A.data)).arg(encode(maps.b, g.B.data)).arg(encode(maps.out, g.out.data));
+  p.arg(encode(maps.c, c_read(g).data)).arg(g.out.data);
   p.arg(static_cast<int32_t>(M)).arg(static_cast<int32_t>(N)).arg(static_cast<int32_t>(K)).arg(static_cast<int32_t>(L));
   p.arg(ld).arg(o.stride[0]).arg(static_cast<float>(g.alpha)).arg(static_cast<float>(g.beta));
+  p.arg(hopper_gemm_flags(g.A, g.B, c_read(g)));
   return p;
 }
 

@@ -37,15 +37,16 @@ constexpr int kGroupRows = 8;  // tile-rows per rasterization group (L2 reuse)
 
 // The kernel's parameters, in the order of hopper_gemm.hpp.
 struct GemmParams {
-  Value tmap_a, tmap_b, tmap_out, out, M, N, K, L, ld_out, batch_stride_out, alpha, beta;
+  Value tmap_a, tmap_b, tmap_out, tmap_c, out, M, N, K, L, ld_out, batch_stride_out, alpha, beta, flags;
 };
 
 GemmParams declare_params(KernelBuilder& b) {
-  b.note("parameters: the TMA descriptors of A, B and out, out, the sizes, out's strides, alpha and beta");
+  b.note("parameters: the TMA descriptors of A, B, out and C, out, the sizes, out's strides, alpha, beta, flags");
   GemmParams p;
   p.tmap_a = b.tensor_map_param("tmap_a");
   p.tmap_b = b.tensor_map_param("tmap_b");
   p.tmap_out = b.tensor_map_param("tmap_out");
+  p.tmap_c = b.tensor_map_param("tmap_c");
   p.out = b.global_pointer_param("out");
   p.M = b.param("M", Type::S32);
   p.N = b.param("N", Type::S32);
@@ -55,6 +56,7 @@ GemmParams declare_params(KernelBuilder& b) {
   p.batch_stride_out = b.param("batch_stride_out", Type::S64);
   p.alpha = b.param("alpha", Type::F32);
   p.beta = b.param("beta", Type::F32);
+  p.flags = b.param("flags", Type::U32);
   return p;
 }
 
@@ -108,6 +110,13 @@ void load_operand(const GemmKernel& k, const OperandLoad& op, Value stage_base, 
     tma_load(b, stage_base + int64_t{j} * chunk * BK * eb, op.tmap, {row0 + j * chunk, k0, l}, full, mask);
 }
 
+// The batch coordinate of an operand: 0 for one that broadcasts one batch to all (its tensor map
+// has a single batch), the tile's batch otherwise.
+Value operand_batch(const GemmKernel& k, uint32_t broadcast_flag, Value l) {
+  KernelBuilder& b = k.b;
+  return b.select((k.p.flags & broadcast_flag) != 0, b.constant(0, Type::S32), l);
+}
+
 // k-tile kt of the tile: the next stage, once free, gets A's and B's tiles.
 void load_k_tile(const GemmKernel& k, PipelineState& state, const WorkTile& at, Value kt) {
   k.b.note("wait until the consumers have released the stage, then load A and B into it");
@@ -115,8 +124,10 @@ void load_k_tile(const GemmKernel& k, PipelineState& state, const WorkTile& at, 
   Value k0 = kt * k.c.tile_k();
   const OperandLoad a{k.p.tmap_a, k.c.a_major, k.c.tile_m, k.c.cluster_n, k.rank.n};
   const OperandLoad b{k.p.tmap_b, k.c.b_major, k.c.tile_n, k.c.cluster_m, k.rank.m};
-  load_operand(k, a, k.smem.element(k.regions.a, state.index), at.m0, k0, at.l, full);
-  load_operand(k, b, k.smem.element(k.regions.b, state.index), at.n0, k0, at.l, full);
+  load_operand(k, a, k.smem.element(k.regions.a, state.index), at.m0, k0,
+               operand_batch(k, kHopperGemmBroadcastA, at.l), full);
+  load_operand(k, b, k.smem.element(k.regions.b, state.index), at.n0, k0,
+               operand_batch(k, kHopperGemmBroadcastB, at.l), full);
   k.pipeline.producer_commit(state);
   state.advance();
 }
@@ -220,9 +231,9 @@ void ConsumerMainloop::mma_k_tile(Value kt) {
 
 TmaStoreEpilogue make_epilogue(const GemmKernel& k, Value w, Value t128) {
   const TmaStoreEpilogue::Params ep{k.c.out, k.c.tile_n, k.c.pingpong, k.c.consumers()};
-  const TmaStoreEpilogue::Tensors et{k.p.tmap_out,         k.p.out,   k.p.M,   k.p.N, k.p.ld_out,
-                                     k.p.batch_stride_out, k.p.alpha, k.p.beta};
-  return TmaStoreEpilogue(k.b, ep, et, k.smem, k.regions.epilogue, w, t128);
+  const TmaStoreEpilogue::Tensors et{k.p.tmap_out, k.p.tmap_c, k.p.out,   k.p.M,    k.p.N,    k.p.ld_out,
+                                     k.p.batch_stride_out, k.p.alpha, k.p.beta, k.p.flags};
+  return TmaStoreEpilogue(k.b, ep, et, k.smem, k.regions.epilogue, k.regions.c_full, w, t128);
 }
 
 // Warpgroups 1..: per tile, the mainloop then the epilogue. Cooperative: warpgroup w takes slab w
@@ -306,6 +317,7 @@ Module hopper_gemm(const HopperGemmConfig& config) {
   b.if_(tid == 0, [&] {
     pipeline.init();
     if (turns) turns->init();
+    TmaStoreEpilogue::init(smem, regions.c_full);
     fence_mbarrier_init(b);
   });
   // In a cluster the peer's barriers must be initialized before anything multicasts or arrives on them.

@@ -10,6 +10,7 @@ namespace tessel::kernels {
 
 // In this order (each region at the next multiple of its alignment, which the sizes already are):
 //   [A stage 0 .. S-1][B stage 0 .. S-1][epilogue boxes][full mbarrier x S][empty mbarrier x S][turns]
+//   [C's full mbarrier x consumers]
 // The operand stages and the epilogue's boxes are 128-byte swizzled, so 1024-byte aligned (the
 // swizzle's period of 8 rows); the mbarriers are 8 bytes each, 8-byte aligned.
 struct HopperGemmSharedStorage {
@@ -17,6 +18,9 @@ struct HopperGemmSharedStorage {
   sm90::SmemRegion epilogue;     // per consumer warpgroup, its two staging boxes of 64 rows x 128 bytes
   sm90::SmemRegion full, empty;  // the pipeline's mbarriers, one each per stage
   sm90::SmemRegion turns;        // ping-pong: the two mainloops' turn mbarriers (none otherwise)
+  // Per consumer warpgroup, the mbarrier its epilogue's TMA loads of C complete on (C is loaded
+  // into the staging box that then takes out's values: no shared memory of its own).
+  sm90::SmemRegion c_full;
   int64_t bytes = 0;             // the end of the last region
   int64_t align = 0;             // what the base must be aligned to (the launch adds it as slack)
 

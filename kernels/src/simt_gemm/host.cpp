@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "common/gemm_c.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/algebra/parse_number.hpp"
 #include "tessel/kernels/simt_gemm.hpp"
@@ -82,6 +83,9 @@ Status simt_gemm_supports(const SimtGemmConfig& c, const GemmArguments& g) {
         std::tuple{"out", &g.out, c.out_major, "M", "N"}}) {
     if (Status s = check_operand(name, *view, c.dtype, major, r, cl); !s) return s;
   }
+  // C: out's shape and type, any strides >= 0 (a batch stride of 0 broadcasts it, as for A and B).
+  if (Status s = check_gemm_c(g, "simt_gemm"); !s) return s;
+  if (Status s = check_operand("C", g.c(), c.dtype, Major::Any, "M", "N"); !s) return s;
   if (g.A.rank() != g.B.rank() || g.A.rank() != g.out.rank()) {
     return Status::failure("A, B and out have ranks " + str(g.A.rank()) + ", " + str(g.B.rank()) + " and " +
                            str(g.out.rank()) + "; simt_gemm needs one rank for all three");
@@ -133,9 +137,12 @@ codegen::LaunchPlan simt_gemm_plan(const SimtGemmConfig& c, const GemmArguments&
   p.grid = {static_cast<unsigned>((M + c.tile_m - 1) / c.tile_m), static_cast<unsigned>((N + c.tile_n - 1) / c.tile_n),
             static_cast<unsigned>(L)};
   p.block = {static_cast<unsigned>(c.threads()), 1, 1};
-  p.arg(g.A.data).arg(g.B.data).arg(g.out.data).arg(L).arg(M).arg(N).arg(K);
-  // The order of the generator's parameters: each operand's (L, rows, cols) strides but the static.
-  for (auto [m, major] : {std::pair{&a, c.a_major}, std::pair{&b, c.b_major}, std::pair{&o, c.out_major}}) {
+  const Matrix cm = as_matrix(g.c());
+  p.arg(g.A.data).arg(g.B.data).arg(g.out.data).arg(g.c().data).arg(L).arg(M).arg(N).arg(K);
+  // The order of the generator's parameters: each operand's (L, rows, cols) strides but the static
+  // (C's are all parameters).
+  for (auto [m, major] : {std::pair{&a, c.a_major}, std::pair{&b, c.b_major}, std::pair{&o, c.out_major},
+                          std::pair{&cm, Major::Any}}) {
     const std::array<bool, 3> dyn = simt_gemm_dynamic_strides(major);
     for (size_t i = 0; i < 3; ++i) {
       if (dyn[i]) p.arg(m->stride[i]);

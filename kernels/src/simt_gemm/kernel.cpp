@@ -105,7 +105,8 @@ Module simt_gemm(const SimtGemmConfig& c) {
   b.kernel().reqntid = std::array<int, 3>{T, 1, 1};
 
   b.note("parameters: pointers, sizes, the dynamic strides, alpha and beta");
-  Value pa = b.global_pointer_param("A"), pb = b.global_pointer_param("B"), po = b.global_pointer_param("out");
+  Value pa = b.global_pointer_param("A"), pb = b.global_pointer_param("B"), po = b.global_pointer_param("out"),
+        pc = b.global_pointer_param("C");
   Value vL = b.param("L", Type::S64), vM = b.param("M", Type::S64), vN = b.param("N", Type::S64),
         vK = b.param("K", Type::S64);
   const Int L = b.symbol("L", vL, 1, 1), M = b.symbol("M", vM, 1, 1), N = b.symbol("N", vN, 1, 1),
@@ -120,11 +121,14 @@ Module simt_gemm(const SimtGemmConfig& c) {
     return s;
   };
   const std::array<Int, 3> sa = strides("a", c.a_major), sb = strides("b", c.b_major), so = strides("o", c.out_major);
+  // C's strides are all parameters: its major is its own, whatever out's.
+  const std::array<Int, 3> sc = strides("c", Major::Any);
   Value alpha = b.param("alpha", acc), beta = b.param("beta", acc);
 
   const Operand A = make_operand(pa, c.dtype, M, K, L, sa);
   const Operand B = make_operand(pb, c.dtype, K, N, L, sb);
   const Operand O = make_operand(po, c.dtype, M, N, L, so);
+  const Operand C = make_operand(pc, c.dtype, M, N, L, sc);
   const Int tid = b.thread_index(0), bm = b.block_index(0), bn = b.block_index(1), bl = b.block_index(2);
 
   // Thread (tm, tn) of the (BM/thread_m, BN/thread_n) grid; the faster mode follows out's contiguous
@@ -203,9 +207,10 @@ Module simt_gemm(const SimtGemmConfig& c) {
     bar_sync(b);
   });
 
-  b.note("epilogue: out = alpha * acc + beta * out inside (M, N); out is not read when beta == 0");
-  const Value read_out = beta != zero(b, acc);
+  b.note("epilogue: out = alpha * acc + beta * C inside (M, N); C is not read when beta == 0");
+  const Value read_c = beta != zero(b, acc);
   const Tensor o_tiled = O.data.zipped_divide(Tiler::from_shape(IntTuple{BM, BN}));
+  const Tensor c_tiled = C.data.zipped_divide(Tiler::from_shape(IntTuple{BM, BN}));
   const Layout o_coords = zipped_divide(O.coords, Tiler::from_shape(IntTuple{BM, BN}));
   for (int j = 0; j < c.thread_n; ++j) {
     for (int i = 0; i < c.thread_m; ++i) {
@@ -214,12 +219,11 @@ Module simt_gemm(const SimtGemmConfig& c) {
       Value inside = (b.lower(rc[0].leaf(), Type::S64) < vM) & (b.lower(rc[1].leaf(), Type::S64) < vN);
       Value result = alpha * accum[static_cast<size_t>(i + j * c.thread_m)];
       b.if_(inside, [&] {
-        Value addr = b.address(o_tiled, full);
-        b.if_(read_out, [&] {
-          Value old = widen(b, b.load(Space::Global, load_type(c.dtype), addr)[0], c.dtype, acc);
+        b.if_(read_c, [&] {
+          Value old = widen(b, b.load(Space::Global, load_type(c.dtype), b.address(c_tiled, full))[0], c.dtype, acc);
           b.assign(result, b.mad(beta, old, result));
         });
-        b.store(Space::Global, c.dtype, addr, {b.cvt(result, c.dtype)});
+        b.store(Space::Global, c.dtype, b.address(o_tiled, full), {b.cvt(result, c.dtype)});
       });
     }
   }

@@ -6,9 +6,11 @@
 
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/async_copy.hpp"
+#include "tessel/codegen/mbarrier.hpp"
 #include "tessel/codegen/sync.hpp"
 #include "tessel/codegen/warp.hpp"
 #include "tessel/codegen/wgmma.hpp"
+#include "tessel/kernels/hopper_gemm.hpp"
 
 namespace tessel::kernels::sm90 {
 
@@ -73,22 +75,24 @@ struct TmaStoreEpilogue::Tile {
   Int t, ld;
 };
 
-// One 64-row slab of the tile in out's (and C's) memory, and where this thread's part of it ends.
+// One 64-row slab of the tile in out's memory, and where this thread's part of it ends.
 struct TmaStoreEpilogue::Slab {
   Value row0;
-  Layout c_box;  // C's (64, SUBN) box, row-major with out's leading dimension
-  Value c_base, rows_left, cols_left;
-  Value interior;    // the whole slab is inside out
+  Layout out_box;  // out's (64, SUBN) box, row-major with out's leading dimension
+  Value out_base, rows_left, cols_left;
   Value use_c;       // beta != 0
+  Value c_batch;     // C's batch coordinate: 0 when C broadcasts one batch to all
   Value rows_whole;  // out's rows end on 16-byte granules: every box may go through the TMA
   Value boxes;       // the warpgroup's two staging boxes
 };
 
 TmaStoreEpilogue::TmaStoreEpilogue(KernelBuilder& b, const Params& p, const Tensors& t, const SharedStorage& smem,
-                                   SmemRegion staging, Value w, Value t128)
-    : b_(b), p_(p), t_(t), smem_(smem), staging_(staging), w_(w), t128_(t128) {
+                                   SmemRegion staging, SmemRegion c_full, Value w, Value t128)
+    : b_(b), p_(p), t_(t), smem_(smem), staging_(staging), c_full_(c_full), w_(w), t128_(t128) {
   // Ping-pong warpgroups are in different tiles, so each has its own named barrier (1 and 2).
   if (p.pingpong) barrier_ = b.cvt(w, Type::U32) + kNamedBarrier;
+  c_phase_ = b.constant(0, Type::U32);
+  c_column_ = (t.flags & kHopperGemmColumnMajorC) != 0;
   ob_ = bytes(p.out);
   subn_ = kSwizzleRow / ob_;
   // The fragment of one box, (T128, V) -> (M64, SUBN) at m + 64 n; the accumulators of box s are
@@ -102,12 +106,23 @@ TmaStoreEpilogue::TmaStoreEpilogue(KernelBuilder& b, const Params& p, const Tens
   // 128-byte swizzle, so that the threads' 4- or 8-byte writes hit distinct banks.
   box_layout_ = composition(element_swizzle(SmemSwizzle::B128, p.out),
                             make_layout(IntTuple{kBoxRows, subn_}, IntTuple{subn_, 1}));
+  // A column-major C's box: the TMA's 128-byte rows run along M (R = 128 bytes of M, 64 for 16-bit
+  // C, 32 for f32), one load of (R, SUBN) per R rows, each load's rows one after the other:
+  // (m, n) -> m % R + R n + R SUBN (m / R), in the same 128-byte swizzle (each load 1024-aligned).
+  c_column_rows_ = kSwizzleRow / ob_;
+  const int R = c_column_rows_;
+  c_column_layout_ = composition(element_swizzle(SmemSwizzle::B128, p.out),
+                                 make_layout(IntTuple{IntTuple{R, kBoxRows / R}, subn_}, IntTuple{IntTuple{1, R * subn_}, R}));
+}
+
+void TmaStoreEpilogue::init(const SharedStorage& smem, SmemRegion c_full) {
+  for (int i = 0; i < c_full.count; ++i) mbarrier_init(smem.base().builder(), smem.element(c_full, i), 1);
 }
 
 void TmaStoreEpilogue::store(const WorkTile& at, const std::vector<std::vector<Value>>& accs) const {
   b_.note(
-      "epilogue: per 128-byte-wide box of the slab, alpha * acc (+ beta * C) -> out's type -> swizzled "
-      "shared memory -> TMA store");
+      "epilogue: per 128-byte-wide box of the slab, alpha * acc (+ beta * C, C loaded by the TMA into the box) -> "
+      "out's type -> swizzled shared memory -> TMA store");
   const Tile tile{at, b_.symbol("t128", t128_, 1, 0), b_.symbol("ld_out", t_.ld_out, 16 / ob_, 0)};
   for (int j = 0; j < static_cast<int>(accs.size()); ++j) {
     const Slab slab = make_slab(tile, j);
@@ -126,15 +141,15 @@ TmaStoreEpilogue::Slab TmaStoreEpilogue::make_slab(const Tile& tile, int j) cons
   const Tensors& t = t_;
   Slab sl;
   sl.row0 = p_.pingpong ? at.m0 + j * 64 : at.m0 + w_ * 64;
-  sl.c_box = make_layout(IntTuple{64, subn_}, IntTuple{tile.ld, 1});
+  sl.out_box = make_layout(IntTuple{64, subn_}, IntTuple{tile.ld, 1});
   Value elem_off =
       b.cvt(at.l, Type::S64) * t.batch_stride_out + b.cvt(sl.row0, Type::S64) * t.ld_out + b.cvt(at.n0, Type::S64);
-  sl.c_base = t.out + elem_off * int64_t{ob_};
+  sl.out_base = t.out + elem_off * int64_t{ob_};
   Value idx_t = b.lower(frag_(Coord{tile.t, Int(0)}).leaf(), Type::S32);
   sl.rows_left = t.M - sl.row0 - (idx_t & 63);
   sl.cols_left = t.N - at.n0 - (idx_t >> 6);
-  sl.interior = ((sl.row0 + 64) <= t.M) & ((at.n0 + p_.tile_n) <= t.N);
   sl.use_c = t.beta != b.constant_f32(0.0f);
+  sl.c_batch = b.select((t.flags & kHopperGemmBroadcastC) != 0, b.constant(0, Type::S32), at.l);
   // The TMA store writes whole 16-byte granules of a row: exact when rows end on one.
   sl.rows_whole = ((t.N * ob_) & 15) == 0;
   sl.boxes = smem_.element(staging_, w_);
@@ -148,42 +163,71 @@ void TmaStoreEpilogue::store_box(const Tile& tile, const Slab& slab, const std::
   const int nv = subn_ / 2;
   std::vector<Value> v;
   for (int i = 0; i < nv; ++i) v.push_back(acc[static_cast<size_t>(s * nv + i)] * t_.alpha);
-  // C's (and out's) box in global memory, this thread's elements.
-  const Tensor cs = Tensor(slab.c_base + int64_t{s} * subn_ * ob_, Space::Global, p_.out, slab.c_box, Type::S64, 16)
-                        .compose(frag_)(SliceCoord{tile.t, _});
-  add_c(slab, cs, s, v);
-  std::vector<Value> o;
-  for (Value& x : v) o.push_back(p_.out == Type::F32 ? x : b.cvt(x, p_.out, Round::Rn));
+  // out's box in global memory, this thread's elements (for a box stored element by element).
+  const Tensor cs =
+      Tensor(slab.out_base + int64_t{s} * subn_ * ob_, Space::Global, p_.out, slab.out_box, Type::S64, 16)
+          .compose(frag_)(SliceCoord{tile.t, _});
   // The same for the whole CTA (both warpgroups' slabs share n0), so the barriers inside agree.
   Value by_tma = ((tile.at.n0 + (s + 1) * subn_) <= t_.N) | slab.rows_whole;
+  const int box = j * (p_.tile_n / subn_) + s;
+  load_c(tile, slab, s, by_tma, slab.boxes + int64_t{(box % 2) * kBoxBytes}, v);
+  std::vector<Value> o;
+  for (Value& x : v) o.push_back(p_.out == Type::F32 ? x : b.cvt(x, p_.out, Round::Rn));
   b.if_(
       by_tma, [&] { store_box_tma(tile, slab, j * (p_.tile_n / subn_) + s, s, o); },
       [&] { store_box_elementwise(slab, cs, s, o); });
 }
 
-// v += beta * C where beta != 0: vectorized inside out, element by element on the ragged edge.
-void TmaStoreEpilogue::add_c(const Slab& slab, const Tensor& cs, int s, std::vector<Value>& v) const {
+// v += beta * C where beta != 0 (C is never read otherwise): C's box through the TMA into the
+// staging box the TMA store of box s then reads, once the store before has read it. The TMA
+// zero-fills C outside the problem (those values are never stored), so every box is whole and the
+// loads complete the box's bytes on the warpgroup's mbarrier.
+void TmaStoreEpilogue::load_c(const Tile& tile, const Slab& slab, int s, Value by_tma, Value buf,
+                              std::vector<Value>& v) const {
   KernelBuilder& b = b_;
-  const int nv = subn_ / 2;
-  const Type out = p_.out;
-  const Value beta = t_.beta;
   b.if_(slab.use_c, [&] {
-    auto add_c = [&](int i, Value cin) {
-      b.assign(v[static_cast<size_t>(i)],
-               b.mad(beta, out == Type::F32 ? cin : b.cvt(cin, Type::F32), v[static_cast<size_t>(i)]));
-    };
+    b.note("C: wait until the staging box is free, one thread loads C's box into it by the TMA, all wait");
+    // The store that last read `buf` is the box two before. One pending group is the box before's
+    // when that box went through the TMA; a box stored element by element commits none, and then
+    // this one is element-wise too (by_tma only turns false along s): wait for every store, or C
+    // would land in a box whose store has yet to read it (the emulator caught exactly that).
+    b.if_(t128_ == 0, [&] {
+      if (s == 0)
+        cp_async_bulk_wait_group(b, 0, true);
+      else
+        b.if_(
+            by_tma, [&] { cp_async_bulk_wait_group(b, 1, true); }, [&] { cp_async_bulk_wait_group(b, 0, true); });
+    });
+    sync();
+    const Value bar = smem_.mbarrier(c_full_, w_);
+    const Value n0 = tile.at.n0 + s * subn_;
+    b.if_(t128_ == 0, [&] {
+      mbarrier_arrive_expect_tx(b, bar, kBoxBytes);
+      b.if_(
+          c_column_,
+          [&] {
+            const int R = c_column_rows_;
+            for (int i = 0; i < kBoxRows / R; ++i)
+              tma_load(b, buf + int64_t{i} * R * subn_ * ob_, t_.tmap_c, {slab.row0 + i * R, n0, slab.c_batch}, bar);
+          },
+          [&] { tma_load(b, buf, t_.tmap_c, {n0, slab.row0, slab.c_batch}, bar); });
+    });
+    mbarrier_wait(b, bar, c_phase_);
+    b.assign(c_phase_, c_phase_ ^ b.constant(1, Type::U32));
     b.if_(
-        slab.interior,
-        [&] {
-          const std::vector<Value> cv = b.load_tensor(cs);
-          for (int i = 0; i < nv; ++i) add_c(i, cv[static_cast<size_t>(i)]);
-        },
-        [&] {
-          b.note("the ragged edge: C element by element, inside out's bounds only");
-          for (int i = 0; i < nv; ++i)
-            b.if_(inside(slab, s, i), [&] { add_c(i, b.load(Space::Global, out, b.address(cs, Coord{Int(i)}))[0]); });
-        });
+        c_column_, [&] { add_c(tile, c_column_layout_, buf, v); }, [&] { add_c(tile, box_layout_, buf, v); });
   });
+}
+
+// v += beta * C, C in the staging box at `buf` laid out as `box` ((M64, SUBN) -> element).
+void TmaStoreEpilogue::add_c(const Tile& tile, const ComposedLayout& box, Value buf, std::vector<Value>& v) const {
+  KernelBuilder& b = b_;
+  const Tensor cs = Tensor(buf, Space::Shared, p_.out, box, Type::U32, 1024).compose(frag_)(SliceCoord{tile.t, _});
+  const std::vector<Value> cv = b.load_tensor(cs);
+  for (size_t i = 0; i < v.size(); ++i) {
+    const Value c = p_.out == Type::F32 ? cv[i] : b.cvt(cv[i], Type::F32);
+    b.assign(v[i], b.mad(t_.beta, c, v[i]));
+  }
 }
 
 // Whether fragment value i of box s of this thread is inside out.

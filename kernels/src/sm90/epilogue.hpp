@@ -1,7 +1,8 @@
 // sm90/epilogue.hpp: the epilogue of an sm_90 GEMM's consumer warpgroup (the CuTe DSL
-// dense_gemm's): alpha * acc (+ beta * C, C read from global) -> out's type -> a 128-byte-swizzled
-// shared-memory box (stmatrix.x4 for 16-bit out) -> a TMA store, box by box, two staging boxes per
-// warpgroup so that one fills while the TMA reads the other.
+// dense_gemm's, with CUTLASS's source tensor C): alpha * acc (+ beta * C, C loaded by the TMA into
+// the staging box, in its own major) -> out's type -> a 128-byte-swizzled shared-memory box
+// (stmatrix.x4 for 16-bit out) -> a TMA store, box by box, two staging boxes per warpgroup so that
+// one fills while the TMA reads the other.
 #pragma once
 
 #include <vector>
@@ -21,7 +22,7 @@ class TmaStoreEpilogue {
   static constexpr int kNamedBarrier = 1;              // the consumers' bar.sync id (0: the CTA)
 
   struct Params {
-    codegen::Type out = codegen::Type::BF16;  // out's type (C's too)
+    codegen::Type out = codegen::Type::BF16;  // out's type (C's too: supports() asks it)
     int tile_n = 0;                           // columns of a tile
     // Ping-pong: each warpgroup stores whole tiles (all their slabs) with its own named barrier
     // (kNamedBarrier + w); otherwise warpgroup w stores slab w, the `consumers` warpgroups
@@ -29,16 +30,22 @@ class TmaStoreEpilogue {
     bool pingpong = false;
     int consumers = 1;
   };
-  // The kernel's parameters the epilogue reads: the TMA descriptor of out, out itself (C when
-  // beta != 0; u64), its sizes (s32) and strides in elements (s64), alpha and beta (f32).
+  // The kernel's parameters the epilogue reads: the TMA descriptors of out and of C, out itself
+  // (u64, for the element-wise boxes), its sizes (s32) and strides in elements (s64), alpha and
+  // beta (f32), and the flags (u32: kHopperGemmBroadcastC, kHopperGemmColumnMajorC).
   struct Tensors {
-    codegen::Value tmap_out, out, M, N, ld_out, batch_stride_out, alpha, beta;
+    codegen::Value tmap_out, tmap_c, out, M, N, ld_out, batch_stride_out, alpha, beta, flags;
   };
 
-  // `staging`: a region of kStagingBytes per consumer warpgroup; `w` the warpgroup's index among
-  // the consumers and `t128` the thread's index in it (u32). Emits the named barrier's id.
+  // `staging`: a region of kStagingBytes per consumer warpgroup; `c_full`: an mbarrier per consumer
+  // warpgroup (initialized by init()); `w` the warpgroup's index among the consumers and `t128` the
+  // thread's index in it (u32). Emits the named barrier's id and C's phase register.
   TmaStoreEpilogue(codegen::KernelBuilder& b, const Params& p, const Tensors& t, const SharedStorage& smem,
-                   SmemRegion staging, codegen::Value w, codegen::Value t128);
+                   SmemRegion staging, SmemRegion c_full, codegen::Value w, codegen::Value t128);
+
+  // One thread, with the kernel's other barriers: C's mbarriers, one arrival (the loading thread's
+  // expect_tx) per phase.
+  static void init(const SharedStorage& smem, SmemRegion c_full);
 
   // Stores the tile from the accumulators of the warpgroup's slabs (wgmma fragments, f32).
   void store(const WorkTile& at, const std::vector<std::vector<codegen::Value>>& accs) const;
@@ -50,7 +57,9 @@ class TmaStoreEpilogue {
   struct Slab;
   Slab make_slab(const Tile& tile, int j) const;
   void store_box(const Tile& tile, const Slab& slab, const std::vector<codegen::Value>& acc, int j, int s) const;
-  void add_c(const Slab& slab, const codegen::Tensor& cs, int s, std::vector<codegen::Value>& v) const;
+  void load_c(const Tile& tile, const Slab& slab, int s, codegen::Value by_tma, codegen::Value buf,
+              std::vector<codegen::Value>& v) const;
+  void add_c(const Tile& tile, const ComposedLayout& box, codegen::Value buf, std::vector<codegen::Value>& v) const;
   codegen::Value inside(const Slab& slab, int s, int i) const;
   void store_box_tma(const Tile& tile, const Slab& slab, int box, int s, const std::vector<codegen::Value>& o) const;
   void write_box(const Tile& tile, codegen::Value buf, const std::vector<codegen::Value>& o) const;
@@ -62,13 +71,18 @@ class TmaStoreEpilogue {
   Params p_;
   Tensors t_;
   const SharedStorage& smem_;
-  SmemRegion staging_;
+  SmemRegion staging_, c_full_;
   codegen::Value w_, t128_;
   codegen::Value barrier_;     // ping-pong: the warpgroup's own named barrier
+  codegen::Value c_phase_;     // the parity of the warpgroup's C mbarrier's current phase (u32)
+  codegen::Value c_column_;    // C is M-contiguous (pred)
   int ob_ = 0, subn_ = 0;      // out's bytes; columns of a box (128 bytes of out)
   Layout frag_;                // the accumulator fragment of one box
   Layout stm_;                 // stmatrix.x4's row addresses in a box (16-bit out)
   ComposedLayout box_layout_;  // a staging box in shared memory, as the TMA store reads it
+  // A box of a column-major C as its TMA loads leave it: 128-byte swizzle rows of M, (M64, SUBN).
+  ComposedLayout c_column_layout_;
+  int c_column_rows_ = 0;  // M per 128-byte row of the column-major C box (one TMA load each)
 };
 
 }  // namespace tessel::kernels::sm90

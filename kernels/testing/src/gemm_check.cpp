@@ -178,32 +178,53 @@ void store_element(std::vector<uint8_t>& bytes, Type t, int64_t i, double v) {
 
 GemmProblem make_gemm_problem(const KernelMetadata& md, std::mt19937_64& rng, bool rank2, int64_t max_k,
                               int tiles) {
+  GemmProblemOptions o;
+  o.rank2 = rank2;
+  o.max_k = max_k;
+  o.tiles = tiles;
+  return make_gemm_problem(md, rng, o);
+}
+
+GemmProblem make_gemm_problem(const KernelMetadata& md, std::mt19937_64& rng, const GemmProblemOptions& opt) {
   auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
-  const int64_t L = rank2 ? 1 : pick(1, 3), M = pick(md.design.tile[0] + 1, tiles * md.design.tile[0] + 7),
-                N = pick(md.design.tile[1] + 1, tiles * md.design.tile[1] + 7), K = pick(1, max_k);
+  const bool broadcast = opt.broadcast_a || opt.broadcast_b || (opt.c_major && opt.broadcast_c);
+  if (broadcast && opt.rank2) fail("make_gemm_problem: a broadcast batch needs rank 3");
+  const int64_t L = opt.rank2 ? 1 : pick(broadcast ? 2 : 1, std::max<int64_t>(opt.max_l, broadcast ? 2 : 1));
+  const int64_t M = pick(md.design.tile[0] + 1, opt.tiles * md.design.tile[0] + 7),
+                N = pick(md.design.tile[1] + 1, opt.tiles * md.design.tile[1] + 7), K = pick(1, opt.max_k);
   GemmProblem p;
   const Type t = md.operand("A").dtype, to = md.operand("out").dtype;
-  auto operand = [&](const char* name, int64_t rows, int64_t cols) {
+  auto operand = [&](const char* name, Major major, int64_t rows, int64_t cols, bool bcast) {
     const OperandAttributes& a = md.operand(name);
-    return make_operand(a.dtype, a.major, std::max(1, a.alignment), L, rows, cols, rank2, rng);
+    HostOperand h = make_operand(a.dtype, major, std::max(1, a.alignment), L, rows, cols, opt.rank2, rng);
+    if (bcast) {
+      h.view.stride[0] = 0;  // one matrix for every batch
+      h.bytes.resize(static_cast<size_t>((extent(h.view) + 16) * codegen::bytes(a.dtype)));
+    }
+    return h;
   };
-  p.A = operand("A", M, K);
-  p.B = operand("B", K, N);
-  p.out = operand("out", M, N);
+  p.A = operand("A", md.operand("A").major, M, K, opt.broadcast_a);
+  p.B = operand("B", md.operand("B").major, K, N, opt.broadcast_b);
+  p.out = operand("out", md.operand("out").major, M, N, false);
+  if (opt.c_major) p.C = operand("out", *opt.c_major, M, N, opt.broadcast_c);
   p.accumulator = md.accumulator;
   for (HostOperand* o : {&p.A, &p.B}) {
     for (int64_t i = 0; i < static_cast<int64_t>(o->bytes.size()) / codegen::bytes(o->view.dtype); ++i)
       store_element(o->bytes, o->view.dtype, i, random_value(o->view.dtype, rng));
   }
   p.alpha = t == Type::S32 ? static_cast<double>(pick(-3, 3) | 1) : random_value(Type::F32, rng);
-  if (pick(0, 1)) {
+  const bool beta_zero = opt.beta_zero ? *opt.beta_zero : pick(0, 1) == 0;
+  HostOperand& c = p.C ? *p.C : p.out;
+  if (!beta_zero) {
     p.beta = t == Type::S32 ? static_cast<double>(pick(-3, 3) | 1) : random_value(Type::F32, rng);
-    for (int64_t i = 0; i < static_cast<int64_t>(p.out.bytes.size()) / codegen::bytes(to); ++i)
-      store_element(p.out.bytes, to, i, random_value(to, rng));
+    for (int64_t i = 0; i < static_cast<int64_t>(c.bytes.size()) / codegen::bytes(to); ++i)
+      store_element(c.bytes, to, i, random_value(to, rng));
   } else {
-    // beta == 0: the kernel must not read out, so it starts as NaN (0xFF bytes; -1 for s32).
-    p.out.bytes.assign(p.out.bytes.size(), 0xFF);
+    // beta == 0: the kernel must not read C, so it starts as NaN (0xFF bytes; -1 for s32).
+    c.bytes.assign(c.bytes.size(), 0xFF);
   }
+  // A C of its own: out is only written, and starts as NaN.
+  if (p.C) p.out.bytes.assign(p.out.bytes.size(), 0xFF);
   return p;
 }
 
@@ -211,7 +232,7 @@ GemmArguments fitting_arguments(const KernelMetadata& md, std::mt19937_64& rng) 
   return make_gemm_problem(md, rng).arguments(0x100000, 0x200000, 0x300000);
 }
 
-GemmArguments GemmProblem::arguments(uint64_t a, uint64_t b, uint64_t o) const {
+GemmArguments GemmProblem::arguments(uint64_t a, uint64_t b, uint64_t o, uint64_t c) const {
   GemmArguments g;
   g.A = A.view;
   g.A.data = a;
@@ -219,6 +240,10 @@ GemmArguments GemmProblem::arguments(uint64_t a, uint64_t b, uint64_t o) const {
   g.B.data = b;
   g.out = out.view;
   g.out.data = o;
+  if (C) {
+    g.C = C->view;
+    g.C->data = c;
+  }
   g.accumulator_type = accumulator;
   g.alpha = alpha;
   g.beta = beta;
@@ -229,6 +254,7 @@ std::string GemmProblem::describe() const {
   std::ostringstream s;
   s << "alpha=" << alpha << " beta=" << beta << " A " << A.view.to_string() << " B " << B.view.to_string() << " out "
     << out.view.to_string();
+  if (C) s << " C " << C->view.to_string();
   return s.str();
 }
 
@@ -255,7 +281,13 @@ std::string check_gemm(const GemmProblem& p, const std::vector<uint8_t>& result)
     ref *= p.alpha;
     mag *= std::fabs(p.alpha);
     if (p.beta != 0) {
-      const double old = load_element(p.out.bytes, to, off);
+      double old = 0;
+      if (p.C) {
+        const auto& sc = p.C->view.stride;
+        old = load_element(p.C->bytes, to, (rank2 ? 0 : l * sc[0]) + m * sc[d] + n * sc[d + 1]);
+      } else {
+        old = load_element(p.out.bytes, to, off);
+      }
       ref += p.beta * old;
       mag += std::fabs(p.beta * old);
     }

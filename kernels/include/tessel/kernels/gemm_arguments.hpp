@@ -1,20 +1,37 @@
-// gemm_arguments.hpp: the arguments of one GEMM launch: out = alpha * (A @ B) + beta * out over a
-// batch, with operands as tensor views (any strides; the kernel's metadata says which it needs).
+// gemm_arguments.hpp: the arguments of one GEMM launch, the CUTLASS form of the epilogue:
+// out = alpha * (A @ B) + beta * C over a batch, with operands as tensor views (any strides; the
+// kernel's metadata says which it needs). C is out itself unless the caller gives another tensor.
 #pragma once
+
+#include <optional>
 
 #include "tessel/codegen/types.hpp"
 #include "tessel/kernels/tensor_view.hpp"
 
 namespace tessel::kernels {
 
-// A is (L, M, K), B is (L, K, N) and out is (L, M, N); a kernel may also take rank 2 (M, K) x
+// A is (L, M, K), B is (L, K, N), out (D) is (L, M, N); a kernel may also take rank 2 (M, K) x
 // (K, N) -> (M, N) as one batch (its supports() says). A and B share one element type; out may
-// differ (f16 inputs with an f32 output). Products are summed in `accumulator_type`. With
-// beta == 0 the output is only written, never read (it may hold NaNs).
+// differ (f16 inputs with an f32 output). Products are summed in `accumulator_type`.
+//
+// C: the tensor beta scales. Empty (the default, and what make_gemm_arguments gives): C is out,
+// read and then overwritten in place. Otherwise C has out's shape and element type and any
+// strides of its own (row- or column-major whatever out's major, a batch stride of 0 to add the
+// same C to every batch); it may be exactly out's view (in place again), but may not otherwise
+// overlap out. With beta == 0, C is never read (it, or out, may hold NaNs).
+//
+// Broadcast: A, B or C may have a batch stride of 0 (one matrix for every batch); out may not
+// (its batches would alias). Kernels say in supports() which of these they take.
 struct GemmArguments {
   TensorView A, B, out;
+  std::optional<TensorView> C;
   codegen::Type accumulator_type = codegen::Type::F32;
   double alpha = 1.0, beta = 0.0;
+
+  // The tensor beta scales: *C, or out when C is empty.
+  const TensorView& c() const { return C ? *C : out; }
+  // Whether C is a tensor of its own (C given and not exactly out's view).
+  bool distinct_c() const;
 };
 
 // The accumulator tessel picks for inputs of type t: f32 for f16/bf16/f32, f64 for f64, s32 for
@@ -23,5 +40,8 @@ codegen::Type default_accumulator(codegen::Type t);
 
 // Arguments with the default accumulator: out = alpha * A @ B + beta * out.
 GemmArguments make_gemm_arguments(TensorView A, TensorView B, TensorView out, double alpha = 1.0, double beta = 0.0);
+// The same with a C of its own: out = alpha * A @ B + beta * C.
+GemmArguments make_gemm_arguments(TensorView A, TensorView B, TensorView C, TensorView out, double alpha,
+                                  double beta);
 
 }  // namespace tessel::kernels

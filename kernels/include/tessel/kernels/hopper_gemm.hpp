@@ -1,5 +1,6 @@
 // hopper_gemm.hpp: the Hopper GEMM (sm_90a), the kernel of the CuTe DSL's hopper/dense_gemm.py
-// written by tessel as PTX: out = alpha * (A @ B) + beta * out over a batch, with
+// written by tessel as PTX: out = alpha * (A @ B) + beta * C over a batch (C is out unless the
+// arguments give a tensor of its own: gemm_arguments.hpp), with
 //   - TMA (cp.async.bulk.tensor) loads of A and B tiles into 128-byte-swizzled shared memory, whose
 //     layouts come from the algebra and also give the wgmma matrix descriptors;
 //   - a ring of `stages` buffers, each with a "full" mbarrier (the producer's expect_tx, completed
@@ -11,7 +12,8 @@
 //   - a persistent grid (one CTA per SM) walking the tiles in groups of 8 tile-rows, so that the
 //     CTAs running at once share A and B tiles in L2; clusters of 2 CTAs (2x1 or 1x2) multicast
 //     halves of the B (A) tile they share;
-//   - an epilogue from the accumulator fragment (alpha, beta * C, conversion) into 128-byte-swizzled
+//   - an epilogue from the accumulator fragment (alpha, beta * C with C's box loaded by the TMA
+//     into the staging box when beta != 0, in C's own major; conversion) into 128-byte-swizzled
 //     shared-memory boxes of 64 rows x 128 bytes (stmatrix.x4 for 16-bit out), each stored by a TMA
 //     store (cp.async.bulk.tensor global.shared) that clips the ragged edge; two boxes per consumer warpgroup, so that the
 //     threads fill one while the TMA reads the other, and the global writes drain while the next
@@ -71,8 +73,9 @@ struct HopperGemmConfig {
   void check() const;
 };
 
-// The kernel. Parameters, in order: tmap_a, tmap_b, tmap_out (TMA descriptors, see
-// hopper_gemm_tensor_maps), out (u64, read as C when beta != 0), M, N, K, L (s32), ld_out, batch_stride_out (s64, elements), alpha, beta (f32).
+// The kernel. Parameters, in order: tmap_a, tmap_b, tmap_out, tmap_c (TMA descriptors, see
+// hopper_gemm_tensor_maps), out (u64), M, N, K, L (s32), ld_out, batch_stride_out (s64, elements),
+// alpha, beta (f32), flags (u32, hopper_gemm_flags). C is loaded through tmap_c only when beta != 0.
 // Block threads(), dynamic shared memory shared_bytes(), any grid (persistent: CTA i takes tiles
 // i, i + gridDim.x, ...).
 codegen::Module hopper_gemm(const HopperGemmConfig& c);
@@ -83,14 +86,25 @@ codegen::Module hopper_gemm(const HopperGemmConfig& c);
 HopperGemmConfig row_major_equivalent(const HopperGemmConfig& c);
 
 // Whether the configuration runs `args`, and why not: ranks and shapes, types, majors, the TMA's
-// 16-byte rules on addresses and strides, extents above 2^31, alpha/beta not finite.
+// 16-byte rules on addresses and strides (C's too when beta != 0, in either major), batch strides
+// of 0 only for A, B and C, C's shape, type and overlap with out, extents above 2^31, alpha/beta
+// not finite.
 Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& args);
 
 // The TMA descriptor specs of the kernel's A, B and out for `args` (which the configuration
 // supports; for a column-major out, the kernel's A is B^T, its B is A^T and its out is out^T).
+// c: C's, in its own major (out's map when beta == 0: C is never read then).
 struct HopperGemmTensorMaps {
-  rt::TensorMapSpec a, b, out;
+  rt::TensorMapSpec a, b, out, c;
 };
+
+// The kernel's `flags` parameter: which operands broadcast one batch to all (batch stride 0: their
+// tensor map has one batch, loaded at batch 0), and whether C is column-major in the kernel's
+// (row-major) problem, i.e. M-contiguous. Of the kernel's operands (for a column-major out, the
+// transposed ones: its A is B^T).
+constexpr uint32_t kHopperGemmBroadcastA = 1, kHopperGemmBroadcastB = 2, kHopperGemmBroadcastC = 4,
+                   kHopperGemmColumnMajorC = 8;
+uint32_t hopper_gemm_flags(const TensorView& A, const TensorView& B, const TensorView& C);
 HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& c, const GemmArguments& args);
 
 // The launch of `module` (hopper_gemm(c)) on `args`, with at most `max_ctas` persistent CTAs

@@ -1,11 +1,12 @@
-// simt_gemm.hpp: the portable GEMM, out = alpha * (A @ B) + beta * out over a batch, on CUDA cores
+// simt_gemm.hpp: the portable GEMM, out = alpha * (A @ B) + beta * C over a batch, on CUDA cores
 // (no tensor-core instruction), for every element type codegen does arithmetic on. It is the
 // catalog's fallback: sm_80, any strides, ragged M, N and K.
 //
 // Each block computes a tile_m x tile_n tile of out: per step of tile_k it loads the A and B tiles
 // into shared memory (converted to the accumulator type, zero outside the problem), waits on
 // bar.sync, and each thread accumulates a thread_m x thread_n micro-tile from them; the epilogue
-// writes the elements inside the problem. Thread (tm, tn) owns rows tm + i * tile_m/thread_m and
+// writes the elements inside the problem, reading C (out itself, or a tensor of its own with any
+// strides) only when beta != 0. A batch stride of 0 broadcasts A, B or C. Thread (tm, tn) owns rows tm + i * tile_m/thread_m and
 // columns tn + j * tile_n/thread_n, so a warp reads shared memory without bank conflicts.
 #pragma once
 
@@ -37,14 +38,16 @@ struct SimtGemmConfig {
 // Which of an operand's strides (L, rows, cols) are parameters: all but the one its major makes 1.
 std::array<bool, 3> simt_gemm_dynamic_strides(Major major);
 
-// The kernel. Parameters, in order: A, B, out (u64 global addresses); L, M, N, K (s64); the
-// strides of A (L, M, K), B (L, K, N) and out (L, M, N) in elements (s64), except those the majors
-// make static; alpha and beta (accumulator type). Block (threads()), grid (ceil(M/tile_m),
+// The kernel. Parameters, in order: A, B, out, C (u64 global addresses; C is out's address when
+// C is out); L, M, N, K (s64); the strides of A (L, M, K), B (L, K, N) and out (L, M, N) in
+// elements (s64), except those the majors make static, then C's (L, M, N), all three; alpha and
+// beta (accumulator type). Block (threads()), grid (ceil(M/tile_m),
 // ceil(N/tile_n), L).
 codegen::Module simt_gemm(const SimtGemmConfig& c);
 
 // Whether the configuration runs `args`, and why not (rank, shapes, types, strides, sizes that
-// the grid or the int32/int64 parameters cannot hold, alpha/beta for integer types).
+// the grid or the int32/int64 parameters cannot hold, alpha/beta for integer types, C's shape,
+// type and overlap with out).
 Status simt_gemm_supports(const SimtGemmConfig& c, const GemmArguments& args);
 // The launch of `module` (simt_gemm(c)) on `args` (which it supports). Rank-2 operands are one batch.
 codegen::LaunchPlan simt_gemm_plan(const SimtGemmConfig& c, const GemmArguments& args, codegen::Module module);

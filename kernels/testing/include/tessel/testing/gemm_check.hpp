@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -23,11 +24,28 @@ struct HostOperand {
 
 struct GemmProblem {
   HostOperand A, B, out;  // out holds the initial values (random, or NaN/poison when beta == 0)
+  // A C of its own (C != out): its values (random, or NaN when beta == 0); out is then all NaN.
+  // Empty: C is out.
+  std::optional<HostOperand> C;
   double alpha = 1, beta = 0;
   codegen::Type accumulator = codegen::Type::F32;
   std::string describe() const;  // "L=2 M=37 N=70 K=19 alpha=.. beta=.. A f32 (..):(..)"
-  // The arguments for device addresses a, b, o.
-  GemmArguments arguments(uint64_t a, uint64_t b, uint64_t o) const;
+  // The arguments for device addresses a, b, o (and c, C's, when the problem has a C of its own).
+  GemmArguments arguments(uint64_t a, uint64_t b, uint64_t o, uint64_t c = 0) const;
+};
+
+// What make_gemm_problem draws beyond the metadata's layouts.
+struct GemmProblemOptions {
+  bool rank2 = false;    // rank 2 operands (one batch); rank 3 otherwise
+  int64_t max_k = 40;    // K in [1, max_k]
+  int tiles = 2;         // M and N in (tile, tiles * tile + 7]
+  int64_t max_l = 3;     // L in [1, max_l] (at least 2 where an operand broadcasts)
+  // A C of its own in this major (row or column, whatever out's), with out's alignment; empty:
+  // C is out.
+  std::optional<Major> c_major;
+  std::optional<bool> beta_zero;  // beta == 0 (true) or != 0 (false); either, half the time, if empty
+  // Batch stride 0 (one matrix for every batch) for A, B and the distinct C.
+  bool broadcast_a = false, broadcast_b = false, broadcast_c = false;
 };
 
 // A problem for a kernel of this metadata: L in [1, 3], M and N ragged around the tile
@@ -35,6 +53,7 @@ struct GemmProblem {
 // time. Non-unit strides are multiples of the metadata's alignment, with random padding.
 GemmProblem make_gemm_problem(const KernelMetadata& md, std::mt19937_64& rng, bool rank2 = false,
                               int64_t max_k = 40, int tiles = 2);
+GemmProblem make_gemm_problem(const KernelMetadata& md, std::mt19937_64& rng, const GemmProblemOptions& o);
 
 // Arguments laid out as `md` asks, at made-up device addresses: for CPU tests (compile, plans).
 GemmArguments fitting_arguments(const KernelMetadata& md, std::mt19937_64& rng);

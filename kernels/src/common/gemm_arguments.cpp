@@ -1,0 +1,60 @@
+// common/gemm_arguments.cpp: GemmArguments' C (see gemm_arguments.hpp) and the rules every GEMM
+// kernel applies to it (common/gemm_c.hpp).
+#include <algorithm>
+
+#include "common/gemm_c.hpp"
+#include "tessel/kernels/gemm_arguments.hpp"
+
+namespace tessel::kernels {
+
+namespace {
+
+bool same_view(const TensorView& x, const TensorView& y) {
+  return x.data == y.data && x.dtype == y.dtype && x.shape == y.shape && x.stride == y.stride;
+}
+
+// [lowest, one past the highest) byte a view addresses (strides of either sign).
+std::pair<uint64_t, uint64_t> byte_range(const TensorView& v) {
+  int64_t lo = 0;
+  for (size_t i = 0; i < v.shape.size() && i < v.stride.size(); ++i)
+    lo += std::min<int64_t>(0, (v.shape[i] - 1) * v.stride[i]);
+  const uint64_t first = v.data + static_cast<uint64_t>(lo * codegen::bytes(v.dtype));
+  return {first, first + static_cast<uint64_t>(v.span_bytes())};
+}
+
+}  // namespace
+
+bool GemmArguments::distinct_c() const { return C && !same_view(*C, out); }
+
+GemmArguments make_gemm_arguments(TensorView A, TensorView B, TensorView C, TensorView out, double alpha,
+                                  double beta) {
+  GemmArguments g = make_gemm_arguments(std::move(A), std::move(B), std::move(out), alpha, beta);
+  g.C = std::move(C);
+  return g;
+}
+
+Status check_gemm_c(const GemmArguments& g, const std::string& kernel) {
+  if (!g.C) return Status::success();
+  const TensorView& c = *g.C;
+  const TensorView& o = g.out;
+  if (c.shape != o.shape)
+    return Status::failure("C is " + c.to_string() + " and out " + o.to_string() + "; " + kernel +
+                           " needs C of out's shape");
+  if (c.stride.size() != c.shape.size())
+    return Status::failure("C has " + std::to_string(c.stride.size()) + " strides for rank " +
+                           std::to_string(c.rank()));
+  if (c.dtype != o.dtype)
+    return Status::failure(std::string("C is ") + codegen::ptx_name(c.dtype) + " and out " +
+                           codegen::ptx_name(o.dtype) + "; " + kernel +
+                           " needs C of out's element type (the epilogue reads C as it writes out)");
+  if (same_view(c, o) || c.size() == 0) return Status::success();
+  const auto [c0, c1] = byte_range(c);
+  const auto [o0, o1] = byte_range(o);
+  if (c0 < o1 && o0 < c1)
+    return Status::failure("C " + c.to_string() + " overlaps out " + o.to_string() +
+                           " without being the same view (in place is allowed, partial overlap is not: out's "
+                           "stores would race with C's loads)");
+  return Status::success();
+}
+
+}  // namespace tessel::kernels
