@@ -8,6 +8,7 @@
 
 #include "bench_command.hpp"
 #include "dump_command.hpp"
+#include "gemm_command.hpp"
 #include "layout_command.hpp"
 #include "list_command.hpp"
 #include "precompile_command.hpp"
@@ -28,6 +29,7 @@ void print_usage(std::ostream& out) {
          "  dump      print the PTX of a kernel configuration (--list lists them)\n"
          "  list      list the kernel catalog (filter with --filter KEY=VALUE)\n"
          "  run       run a kernel configuration on the GPU and check it against the host\n"
+         "  gemm      a GEMM problem through the one-call API: the choice (--explain), a checked run\n"
          "  bench     benchmark on the GPU against a peer (`tessel bench gemm`: tessel vs cuBLAS)\n"
          "  precompile  compile kernels for this GPU into the on-disk compiled-kernel cache\n"
          "  help      show this help, or `tessel help <command>` for a command's help\n"
@@ -88,6 +90,10 @@ int main(const std::vector<std::string>& args) {
       tessel::cli::print_bench_help(std::cout);
       return 0;
     }
+    if (rest[0] == "gemm") {
+      tessel::cli::print_gemm_help(std::cout);
+      return 0;
+    }
     if (rest[0] == "precompile") {
       tessel::cli::print_precompile_help(std::cout);
       return 0;
@@ -100,6 +106,7 @@ int main(const std::vector<std::string>& args) {
   if (command == "list") return tessel::cli::list_command(rest);
   if (command == "run") return tessel::cli::run_command(rest);
   if (command == "bench") return tessel::cli::bench_command(rest);
+  if (command == "gemm") return tessel::cli::gemm_command(rest);
   if (command == "precompile") return tessel::cli::precompile_command(rest);
 
   if (command.rfind("-", 0) == 0)

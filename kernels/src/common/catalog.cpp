@@ -2,10 +2,12 @@
 // and the queries over it.
 #include "tessel/kernels/catalog.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/ptx.hpp"
+#include "tessel/kernels/gemm.hpp"
 #include "tessel/kernels/launch.hpp"
 #include "tessel/runtime/device.hpp"
 #include "tessel/runtime/module_cache.hpp"
@@ -181,6 +183,21 @@ std::vector<KernelPtr> get_kernels(const Arguments& args, const MetadataFilter& 
   std::vector<KernelPtr> out;
   for (KernelPtr& k : Registry::global().kernels(same_operation, std::nullopt, cc)) {
     if (k->supports(args)) out.push_back(std::move(k));
+  }
+  // GEMMs best first, by the one-call API's cost model (gemm.hpp) on the device they would run on
+  // (an H100's 132 SMs where there is none); tensor-core kernels before CUDA-core ones.
+  if (const auto* g = std::get_if<GemmArguments>(&args); g && out.size() > 1) {
+    GemmDevice dev;
+    if (cc) dev.cc = *cc;
+    if (device_cc_if_any()) dev.sm_count = device_in_use().sm_count;
+    std::vector<std::pair<double, KernelPtr>> scored;
+    for (KernelPtr& k : out) {
+      const double penalty = k->metadata().min_cc >= 90 ? 0 : 1e12;
+      scored.emplace_back(estimate_gemm_us(k->metadata(), *g, dev) + penalty, std::move(k));
+    }
+    std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    out.clear();
+    for (auto& [score, k] : scored) out.push_back(std::move(k));
   }
   return out;
 }

@@ -1,0 +1,81 @@
+// gemm.hpp: the one-call GEMM. tessel::gemm(args, stream) ranks the catalog's GEMM kernels for the
+// problem and the device with a cost model (no timing), runs the best on the tensor cores where
+// the hardware can, and remembers the choice: a repeated call with same-shaped arguments looks it
+// up, builds parameters and launches.
+//
+// Where no tensor-core kernel takes the operands as they lie (a leading dimension or address that
+// is not a multiple of 16 bytes, which TMA cannot describe; a tf32 or fp8 operand that is not
+// K-major, which wgmma cannot read), the choice copies them first into a workspace in the layout
+// the kernel takes (the elementwise copy kernel: any strides in, padded rows out), and an output
+// the TMA cannot store is computed there and copied back. The cost model counts those copies, so
+// a kernel that takes the operands as they are wins whenever one can.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessel/kernels/catalog.hpp"
+#include "tessel/runtime/stream.hpp"
+
+namespace tessel::kernels {
+
+// What the cost model knows of a device.
+struct GemmDevice {
+  int cc = 90;
+  int sm_count = 132;
+};
+// The device in use (kernels::device_in_use); throws where there is no GPU.
+GemmDevice gemm_device_in_use();
+
+// The operands a choice copies into the workspace first (A, B, C) or computes there (out, then
+// copied back).
+enum GemmOperand : int { kPackA = 0, kPackB = 1, kPackC = 2, kPackOut = 3 };
+
+// One way to run a problem.
+struct GemmChoice {
+  KernelPtr kernel;                       // the catalog's GEMM kernel
+  std::array<bool, 4> packed{};           // by GemmOperand
+  double estimate_us = 0;                 // the cost model's time, copies included
+  std::string terms;                      // the model's terms: tiles, waves, k-tiles, copies
+  std::size_t workspace_bytes = 0;        // for the copies
+  bool any_packed() const { return packed[0] || packed[1] || packed[2] || packed[3]; }
+  std::string describe() const;           // "tessel_hopper_gemm_... (A copied K-major first)"
+};
+
+struct GemmRanking {
+  std::vector<GemmChoice> ranked;                           // best first
+  std::vector<std::pair<std::string, std::string>> refused;  // a kernel's name and why it cannot run
+};
+
+// Every catalog GEMM kernel that runs `args` on `device` (directly or after copies), ranked by the
+// cost model, and the reasons of the others. Microseconds of host time; needs no GPU.
+GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& device);
+
+// The cost model's estimate for a kernel on arguments it supports as they are (get_kernels ranks
+// its GEMM results with it).
+double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& args, const GemmDevice& device);
+
+// The launches of a choice, in order: copies into the workspace (at `workspace`, at least
+// choice.workspace_bytes), the GEMM, the copy back of out. Each is a catalog kernel and its
+// arguments, so a GPU runs it with Kernel::run and the emulator with Kernel::plan.
+struct GemmStep {
+  KernelPtr kernel;
+  Arguments args;
+  std::string what;  // "copy A into the workspace (K-major, ld 784)", "gemm", "copy out back"
+};
+std::vector<GemmStep> gemm_steps(const GemmChoice& choice, const GemmArguments& args, uint64_t workspace);
+
+// The one call: out = alpha * A @ B + beta * C on `stream` (the device in use). Chooses on the
+// first call for arguments of this shape (types, extents, strides, alignment) and device,
+// compiles the kernels once per device, keeps a workspace per stream; later calls launch. Returns
+// the choice (a reference into the process-wide cache, valid for the process). Throws
+// tessel::Error naming why nothing runs the arguments (every kernel's reason).
+const GemmChoice& gemm(const GemmArguments& args, rt::StreamRef stream = {});
+
+}  // namespace tessel::kernels
+
+namespace tessel {
+using kernels::gemm;
+}  // namespace tessel

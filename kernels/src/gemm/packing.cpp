@@ -1,0 +1,128 @@
+// gemm/packing.cpp: see packing.hpp.
+#include "gemm/packing.hpp"
+
+#include "tessel/kernels/gemm.hpp"
+
+namespace tessel::kernels {
+
+namespace {
+
+constexpr int64_t kTmaBytes = 16;
+constexpr uint64_t kRegionAlign = 256;
+
+int64_t round_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+bool broadcast(const TensorView& v) { return v.rank() == 3 && v.shape[0] > 1 && v.stride[0] == 0; }
+
+// Whether the view has unit stride where `major` says, for its last two modes.
+bool has_major(const TensorView& v, Major major) {
+  if (major == Major::Any) return true;
+  const int r = v.rank();
+  if (r < 2) return false;
+  const size_t unit = static_cast<size_t>(major == Major::Row ? r - 1 : r - 2);
+  return v.stride[unit] == 1 || v.shape[unit] == 1;
+}
+
+// The view of `v`'s shape in `major`, rows (or columns) padded to 16 bytes, at `at`; a broadcast
+// batch stays one matrix.
+TensorView packed_view(const TensorView& v, Major major, uint64_t at) {
+  TensorView p;
+  p.data = at;
+  p.dtype = v.dtype;
+  p.shape = v.shape;
+  const int r = v.rank();
+  const int64_t rows = v.shape[static_cast<size_t>(r - 2)], cols = v.shape[static_cast<size_t>(r - 1)];
+  const int64_t per16 = std::max<int64_t>(1, kTmaBytes / codegen::bytes(v.dtype));
+  int64_t matrix = 0;
+  if (major == Major::Column) {
+    const int64_t pitch = round_up(rows, per16);
+    p.stride = {1, pitch};
+    matrix = pitch * cols;
+  } else {
+    const int64_t pitch = round_up(cols, per16);
+    p.stride = {pitch, 1};
+    matrix = pitch * rows;
+  }
+  if (r == 3) p.stride.insert(p.stride.begin(), broadcast(v) ? 0 : round_up(matrix, per16));
+  return p;
+}
+
+// Bytes the packed view spans (one matrix where it broadcasts).
+int64_t span(const TensorView& p) {
+  int64_t last = 0;
+  for (int i = 0; i < p.rank(); ++i) last += (p.shape[static_cast<size_t>(i)] - 1) * p.stride[static_cast<size_t>(i)];
+  return (last + 1) * codegen::bytes(p.dtype);
+}
+
+// Elements the copy moves: the whole view, or one matrix where it broadcasts.
+int64_t copied_elements(const TensorView& v) { return broadcast(v) ? v.size() / v.shape[0] : v.size(); }
+
+}  // namespace
+
+bool tma_aligned(const TensorView& v) {
+  const int64_t eb = codegen::bytes(v.dtype);
+  if (v.data % kTmaBytes != 0) return false;
+  for (int i = 0; i < v.rank(); ++i) {
+    const int64_t s = v.stride[static_cast<size_t>(i)];
+    if (v.shape[static_cast<size_t>(i)] > 1 && s != 1 && (s * eb) % kTmaBytes != 0) return false;
+  }
+  return true;
+}
+
+std::optional<Packing> plan_packing(const KernelMetadata& md, const GemmArguments& args, uint64_t workspace) {
+  if (md.operation != Operation::Gemm || md.operands.size() != 3) return std::nullopt;
+  const OperandAttributes &ma = md.operand("A"), &mb = md.operand("B"), &mo = md.operand("out");
+  if (args.A.dtype != ma.dtype || args.B.dtype != mb.dtype || args.out.dtype != mo.dtype) return std::nullopt;
+  for (const TensorView* v : {&args.A, &args.B, &args.out})
+    if ((v->rank() != 2 && v->rank() != 3) || v->stride.size() != v->shape.size()) return std::nullopt;
+  if (args.C && (args.C->rank() != args.out.rank() || args.C->stride.size() != args.C->shape.size()))
+    return std::nullopt;
+  Packing p;
+  p.packed_args = args;
+  uint64_t offset = 0;
+  auto place = [&](int which, const TensorView& v, Major major) {
+    p.packed[static_cast<size_t>(which)] = true;
+    TensorView view = packed_view(v, major, workspace + offset);
+    offset = round_up(static_cast<int64_t>(offset + static_cast<uint64_t>(span(view))), kRegionAlign);
+    p.views[static_cast<size_t>(which)] = view;
+    return view;
+  };
+  auto fits = [](const TensorView& v, Major major) { return has_major(v, major) && tma_aligned(v); };
+  if (!fits(args.A, ma.major)) {
+    p.packed_args.A = place(kPackA, args.A, ma.major);
+    p.copied_bytes += copied_elements(args.A) * codegen::bytes(args.A.dtype);
+    ++p.copies;
+  }
+  if (!fits(args.B, mb.major)) {
+    p.packed_args.B = place(kPackB, args.B, mb.major);
+    p.copied_bytes += copied_elements(args.B) * codegen::bytes(args.B.dtype);
+    ++p.copies;
+  }
+  const bool out_fits = fits(args.out, mo.major);
+  if (!out_fits) {
+    p.packed_args.out = place(kPackOut, args.out, mo.major);
+    p.copied_bytes += args.out.size() * codegen::bytes(args.out.dtype);  // the copy back
+    ++p.copies;
+  }
+  // C: read only when beta != 0. The kernel takes a C of its own in either major if TMA can read it
+  // (the caller's out, when out itself is computed in the workspace).
+  if (args.beta != 0) {
+    const TensorView& c = args.c();
+    const bool c_fits = (has_major(c, Major::Row) || has_major(c, Major::Column)) && tma_aligned(c);
+    if (c_fits) {
+      if (!out_fits || args.distinct_c()) p.packed_args.C = c;
+      else p.packed_args.C.reset();  // C is out, in place
+    } else {
+      p.packed_args.C = place(kPackC, c, mo.major);
+      p.copied_bytes += copied_elements(c) * codegen::bytes(c.dtype);
+      ++p.copies;
+    }
+  } else {
+    p.packed_args.C.reset();
+  }
+  if (p.copies == 0) return std::nullopt;  // nothing to copy: the kernel refuses for another reason
+  p.workspace_bytes = offset;
+  return p;
+}
+
+}  // namespace tessel::kernels

@@ -1,0 +1,32 @@
+// gemm/packing.hpp: how a tensor-core GEMM kernel can run operands it does not take as they lie:
+// each such operand copied into the workspace in the kernel's major, rows padded to 16 bytes (what
+// TMA needs), and an out it cannot store computed there and copied back.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include "tessel/kernels/catalog.hpp"
+
+namespace tessel::kernels {
+
+struct Packing {
+  std::array<bool, 4> packed{};           // A, B, C, out (GemmOperand)
+  std::array<TensorView, 4> views;        // the workspace views of the packed ones
+  GemmArguments packed_args;              // what the GEMM kernel runs
+  std::size_t workspace_bytes = 0;
+  int64_t copied_bytes = 0;               // bytes the copies move (each read once, written once)
+  int copies = 0;                         // copy launches
+};
+
+// The copies that let `md`'s kernel run `args`, with the workspace at `workspace`; nullopt when
+// no copy helps (other types, ranks, shapes: the kernel's supports() says why). The kernel's
+// supports() must still be asked about packed_args.
+std::optional<Packing> plan_packing(const KernelMetadata& md, const GemmArguments& args, uint64_t workspace = 0);
+
+// Whether TMA can describe the view: its address and every stride of a mode longer than 1 (but the
+// unit one) multiples of 16 bytes.
+bool tma_aligned(const TensorView& v);
+
+}  // namespace tessel::kernels

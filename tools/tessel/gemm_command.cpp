@@ -1,0 +1,298 @@
+// gemm_command.cpp: `tessel gemm`: a GEMM problem through the one-call API (kernels/gemm.hpp): the
+// choice and its reasons (--explain, no GPU needed with --cc and --sms), or a run on fresh random
+// data on the GPU (tessel::gemm itself) or the CPU emulator (the same steps), checked against
+// the f64 host reference.
+#include "gemm_command.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+
+#include "printable.hpp"
+#include "tessel/algebra/error.hpp"
+#include "tessel/algebra/parse_number.hpp"
+#include "tessel/codegen/number_format.hpp"
+#include "tessel/kernels/gemm.hpp"
+#include "tessel/kernels/launch.hpp"
+#include "tessel/runtime.hpp"
+#include "tessel/testing/gemm_check.hpp"
+#include "tessel/testing/machine.hpp"
+
+namespace tessel::cli {
+
+void print_gemm_help(std::ostream& out) {
+  out << "usage: tessel gemm --m M --n N --k K [--l L] [--dtype T] [--out T] [--a-major k|m] [--b-major k|n]\n"
+         "                   [--out-major n|m] [--lda N] [--ldb N] [--ldc N] [--alpha X] [--beta X]\n"
+         "                   [--explain [--cc N --sms N] | --emulate] [--seed S]\n"
+         "\n"
+         "out (L,M,N) = alpha * A (L,M,K) @ B (L,K,N) + beta * out through the one-call API\n"
+         "(tessel::gemm): it ranks the catalog's kernels with a cost model, copies operands the tensor\n"
+         "cores cannot take as they lie into a workspace, and runs the best choice. Prints the choice,\n"
+         "runs it on fresh random data (GPU in use, or --emulate) and checks every element against an\n"
+         "f64 host reference.\n"
+         "\n"
+         "  --m, --n, --k, --l   the problem (L: a batch, rank 3 operands; default one matrix)\n"
+         "  --dtype T            A's and B's type: bf16, f16, f32 (tf32), e4m3, e5m2, f64, s32 (default bf16)\n"
+         "  --out T              out's type (default: the inputs' for 16-bit and wider, bf16 for fp8)\n"
+         "  --a-major k|m        A's unit-stride mode (default k); --b-major k|n (default n);\n"
+         "  --out-major n|m      out's (default n)\n"
+         "  --lda, --ldb, --ldc  leading dimensions in elements (default: compact)\n"
+         "  --alpha, --beta      the epilogue's scalars (default 1 and 0)\n"
+         "  --explain            print the ranked candidates, the reasons of the refused, and the\n"
+         "                       choice, without running anything\n"
+         "  --cc N, --sms N      with --explain: the device to choose for (default: the GPU in use)\n"
+         "  --emulate            run in the CPU emulator (no GPU needed)\n"
+         "  --seed S             the inputs' seed (default: a fresh one, printed)\n";
+}
+
+namespace {
+
+using codegen::Type;
+using kernels::TensorView;
+
+struct Problem {
+  int64_t m = 0, n = 0, k = 0, l = 0;  // l = 0: rank 2
+  Type dtype = Type::BF16, out = Type::BF16;
+  char a_major = 'k', b_major = 'n', out_major = 'n';
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  double alpha = 1, beta = 0;
+};
+
+// A matrix operand (rows x cols, rank 3 when l > 0) with unit stride along `cols` (row) or `rows`.
+TensorView matrix(Type t, int64_t l, int64_t rows, int64_t cols, bool row, int64_t ld) {
+  TensorView v;
+  v.dtype = t;
+  const int64_t pitch = ld ? ld : (row ? cols : rows);
+  if (pitch < (row ? cols : rows))
+    throw Error("leading dimension " + std::to_string(pitch) + " is less than the " + (row ? "columns" : "rows") +
+                " of a " + std::to_string(rows) + " x " + std::to_string(cols) + " operand");
+  v.shape = {rows, cols};
+  v.stride = row ? std::vector<int64_t>{pitch, 1} : std::vector<int64_t>{1, pitch};
+  if (l > 0) {
+    v.shape.insert(v.shape.begin(), l);
+    v.stride.insert(v.stride.begin(), pitch * (row ? rows : cols));
+  }
+  return v;
+}
+
+// Host bytes for a view (its whole span), every element a multiple of 1/4 in [-2, 2] (exact in every
+// type, fp8 included), or NaN bytes.
+kernels::HostOperand host_operand(const TensorView& v, std::mt19937_64* rng) {
+  kernels::HostOperand h;
+  h.view = v;
+  h.bytes.assign(static_cast<size_t>(v.span_bytes()), 0xFF);
+  if (!rng) return h;
+  std::uniform_int_distribution<int> q(-8, 8);
+  std::vector<int64_t> index(v.shape.size(), 0);
+  for (int64_t i = 0; i < v.size(); ++i) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < index.size(); ++d) offset += index[d] * v.stride[d];
+    const bool integer = v.dtype == Type::S32;
+    kernels::store_element(h.bytes, v.dtype, offset, integer ? q(*rng) : q(*rng) / 4.0);
+    for (size_t d = index.size(); d-- > 0;) {
+      if (++index[d] < v.shape[d]) break;
+      index[d] = 0;
+    }
+  }
+  return h;
+}
+
+Type parse_type_option(const std::string& option, const std::string& v) {
+  static const std::map<std::string, Type> types = {{"bf16", Type::BF16}, {"f16", Type::F16}, {"f32", Type::F32},
+                                                    {"e4m3", Type::E4M3}, {"e5m2", Type::E5M2}, {"f64", Type::F64},
+                                                    {"s32", Type::S32}};
+  auto it = types.find(v);
+  if (it == types.end())
+    throw Error(option + " '" + v + "' is not a type tessel gemm takes (valid: bf16, f16, f32, e4m3, e5m2, f64, s32)");
+  return it->second;
+}
+
+char parse_major_option(const std::string& option, const std::string& v, const char* valid) {
+  if (v.size() != 1 || !std::strchr(valid, v[0]))
+    throw Error(option + " '" + v + "' is not a major (valid: " + std::string(1, valid[0]) + " or " +
+                std::string(1, valid[1]) + ": the mode with unit stride)");
+  return v[0];
+}
+
+}  // namespace
+
+int gemm_command(const std::vector<std::string>& args) {
+  std::map<std::string, std::string> v;
+  std::set<std::string> flags;
+  static const std::set<std::string> kValued = {"--m",   "--n",   "--k",     "--l",       "--dtype", "--out",
+                                                "--a-major", "--b-major", "--out-major", "--lda", "--ldb",
+                                                "--ldc", "--alpha", "--beta", "--cc",  "--sms",  "--seed"};
+  static const std::set<std::string> kFlags = {"--explain", "--emulate", "-h", "--help"};
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (kFlags.count(a)) {
+      flags.insert(a);
+      continue;
+    }
+    if (!kValued.count(a)) {
+      std::cerr << "error: " << (a.rfind("-", 0) == 0 ? "unknown option '" : "unexpected argument '") << printable(a)
+                << "'\nRun `tessel gemm --help` for the options.\n";
+      return 2;
+    }
+    if (i + 1 >= args.size()) {
+      std::cerr << "error: " << a << " needs a value\n";
+      return 2;
+    }
+    if (v.count(a)) {
+      std::cerr << "error: option " << a << " given twice\n";
+      return 2;
+    }
+    v[a] = args[++i];
+  }
+  if (flags.count("-h") || flags.count("--help")) {
+    print_gemm_help(std::cout);
+    return 0;
+  }
+  Problem p;
+  uint64_t seed = std::random_device{}();
+  std::optional<kernels::GemmDevice> asked;
+  try {
+    for (const char* required : {"--m", "--n", "--k"})
+      if (!v.count(required)) throw Error("tessel gemm needs --m, --n and --k");
+    const int64_t kMax = int64_t{1} << 20;
+    p.m = parse_integer("--m", v["--m"], 1, kMax);
+    p.n = parse_integer("--n", v["--n"], 1, kMax);
+    p.k = parse_integer("--k", v["--k"], 1, kMax);
+    if (v.count("--l")) p.l = parse_integer("--l", v["--l"], 1, 65535);
+    if (v.count("--dtype")) p.dtype = parse_type_option("--dtype", v["--dtype"]);
+    p.out = codegen::is_fp8(p.dtype) ? Type::BF16 : p.dtype;
+    if (v.count("--out")) p.out = parse_type_option("--out", v["--out"]);
+    if (v.count("--a-major")) p.a_major = parse_major_option("--a-major", v["--a-major"], "km");
+    if (v.count("--b-major")) p.b_major = parse_major_option("--b-major", v["--b-major"], "kn");
+    if (v.count("--out-major")) p.out_major = parse_major_option("--out-major", v["--out-major"], "nm");
+    if (v.count("--lda")) p.lda = parse_integer("--lda", v["--lda"], 1, kMax);
+    if (v.count("--ldb")) p.ldb = parse_integer("--ldb", v["--ldb"], 1, kMax);
+    if (v.count("--ldc")) p.ldc = parse_integer("--ldc", v["--ldc"], 1, kMax);
+    if (v.count("--alpha")) p.alpha = parse_finite("--alpha", v["--alpha"]);
+    if (v.count("--beta")) p.beta = parse_finite("--beta", v["--beta"]);
+    if (v.count("--seed")) seed = parse_unsigned("--seed", v["--seed"]);
+    if (v.count("--cc") != v.count("--sms")) throw Error("--cc and --sms go together (the device to choose for)");
+    if (v.count("--cc")) {
+      if (!flags.count("--explain")) throw Error("--cc and --sms choose for a device without running: use --explain");
+      asked = kernels::GemmDevice{static_cast<int>(parse_integer("--cc", v["--cc"], 10, 1000)),
+                                  static_cast<int>(parse_integer("--sms", v["--sms"], 1, 100000))};
+    }
+    if (flags.count("--explain") && flags.count("--emulate")) throw Error("--explain runs nothing: no --emulate with it");
+  } catch (const Error& e) {
+    std::cerr << "error: " << printable(e.what()) << "\n";
+    return 2;
+  }
+
+  std::mt19937_64 rng(seed);
+  kernels::GemmProblem gp;
+  try {
+    gp.A = host_operand(matrix(p.dtype, p.l, p.m, p.k, p.a_major == 'k', p.lda), &rng);
+    gp.B = host_operand(matrix(p.dtype, p.l, p.k, p.n, p.b_major == 'n', p.ldb), &rng);
+    gp.out = host_operand(matrix(p.out, p.l, p.m, p.n, p.out_major == 'n', p.ldc), p.beta != 0 ? &rng : nullptr);
+  } catch (const Error& e) {
+    std::cerr << "error: " << printable(e.what()) << "\n";
+    return 2;
+  }
+  gp.alpha = p.alpha;
+  gp.beta = p.beta;
+  gp.accumulator = kernels::default_accumulator(p.dtype);
+  const bool emulate = flags.count("--emulate") > 0, explain = flags.count("--explain") > 0;
+
+  // The device to choose for: asked, the GPU in use, or (emulating, or explaining without a GPU)
+  // an H100's.
+  kernels::GemmDevice dev;
+  try {
+    if (asked) dev = *asked;
+    else if (!emulate && (!explain || kernels::device_cc_if_any())) dev = kernels::gemm_device_in_use();
+  } catch (const Error& e) {
+    std::cerr << "error: tessel gemm needs a GPU (or --emulate, or --explain with --cc and --sms): "
+              << printable(e.what()) << "\n";
+    return 1;
+  }
+
+  if (explain) {
+    // Addresses made up, 256-byte aligned: the choice depends on their alignment only.
+    const kernels::GemmArguments a = gp.arguments(uint64_t{1} << 32, uint64_t{2} << 32, uint64_t{3} << 32);
+    const kernels::GemmRanking r = kernels::rank_gemm(a, dev);
+    std::cout << "device: sm_" << dev.cc << ", " << dev.sm_count << " SMs\nproblem: " << gp.describe() << "\n";
+    std::cout << r.ranked.size() << " candidates, best first:\n";
+    for (size_t i = 0; i < r.ranked.size() && i < 12; ++i)
+      std::cout << "  " << r.ranked[i].describe() << ": " << r.ranked[i].terms << "\n";
+    if (r.ranked.size() > 12) std::cout << "  (" << r.ranked.size() - 12 << " more)\n";
+    // The refusals, grouped by reason (hundreds of kernels give a handful of reasons).
+    std::map<std::string, std::vector<std::string>> by_reason;
+    for (const auto& [name, why] : r.refused) by_reason[why].push_back(name);
+    std::cout << r.refused.size() << " refused:\n";
+    for (const auto& [why, names] : by_reason)
+      std::cout << "  " << names.size() << " kernel" << (names.size() > 1 ? "s" : "") << " (e.g. " << names.front()
+                << "): " << printable(why) << "\n";
+    if (r.ranked.empty()) {
+      std::cout << "choice: none\n";
+      return 1;
+    }
+    std::cout << "choice: " << r.ranked.front().describe() << "\n";
+    return 0;
+  }
+
+  std::cout << "seed " << seed << "\n";
+  try {
+    if (emulate) {
+      const kernels::GemmRanking r = kernels::rank_gemm(gp.arguments(uint64_t{1} << 32, uint64_t{2} << 32, uint64_t{3} << 32), dev);
+      if (r.ranked.empty()) throw Error("no kernel of the catalog runs these arguments");
+      const kernels::GemmChoice& choice = r.ranked.front();
+      std::unique_ptr<kernels::Machine> m = kernels::emulator_machine();
+      const uint64_t a = m->upload(gp.A.bytes), b = m->upload(gp.B.bytes), o = m->upload(gp.out.bytes);
+      const uint64_t ws = choice.workspace_bytes ? m->poisoned(choice.workspace_bytes, 0xFF) : 0;
+      std::cout << "kernel: " << choice.describe() << "\n";
+      double ms = 0;
+      for (const kernels::GemmStep& s : kernels::gemm_steps(choice, gp.arguments(a, b, o), ws)) {
+        ms += m->run(*s.kernel, s.args);
+        std::cout << "  " << s.what << ": " << s.kernel->name() << " (" << m->stats() << ")\n";
+      }
+      const std::string diff = kernels::check_gemm(gp, m->download(o, gp.out.bytes.size()));
+      std::cout << (diff.empty() ? "ok    " : "FAIL  ") << gp.describe() << ": "
+                << (diff.empty() ? "every element matches the host reference, bytes between them intact" : diff) << " ("
+                << std::fixed << std::setprecision(3) << ms << " ms in the emulator)\n";
+      return diff.empty() ? 0 : 1;
+    }
+    rt::DeviceBuffer a = rt::DeviceBuffer::from(gp.A.bytes), b = rt::DeviceBuffer::from(gp.B.bytes),
+                     o = rt::DeviceBuffer::from(gp.out.bytes);
+    const kernels::GemmArguments ga = gp.arguments(a.ptr(), b.ptr(), o.ptr());
+    rt::Stream stream;
+    const auto t0 = std::chrono::steady_clock::now();
+    const kernels::GemmChoice& choice = tessel::gemm(ga, stream);  // chooses, compiles, runs
+    const auto t1 = std::chrono::steady_clock::now();
+    stream.synchronize();
+    std::cout << "kernel: " << choice.describe() << "\n  " << choice.terms << "\n";
+    const std::string diff = kernels::check_gemm(gp, o.to_vector<uint8_t>());
+    // Timed calls after the first (inputs unchanged; beta != 0 accumulates, which the check above
+    // has already seen): the host's time per call and the GPU's.
+    constexpr int kCalls = 20;
+    rt::Event start, stop;
+    const auto h0 = std::chrono::steady_clock::now();
+    start.record(stream);
+    for (int i = 0; i < kCalls; ++i) tessel::gemm(ga, stream);
+    stop.record(stream);
+    const auto h1 = std::chrono::steady_clock::now();
+    stop.synchronize();
+    const double gpu_ms = rt::elapsed_ms(start, stop) / kCalls;
+    const double flops = 2.0 * p.m * p.n * p.k * std::max<int64_t>(p.l, 1);
+    std::cout << (diff.empty() ? "ok    " : "FAIL  ") << gp.describe() << ": "
+              << (diff.empty() ? "every element matches the host reference" : diff) << "\n"
+              << std::fixed << std::setprecision(1) << "first call " << std::chrono::duration<double, std::milli>(t1 - t0).count()
+              << " ms (choice and compile); then " << std::setprecision(3) << gpu_ms << " ms per call on the GPU ("
+              << std::setprecision(1) << flops / (gpu_ms * 1e9) << " TFLOP/s), "
+              << std::chrono::duration<double, std::micro>(h1 - h0).count() / kCalls << " us of host time per call\n";
+    return diff.empty() ? 0 : 1;
+  } catch (const Error& e) {
+    std::cerr << "error: " << printable(e.what()) << "\n";
+    return 1;
+  }
+}
+
+}  // namespace tessel::cli
