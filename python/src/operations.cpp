@@ -3,6 +3,7 @@
 // catalog; and tessel.tensor_view, what tessel reads from a DLPack tensor.
 #include "operations.hpp"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -217,12 +218,24 @@ kernels::KernelPtr select_kernel(const kernels::Arguments& args, std::optional<i
   } else {
     std::vector<kernels::KernelPtr> found = kernels::get_kernels(args, {}, cc);
     if (found.empty()) {
-      // Say why, with the reasons of a few kernels of the operation.
+      // Say why, with the reasons of a few kernels of the operation, those of the first operand's
+      // type (and elementwise op) first: a kernel of another type or op only says so.
       const kernels::Operation op = kernels::operation_of(args);
+      const Type t = std::holds_alternative<kernels::GemmArguments>(args)
+                         ? std::get<kernels::GemmArguments>(args).A.dtype
+                         : std::get<kernels::ElementwiseArguments>(args).C.dtype;
+      std::vector<kernels::KernelPtr> near =
+          kernels::list_kernels([&](const kernels::KernelMetadata& md) { return md.operation == op; }, cc);
+      const auto* e = std::get_if<kernels::ElementwiseArguments>(&args);
+      std::stable_partition(near.begin(), near.end(), [&](const kernels::KernelPtr& other) {
+        const kernels::KernelMetadata& md = other->metadata();
+        const auto op_option = md.options.find("op");
+        return !md.operands.empty() && md.operands.front().dtype == t &&
+               (!e || op_option == md.options.end() || op_option->second == kernels::op_name(e->op));
+      });
       std::string why;
       int n = 0;
-      for (const kernels::KernelPtr& other :
-           kernels::list_kernels([&](const kernels::KernelMetadata& md) { return md.operation == op; }, cc)) {
+      for (const kernels::KernelPtr& other : near) {
         const kernels::Status s = other->supports(args);
         if (!s && why.find(s.reason) == std::string::npos && n < 3) {
           why += "\n  " + other->name() + ": " + s.reason;
@@ -303,6 +316,7 @@ void bind_operations(py::module_& m) {
         "device.");
   m.attr("dlpack_version") = dlpack_version();
   m.attr("dlpack_has_fp8") = dlpack_has_fp8();
+  m.attr("gemm_has_c") = gemm_has_c();
 }
 
 }  // namespace tessel::python
