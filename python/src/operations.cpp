@@ -168,23 +168,31 @@ Call prepare_elementwise(const std::string& op_name, py::handle a, py::handle b,
 namespace {
 
 // A key under which calls choose the same kernel: everything supports() reads, with the addresses
-// reduced to their alignment (mod 256) and to their differences (overlap and aliasing).
+// reduced to their alignment (mod 256) and, for views whose spans overlap (in place, aliasing), to
+// their difference; disjoint views are only marked so, whatever their distance.
 std::string selection_key(const kernels::Arguments& args, std::optional<int> cc) {
   std::ostringstream k;
   k << (cc ? *cc : 0) << '|';
-  uint64_t base = 0;
-  const auto view = [&](const TensorView& v) {
-    if (base == 0) base = v.data;
-    k << int(v.dtype) << shape_text(v.shape) << shape_text(v.stride) << '@' << (v.data % 256) << '+'
-      << static_cast<int64_t>(v.data - base) << ';';
-  };
+  std::vector<const TensorView*> views;
   if (const auto* g = std::get_if<kernels::GemmArguments>(&args)) {
     k << "gemm" << int(g->accumulator_type) << ',' << g->alpha << ',' << g->beta << ';';
-    view(g->A), view(g->B), view(g->out);
+    views = {&g->A, &g->B, &g->out};
   } else {
     const auto& e = std::get<kernels::ElementwiseArguments>(args);
     k << "ew" << int(e.op) << ',' << e.alpha << ',' << e.beta << ';';
-    view(e.A), view(e.B), view(e.C);
+    views = {&e.A, &e.B, &e.C};
+  }
+  for (size_t i = 0; i < views.size(); ++i) {
+    const TensorView& v = *views[i];
+    k << int(v.dtype) << shape_text(v.shape) << shape_text(v.stride) << '@' << (v.data % 256);
+    for (size_t j = 0; j < i; ++j) {
+      const TensorView& w = *views[j];
+      const int64_t d = static_cast<int64_t>(v.data - w.data);
+      const bool overlap = v.data < w.data + static_cast<uint64_t>(w.span_bytes()) + static_cast<uint64_t>(v.span_bytes()) &&
+                           w.data < v.data + static_cast<uint64_t>(v.span_bytes()) + static_cast<uint64_t>(w.span_bytes());
+      if (overlap) k << '~' << j << '+' << d;
+    }
+    k << ';';
   }
   return k.str();
 }
