@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What CI runs (.ci/run), in three steps; exits non-zero if any step fails (every step runs):
 #   suite       set up, configure and build everything (preset "default", all cores), run every
-#               CTest test;
+#               CTest test; with the Python module (TESSEL_PYTHON=ON, Debian's python3, its pytest
+#               tests under CTest: about a minute more) unless TESSEL_TEST_PYTHON=0;
 #   sanitizers  tools/sanitize.sh: the CPU tests under AddressSanitizer and UBSan (preset "asan");
 #   fuzz        tools/fuzz.sh: each libFuzzer target for TESSEL_FUZZ_SECONDS (default 60) seconds.
 # TESSEL_TEST_STEPS picks steps, e.g. TESSEL_TEST_STEPS=suite for the plain suite alone.
@@ -13,9 +14,17 @@ steps=${TESSEL_TEST_STEPS:-suite sanitizers fuzz}
 jobs=$(nproc 2>/dev/null || echo 2)
 
 # Each step is one && chain: `set -e` does not apply inside `step || status=$?` below.
+# The Python module's requirements (PACKAGE: with no command: Debian packages of headers and modules).
+python_requirements=(pybind11-dev: libdlpack-dev: python3-dev: python3-numpy: python3-pytest:)
+python_options=(-DTESSEL_PYTHON=ON -DPython_EXECUTABLE=/usr/bin/python3)
+if [[ ${TESSEL_TEST_PYTHON:-1} == 0 ]]; then
+  python_requirements=()
+  python_options=(-DTESSEL_PYTHON=OFF)
+fi
+
 suite() {
-  bash tools/setup.sh &&
-    cmake --preset default &&
+  bash tools/setup.sh "${python_requirements[@]}" &&
+    cmake --preset default "${python_options[@]}" &&
     cmake --build --preset default --parallel "$jobs" &&
     ctest --preset default --output-on-failure --parallel "$jobs"
 }
