@@ -14,6 +14,7 @@
 #include "emulate.hpp"
 #include "gemm_c.hpp"
 #include "tessel/algebra/error.hpp"
+#include "tessel/kernels/gemm.hpp"
 #include "tessel/kernels/launch.hpp"
 
 namespace tessel::python {
@@ -264,6 +265,12 @@ namespace {
 
 // Runs the prepared call on its kernel; returns out.
 py::object execute(Call& call, const std::string& kernel) {
+  // A GEMM on the GPU without a kernel named: the one-call API (kernels/gemm.hpp) chooses, copying
+  // operands the tensor cores cannot take as they lie through its workspace.
+  if (const auto* g = std::get_if<kernels::GemmArguments>(&call.args); g && kernel.empty() && !call.emulate) {
+    kernels::gemm(*g, rt::StreamRef::from_native(reinterpret_cast<void*>(call.stream)));
+    return call.out;
+  }
   const kernels::KernelPtr k = select_kernel(call.args, call_cc(call), kernel);
   if (call.emulate) {
     const TensorView* out = std::holds_alternative<kernels::GemmArguments>(call.args)

@@ -39,6 +39,7 @@
 #include "tessel/algebra/parse_number.hpp"
 #include "tessel/codegen/number_format.hpp"
 #include "tessel/kernels/catalog.hpp"
+#include "tessel/kernels/gemm.hpp"
 #include "tessel/runtime.hpp"
 
 namespace tessel::cli {
@@ -109,6 +110,23 @@ std::vector<GemmCase> sweep_cases() {
     c.b_major = 'k';
     v.push_back(c);
   }
+  // Problems users bring that the tensor cores cannot take as they lie (issue 18): odd leading
+  // dimensions, tf32 with an N-major B, a column-major out with beta, f16 in and f32 out batched.
+  auto add = [&](int64_t l, int64_t m, int64_t n, int64_t k, Type t, Type out, char am, char bm, char om,
+                 double alpha = 1, double beta = 0) {
+    GemmCase c;
+    c.l = l, c.m = m, c.n = n, c.k = k, c.dtype = t, c.out = out;
+    c.a_major = am, c.b_major = bm, c.out_major = om, c.alpha = alpha, c.beta = beta;
+    v.push_back(c);
+  };
+  add(1, 1000, 3000, 777, Type::BF16, Type::BF16, 'k', 'n', 'n');  // A's rows 1554 bytes
+  add(1, 4095, 4097, 4093, Type::BF16, Type::BF16, 'k', 'n', 'n');  // odd everything
+  add(1, 3000, 3000, 3000, Type::F32, Type::F32, 'k', 'n', 'n');    // tf32, B N-major
+  add(1, 4096, 4096, 4096, Type::F32, Type::F32, 'm', 'k', 'n');    // tf32, A M-major
+  add(1, 2000, 1500, 1000, Type::BF16, Type::BF16, 'k', 'k', 'm', 0.5, 2);
+  add(1, 2000, 1500, 1000, Type::BF16, Type::BF16, 'k', 'n', 'm', 0.5, 2);
+  add(7, 333, 555, 777, Type::F16, Type::F32, 'k', 'n', 'n');
+  add(8, 1024, 1024, 1023, Type::F16, Type::F32, 'k', 'k', 'n');
   return v;
 }
 
@@ -540,7 +558,7 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
     // Say why, with one kernel's reason (the one named, or the first of the wanted ones).
     std::string why = "no catalog kernel";
     if (!o.kernel_class.empty()) why += " of class " + o.kernel_class;
-    why += " runs these arguments on sm_" + std::to_string(dev.cc);
+    why += " takes the operands as they lie on sm_" + std::to_string(dev.cc);
     for (const kernels::KernelPtr& k : kernels::list_kernels(filter)) {
       if (k->metadata().operation != kernels::Operation::Gemm) continue;
       const kernels::Status s = k->supports(args[0]);
@@ -556,12 +574,25 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
     row.notes.push_back(why);
   }
   struct Candidate {
-    kernels::KernelPtr kernel;
+    kernels::KernelPtr kernel;  // null: the one-call API, tessel::gemm (its own choice and copies)
     kernels::Artifact artifact;
     std::shared_ptr<rt::DeviceBuffer> workspace;
     double ms = 0;
+    std::string name() const { return kernel ? kernel->name() : "tessel::gemm"; }
   };
   std::vector<Candidate> candidates;
+  // The one-call API on the same buffers (with neither --kernel nor --class): what a user's call
+  // runs, copies through its workspace included.
+  std::string one_call;
+  if (o.kernel.empty() && o.kernel_class.empty()) {
+    try {
+      one_call = kernels::gemm(args[0], stream).describe();  // chooses and compiles here, untimed
+      stream.synchronize();
+      candidates.push_back(Candidate{nullptr, {}, nullptr, 0});
+    } catch (const Error& e) {
+      row.notes.push_back(std::string("tessel::gemm: ") + e.what());
+    }
+  }
   for (const kernels::KernelPtr& k : found) {
     try {
       Candidate cand{k, k->compile(args[0], dev.cc), nullptr, 0};
@@ -574,21 +605,33 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
   auto tessel_run = [&](const Candidate& cand) {
     return [&, cand_ptr = &cand](int i) {
       const size_t s = static_cast<size_t>(i) % sets;
+      if (!cand_ptr->kernel) {
+        kernels::gemm(args[s], stream);
+        return;
+      }
       cand_ptr->kernel->run(args[s], cand_ptr->artifact, stream, cand_ptr->workspace ? cand_ptr->workspace->ptr() : 0);
     };
   };
   const Candidate* best = nullptr;
   if (candidates.size() > 1) {
+    const Candidate* fastest_kernel = nullptr;
+    const Candidate* api = nullptr;
     for (Candidate& cand : candidates) {
       try {
         // 3 warm-up and 10 timed runs: with fewer, a 30-microsecond problem picked a slower tile on noise.
         cand.ms = median_ms(tessel_run(cand), 3, 10, stream);
         if (!best || cand.ms < best->ms) best = &cand;
+        if (!cand.kernel) api = &cand;
+        else if (!fastest_kernel || cand.ms < fastest_kernel->ms) fastest_kernel = &cand;
       } catch (const Error& e) {
-        row.notes.push_back(cand.kernel->name() + " failed: " + e.what());
+        row.notes.push_back(cand.name() + " failed: " + e.what());
       }
     }
-    if (best) row.notes.push_back("fastest of " + std::to_string(candidates.size()) + " catalog kernels");
+    if (best) row.notes.push_back("fastest of " + std::to_string(candidates.size()) + " candidates");
+    // The one-call choice against the fastest catalog kernel that takes the operands as they lie.
+    if (api && fastest_kernel)
+      row.notes.push_back("one-call choice " + one_call + ": " + fmt("%.3f", fastest_kernel->ms / api->ms) +
+                          "x the fastest catalog kernel (" + fastest_kernel->kernel->name() + ")");
   } else if (candidates.size() == 1) {
     best = &candidates[0];
   }
@@ -621,7 +664,7 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
       probe(tessel_run(*best));
     } catch (const Error& e) {
       row.error = true;
-      row.notes.push_back("error: " + best->kernel->name() + ": " + e.what());
+      row.notes.push_back("error: " + best->name() + ": " + e.what());
       best = nullptr;
     }
   }
@@ -644,7 +687,7 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
     } else if (peer) {
       row.cublas_tflops = tflops(median_ms(peer_run, o.warmup, o.iters, stream));
     }
-    if (best) row.kernel = best->kernel->name();
+    if (best) row.kernel = best->kernel ? best->kernel->name() : "tessel::gemm: " + one_call;
   } catch (const Error& e) {
     row.error = true;
     row.notes.push_back(std::string("error while timing: ") + e.what());

@@ -14,6 +14,7 @@
 #include <set>
 
 #include "printable.hpp"
+#include "progress.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/algebra/parse_number.hpp"
 #include "tessel/codegen/number_format.hpp"
@@ -21,6 +22,7 @@
 #include "tessel/kernels/launch.hpp"
 #include "tessel/runtime.hpp"
 #include "tessel/testing/gemm_check.hpp"
+#include "tessel/testing/kernel_run.hpp"
 #include "tessel/testing/machine.hpp"
 
 namespace tessel::cli {
@@ -78,28 +80,6 @@ TensorView matrix(Type t, int64_t l, int64_t rows, int64_t cols, bool row, int64
     v.stride.insert(v.stride.begin(), pitch * (row ? rows : cols));
   }
   return v;
-}
-
-// Host bytes for a view (its whole span), every element a multiple of 1/4 in [-2, 2] (exact in every
-// type, fp8 included), or NaN bytes.
-kernels::HostOperand host_operand(const TensorView& v, std::mt19937_64* rng) {
-  kernels::HostOperand h;
-  h.view = v;
-  h.bytes.assign(static_cast<size_t>(v.span_bytes()), 0xFF);
-  if (!rng) return h;
-  std::uniform_int_distribution<int> q(-8, 8);
-  std::vector<int64_t> index(v.shape.size(), 0);
-  for (int64_t i = 0; i < v.size(); ++i) {
-    int64_t offset = 0;
-    for (size_t d = 0; d < index.size(); ++d) offset += index[d] * v.stride[d];
-    const bool integer = v.dtype == Type::S32;
-    kernels::store_element(h.bytes, v.dtype, offset, integer ? q(*rng) : q(*rng) / 4.0);
-    for (size_t d = index.size(); d-- > 0;) {
-      if (++index[d] < v.shape[d]) break;
-      index[d] = 0;
-    }
-  }
-  return h;
 }
 
 Type parse_type_option(const std::string& option, const std::string& v) {
@@ -191,16 +171,14 @@ int gemm_command(const std::vector<std::string>& args) {
   std::mt19937_64 rng(seed);
   kernels::GemmProblem gp;
   try {
-    gp.A = host_operand(matrix(p.dtype, p.l, p.m, p.k, p.a_major == 'k', p.lda), &rng);
-    gp.B = host_operand(matrix(p.dtype, p.l, p.k, p.n, p.b_major == 'n', p.ldb), &rng);
-    gp.out = host_operand(matrix(p.out, p.l, p.m, p.n, p.out_major == 'n', p.ldc), p.beta != 0 ? &rng : nullptr);
+    gp = kernels::make_gemm_problem(matrix(p.dtype, p.l, p.m, p.k, p.a_major == 'k', p.lda),
+                                    matrix(p.dtype, p.l, p.k, p.n, p.b_major == 'n', p.ldb),
+                                    matrix(p.out, p.l, p.m, p.n, p.out_major == 'n', p.ldc), std::nullopt, p.alpha,
+                                    p.beta, rng);
   } catch (const Error& e) {
     std::cerr << "error: " << printable(e.what()) << "\n";
     return 2;
   }
-  gp.alpha = p.alpha;
-  gp.beta = p.beta;
-  gp.accumulator = kernels::default_accumulator(p.dtype);
   const bool emulate = flags.count("--emulate") > 0, explain = flags.count("--explain") > 0;
 
   // The device to choose for: asked, the GPU in use, or (emulating, or explaining without a GPU)
@@ -245,20 +223,12 @@ int gemm_command(const std::vector<std::string>& args) {
       const kernels::GemmRanking r = kernels::rank_gemm(gp.arguments(uint64_t{1} << 32, uint64_t{2} << 32, uint64_t{3} << 32), dev);
       if (r.ranked.empty()) throw Error("no kernel of the catalog runs these arguments");
       const kernels::GemmChoice& choice = r.ranked.front();
-      std::unique_ptr<kernels::Machine> m = kernels::emulator_machine();
-      const uint64_t a = m->upload(gp.A.bytes), b = m->upload(gp.B.bytes), o = m->upload(gp.out.bytes);
-      const uint64_t ws = choice.workspace_bytes ? m->poisoned(choice.workspace_bytes, 0xFF) : 0;
-      std::cout << "kernel: " << choice.describe() << "\n";
-      double ms = 0;
-      for (const kernels::GemmStep& s : kernels::gemm_steps(choice, gp.arguments(a, b, o), ws)) {
-        ms += m->run(*s.kernel, s.args);
-        std::cout << "  " << s.what << ": " << s.kernel->name() << " (" << m->stats() << ")\n";
-      }
-      const std::string diff = kernels::check_gemm(gp, m->download(o, gp.out.bytes.size()));
-      std::cout << (diff.empty() ? "ok    " : "FAIL  ") << gp.describe() << ": "
-                << (diff.empty() ? "every element matches the host reference, bytes between them intact" : diff) << " ("
-                << std::fixed << std::setprecision(3) << ms << " ms in the emulator)\n";
-      return diff.empty() ? 0 : 1;
+      std::cout << "kernel: " << choice.describe() << "\n  " << choice.terms << "\n";
+      std::unique_ptr<kernels::Machine> m = kernels::emulator_machine(progress_printer());
+      const kernels::DemoRun run = kernels::run_gemm_choice(choice, gp, *m);
+      std::cout << (run.ok ? "ok    " : "FAIL  ") << run.problem << ": " << run.result << " (" << std::fixed
+                << std::setprecision(3) << run.kernel_ms << " ms in the emulator)\n";
+      return run.ok ? 0 : 1;
     }
     rt::DeviceBuffer a = rt::DeviceBuffer::from(gp.A.bytes), b = rt::DeviceBuffer::from(gp.B.bytes),
                      o = rt::DeviceBuffer::from(gp.out.bytes);

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "kernel_args.hpp"
+#include "progress.hpp"
 #include "printable.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/algebra/parse_number.hpp"
@@ -34,24 +35,6 @@ void print_run_help(std::ostream& out) {
          "\n"
          "Kernels and options: `tessel dump --help`.\n";
 }
-
-namespace {
-
-// Emulator progress on standard error every two seconds of a long run.
-std::function<void(uint64_t, uint64_t)> progress_printer() {
-  const auto start = std::chrono::steady_clock::now();
-  auto last = std::make_shared<std::chrono::steady_clock::time_point>(start);
-  return [start, last](uint64_t done, uint64_t total) {
-    const auto now = std::chrono::steady_clock::now();
-    if (now - *last < std::chrono::seconds(2)) return;
-    *last = now;
-    std::cerr << "  emulating: " << done << " of " << total << " blocks ("
-              << static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total)) << "%), "
-              << static_cast<int>(std::chrono::duration<double>(now - start).count()) << " s\n";
-  };
-}
-
-}  // namespace
 
 int run_command(const std::vector<std::string>& args) {
   KernelArgs ka;

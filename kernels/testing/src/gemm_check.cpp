@@ -232,6 +232,44 @@ GemmArguments fitting_arguments(const KernelMetadata& md, std::mt19937_64& rng) 
   return make_gemm_problem(md, rng).arguments(0x100000, 0x200000, 0x300000);
 }
 
+namespace {
+
+// Host bytes of a view's whole span: random values (see make_gemm_problem) or NaN bytes.
+HostOperand filled(const TensorView& v, std::mt19937_64* rng) {
+  HostOperand h;
+  h.view = v;
+  h.view.data = 0;
+  h.bytes.assign(static_cast<size_t>(std::max<int64_t>(v.span_bytes(), 1)), 0xFF);
+  if (!rng) return h;
+  std::uniform_int_distribution<int> q(-8, 8);
+  std::vector<int64_t> index(v.shape.size(), 0);
+  for (int64_t i = 0; i < v.size(); ++i) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < index.size(); ++d) offset += index[d] * v.stride[d];
+    store_element(h.bytes, v.dtype, offset, v.dtype == Type::S32 ? q(*rng) : q(*rng) / 4.0);
+    for (size_t d = index.size(); d-- > 0;) {
+      if (++index[d] < v.shape[d]) break;
+      index[d] = 0;
+    }
+  }
+  return h;
+}
+
+}  // namespace
+
+GemmProblem make_gemm_problem(const TensorView& A, const TensorView& B, const TensorView& out,
+                              const std::optional<TensorView>& C, double alpha, double beta, std::mt19937_64& rng) {
+  GemmProblem p;
+  p.A = filled(A, &rng);
+  p.B = filled(B, &rng);
+  p.out = filled(out, !C && beta != 0 ? &rng : nullptr);
+  if (C) p.C = filled(*C, beta != 0 ? &rng : nullptr);
+  p.alpha = alpha;
+  p.beta = beta;
+  p.accumulator = default_accumulator(A.dtype);
+  return p;
+}
+
 GemmArguments GemmProblem::arguments(uint64_t a, uint64_t b, uint64_t o, uint64_t c) const {
   GemmArguments g;
   g.A = A.view;

@@ -76,6 +76,24 @@ DemoRun run_elementwise(const Kernel& k, Machine& machine, std::mt19937_64& rng,
 
 }  // namespace
 
+DemoRun run_gemm_choice(const GemmChoice& choice, const GemmProblem& p, Machine& machine) {
+  const uint64_t a = machine.upload(p.A.bytes), b = machine.upload(p.B.bytes), o = machine.upload(p.out.bytes);
+  const uint64_t c = p.C ? machine.upload(p.C->bytes) : 0;
+  const uint64_t ws = choice.workspace_bytes ? machine.poisoned(choice.workspace_bytes, 0xFF) : 0;
+  DemoRun r;
+  std::string steps;
+  for (const GemmStep& s : gemm_steps(choice, p.arguments(a, b, o, c), ws)) {
+    r.kernel_ms += machine.run(*s.kernel, s.args);
+    steps += (steps.empty() ? "" : "; ") + s.what + " (" + s.kernel->name() + ")";
+  }
+  r.problem = p.describe() + ": " + steps;
+  std::string diff = check_gemm(p, machine.download(o, p.out.bytes.size()));
+  if (diff.empty() && p.C && machine.download(c, p.C->bytes.size()) != p.C->bytes) diff = "C was written";
+  r.ok = diff.empty();
+  r.result = r.ok ? "every element matches the host reference, bytes between them intact" : diff;
+  return r;
+}
+
 DemoRun run_kernel(const Kernel& k, Machine& machine, uint64_t seed, int64_t size) {
   std::mt19937_64 rng(seed);
   switch (k.metadata().operation) {

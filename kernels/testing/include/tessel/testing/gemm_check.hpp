@@ -55,6 +55,12 @@ GemmProblem make_gemm_problem(const KernelMetadata& md, std::mt19937_64& rng, bo
                               int64_t max_k = 40, int tiles = 2);
 GemmProblem make_gemm_problem(const KernelMetadata& md, std::mt19937_64& rng, const GemmProblemOptions& o);
 
+// A problem on the given layouts (their `data` ignored; any strides, a batch stride of 0 too):
+// values multiples of 1/4 in [-2, 2] (integers in [-8, 8] for s32), exact in every type, fp8
+// included; out (or C, when given) random where beta != 0, else NaN bytes (never to be read).
+GemmProblem make_gemm_problem(const TensorView& A, const TensorView& B, const TensorView& out,
+                              const std::optional<TensorView>& C, double alpha, double beta, std::mt19937_64& rng);
+
 // Arguments laid out as `md` asks, at made-up device addresses: for CPU tests (compile, plans).
 GemmArguments fitting_arguments(const KernelMetadata& md, std::mt19937_64& rng);
 

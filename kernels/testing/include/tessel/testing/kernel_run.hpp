@@ -9,6 +9,8 @@
 
 #include "tessel/algebra/error.hpp"
 #include "tessel/kernels/catalog.hpp"
+#include "tessel/kernels/gemm.hpp"
+#include "tessel/testing/gemm_check.hpp"
 #include "tessel/testing/demo_run.hpp"
 #include "tessel/testing/machine.hpp"
 
@@ -24,5 +26,10 @@ struct RunRefused : Error {
 // output elements an emulated problem has (GPU problems are larger, fixed by each check). Throws
 // RunRefused (above), or tessel::Error where the kernel cannot run its problem.
 DemoRun run_kernel(const Kernel& k, Machine& machine, uint64_t seed, int64_t size = 4096);
+
+// A GEMM problem through a one-call choice (kernels/gemm.hpp) on `machine`: its copies into a
+// poisoned workspace, the kernel, the copy back; out checked against the f64 reference, C against
+// its own bytes (never written).
+DemoRun run_gemm_choice(const GemmChoice& choice, const GemmProblem& p, Machine& machine);
 
 }  // namespace tessel::kernels

@@ -1,0 +1,134 @@
+// gemm_one_call_test.cpp: the one-call GEMM's choice (kernels/gemm.hpp) and its runs in the
+// emulator: problems the tensor cores cannot take as they lie (odd leading dimensions, tf32 and
+// fp8 operands that are not K-major, an unaligned column-major out with beta, a distinct unaligned
+// C, broadcast batches) reach a Hopper kernel through copies, and match the f64 reference.
+#include <doctest/doctest.h>
+
+#include <random>
+
+#include "algebra/support.hpp"
+#include "tessel/kernels/gemm.hpp"
+#include "tessel/testing/kernel_run.hpp"
+
+using namespace tessel;
+using codegen::Type;
+using kernels::TensorView;
+
+namespace {
+
+// A (rows x cols) matrix, rank 3 when l > 0, unit stride along the columns (row) or the rows,
+// with leading dimension ld, at a 256-aligned made-up address.
+TensorView matrix(Type t, int64_t l, int64_t rows, int64_t cols, bool row, int64_t ld, int64_t batch_stride = -1) {
+  TensorView v;
+  v.data = uint64_t{1} << 32;
+  v.dtype = t;
+  v.shape = {rows, cols};
+  v.stride = row ? std::vector<int64_t>{ld, 1} : std::vector<int64_t>{1, ld};
+  if (l > 0) {
+    v.shape.insert(v.shape.begin(), l);
+    v.stride.insert(v.stride.begin(), batch_stride >= 0 ? batch_stride : ld * (row ? rows : cols));
+  }
+  return v;
+}
+
+const kernels::GemmDevice kH100{90, 132};
+
+kernels::GemmChoice best(const kernels::GemmArguments& g, const kernels::GemmDevice& dev = kH100) {
+  const kernels::GemmRanking r = kernels::rank_gemm(g, dev);
+  REQUIRE(!r.ranked.empty());
+  return r.ranked.front();
+}
+
+}  // namespace
+
+TEST_CASE("gemm: the one-call choice takes aligned operands as they lie, on the tensor cores") {
+  const kernels::GemmArguments g = kernels::make_gemm_arguments(
+      matrix(Type::BF16, 0, 4096, 4096, true, 4096), matrix(Type::BF16, 0, 4096, 4096, true, 4096),
+      matrix(Type::BF16, 0, 4096, 4096, true, 4096));
+  const kernels::GemmChoice c = best(g);
+  INFO(c.describe() << ": " << c.terms);
+  CHECK(c.kernel->metadata().kernel_class == "hopper_gemm");
+  CHECK_FALSE(c.any_packed());
+  CHECK(c.workspace_bytes == 0);
+  // get_kernels ranks by the same model: the same kernel first.
+  const std::vector<kernels::KernelPtr> found = kernels::get_kernels(g, {}, 90);
+  REQUIRE(!found.empty());
+  CHECK(found.front()->metadata().min_cc >= 90);
+  // On an sm_80 device the CUDA-core kernel is what runs.
+  CHECK(best(g, {80, 108}).kernel->metadata().kernel_class == "simt_gemm");
+}
+
+TEST_CASE("gemm: the one-call choice copies what the tensor cores cannot read, and says so") {
+  // Odd K: A's rows are 1554 bytes, not a multiple of 16.
+  const kernels::GemmArguments odd = kernels::make_gemm_arguments(
+      matrix(Type::BF16, 0, 1000, 777, true, 777), matrix(Type::BF16, 0, 777, 3000, true, 3000),
+      matrix(Type::BF16, 0, 1000, 3000, true, 3000));
+  kernels::GemmChoice c = best(odd);
+  INFO(c.describe());
+  CHECK(c.kernel->metadata().kernel_class == "hopper_gemm");
+  CHECK(c.packed == std::array<bool, 4>{true, false, false, false});
+  CHECK(c.describe().find("(through the workspace: A)") != std::string::npos);
+  // tf32 with an N-major B: wgmma reads tf32 K-major only.
+  const kernels::GemmArguments tf32 = kernels::make_gemm_arguments(
+      matrix(Type::F32, 0, 3000, 3000, true, 3000), matrix(Type::F32, 0, 3000, 3000, true, 3000),
+      matrix(Type::F32, 0, 3000, 3000, true, 3000));
+  c = best(tf32);
+  CHECK(c.kernel->metadata().kernel_class == "hopper_gemm");
+  CHECK(c.packed[kernels::kPackB]);
+  CHECK_FALSE(c.packed[kernels::kPackA]);
+  // Integers have no tensor-core kernel here: the CUDA cores, and no copy.
+  const kernels::GemmArguments s32 = kernels::make_gemm_arguments(
+      matrix(Type::S32, 0, 64, 64, true, 64), matrix(Type::S32, 0, 64, 64, true, 64), matrix(Type::S32, 0, 64, 64, true, 64));
+  CHECK(best(s32).kernel->metadata().kernel_class == "simt_gemm");
+  // Nothing runs bf16 in with s32 out: every kernel refuses, with its reason.
+  const kernels::GemmArguments none = kernels::make_gemm_arguments(
+      matrix(Type::BF16, 0, 64, 64, true, 64), matrix(Type::BF16, 0, 64, 64, true, 64), matrix(Type::S32, 0, 64, 64, true, 64));
+  const kernels::GemmRanking r = kernels::rank_gemm(none, kH100);
+  CHECK(r.ranked.empty());
+  CHECK(r.refused.size() > 400);
+}
+
+TEST_CASE("gemm: one-call choices through copies match the host in the emulator") {
+  TESSEL_RNG(rng);
+  const std::unique_ptr<kernels::Machine> emulator = kernels::emulator_machine();
+  auto check = [&](const char* what, const TensorView& a, const TensorView& b, const TensorView& out,
+                   std::optional<TensorView> c, double alpha, double beta, std::array<bool, 4> expect_packed) {
+    INFO(what);
+    const kernels::GemmProblem p = kernels::make_gemm_problem(a, b, out, c, alpha, beta, rng);
+    // The choice for these layouts at aligned addresses, as tessel::gemm makes it.
+    const kernels::GemmChoice choice = best(p.arguments(uint64_t{1} << 32, uint64_t{2} << 32, uint64_t{3} << 32,
+                                                        uint64_t{4} << 32));
+    INFO(choice.describe() << ": " << choice.terms);
+    CHECK(choice.kernel->metadata().kernel_class == "hopper_gemm");
+    CHECK(choice.packed == expect_packed);
+    const kernels::DemoRun r = kernels::run_gemm_choice(choice, p, *emulator);
+    INFO(r.problem << ": " << r.result);
+    CHECK(r.ok);
+  };
+  // bf16, odd K (A unaligned), rank 2.
+  check("odd K", matrix(Type::BF16, 0, 150, 77, true, 77), matrix(Type::BF16, 0, 77, 136, true, 136),
+        matrix(Type::BF16, 0, 150, 136, true, 136), std::nullopt, 1.0, 0.0, {true, false, false, false});
+  // f16 in, f32 out, batched, every leading dimension odd.
+  check("f16 -> f32 batched, odd leading dimensions", matrix(Type::F16, 3, 70, 45, true, 45),
+        matrix(Type::F16, 3, 45, 90, true, 91), matrix(Type::F32, 3, 70, 90, true, 93), std::nullopt, 0.5, 0.0,
+        {true, true, false, true});
+  // tf32, B N-major: B copied K-major.
+  check("tf32 with an N-major B", matrix(Type::F32, 0, 100, 64, true, 64), matrix(Type::F32, 0, 64, 72, true, 72),
+        matrix(Type::F32, 0, 100, 72, true, 72), std::nullopt, 1.0, 0.0, {false, true, false, false});
+  // fp8 with an M-major A (and a K-major B): A copied K-major.
+  check("e4m3 with an M-major A", matrix(Type::E4M3, 0, 96, 160, false, 96),
+        matrix(Type::E4M3, 0, 160, 80, false, 160), matrix(Type::BF16, 0, 96, 80, true, 80), std::nullopt, 1.0, 0.0,
+        {true, false, false, false});
+  // A column-major out with an odd leading dimension and beta: computed in the workspace from a
+  // copy of C (out itself), then copied back.
+  check("column-major unaligned out with beta", matrix(Type::BF16, 0, 90, 64, true, 64),
+        matrix(Type::BF16, 0, 64, 70, true, 72), matrix(Type::BF16, 0, 90, 70, false, 91), std::nullopt, 0.5, 2.0,
+        {false, false, true, true});
+  // A C of its own that TMA cannot read (odd leading dimension): copied.
+  check("distinct unaligned C", matrix(Type::BF16, 0, 90, 64, true, 64), matrix(Type::BF16, 0, 64, 72, true, 72),
+        matrix(Type::BF16, 0, 90, 72, true, 72), matrix(Type::BF16, 0, 90, 72, true, 73), 1.0, -1.0,
+        {false, false, true, false});
+  // A broadcast over the batch with an odd leading dimension: one matrix copied.
+  check("broadcast unaligned A", matrix(Type::BF16, 2, 80, 33, true, 33, 0), matrix(Type::BF16, 2, 33, 64, true, 64),
+        matrix(Type::BF16, 2, 80, 64, true, 64), std::nullopt, 1.0, 0.0, {true, false, false, false});
+}
