@@ -1,0 +1,79 @@
+// gemm_one_call_gpu_test.cpp: tessel::gemm on the GPU (skipped with the reason where there is
+// none): problems the tensor cores cannot take as they lie, through the one-call API's copies, on
+// fresh random data against the f64 host reference, out poisoned where beta == 0, the bytes
+// between its elements checked; a repeated call reuses its choice.
+#include <doctest/doctest.h>
+
+#include "runtime/gpu.hpp"
+#include "tessel/kernels/gemm.hpp"
+#include "tessel/runtime.hpp"
+#include "tessel/testing/gemm_check.hpp"
+
+using namespace tessel;
+using codegen::Type;
+using kernels::TensorView;
+
+namespace {
+
+TensorView matrix(Type t, int64_t l, int64_t rows, int64_t cols, bool row, int64_t ld, int64_t batch_stride = -1) {
+  TensorView v;
+  v.dtype = t;
+  v.shape = {rows, cols};
+  v.stride = row ? std::vector<int64_t>{ld, 1} : std::vector<int64_t>{1, ld};
+  if (l > 0) {
+    v.shape.insert(v.shape.begin(), l);
+    v.stride.insert(v.stride.begin(), batch_stride >= 0 ? batch_stride : ld * (row ? rows : cols));
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("gemm: gpu tessel::gemm runs what the tensor cores cannot take as it lies, through copies") {
+  TESSEL_REQUIRE_GPU(90);
+  std::mt19937_64 rng(test::gpu_seed());
+  INFO("TESSEL_SEED=" << test::gpu_seed());
+  struct Case {
+    const char* what;
+    TensorView a, b, out;
+    std::optional<TensorView> c;
+    double alpha, beta;
+  };
+  const Case cases[] = {
+      {"odd K (issue 18)", matrix(Type::BF16, 0, 1000, 777, true, 777), matrix(Type::BF16, 0, 777, 3000, true, 3000),
+       matrix(Type::BF16, 0, 1000, 3000, true, 3000), std::nullopt, 1, 0},
+      {"tf32 with an N-major B", matrix(Type::F32, 0, 1000, 1000, true, 1000),
+       matrix(Type::F32, 0, 1000, 1000, true, 1000), matrix(Type::F32, 0, 1000, 1000, true, 1000), std::nullopt, 1, 0},
+      {"column-major out with beta, B N-major", matrix(Type::BF16, 0, 2000, 1000, true, 1000),
+       matrix(Type::BF16, 0, 1000, 1500, true, 1500), matrix(Type::BF16, 0, 2000, 1500, false, 2000), std::nullopt, 0.5, 2},
+      {"f16 -> f32 batched, odd sizes", matrix(Type::F16, 7, 333, 777, true, 777),
+       matrix(Type::F16, 7, 777, 555, true, 555), matrix(Type::F32, 7, 333, 555, true, 555), std::nullopt, 1, 0},
+      {"e4m3 with an M-major A", matrix(Type::E4M3, 0, 512, 384, false, 512),
+       matrix(Type::E4M3, 0, 384, 256, false, 384), matrix(Type::BF16, 0, 512, 256, true, 256), std::nullopt, 1, 0},
+      {"distinct unaligned C, broadcast A", matrix(Type::BF16, 3, 300, 129, true, 129, 0),
+       matrix(Type::BF16, 3, 129, 256, true, 256), matrix(Type::BF16, 3, 300, 256, true, 256),
+       matrix(Type::BF16, 3, 300, 256, true, 257), 1, -1},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what);
+    const kernels::GemmProblem p = kernels::make_gemm_problem(c.a, c.b, c.out, c.c, c.alpha, c.beta, rng);
+    rt::DeviceBuffer a = rt::DeviceBuffer::from(p.A.bytes), b = rt::DeviceBuffer::from(p.B.bytes),
+                     o = rt::DeviceBuffer::from(p.out.bytes);
+    rt::DeviceBuffer cb = p.C ? rt::DeviceBuffer::from(p.C->bytes) : rt::DeviceBuffer();
+    const kernels::GemmArguments g = p.arguments(a.ptr(), b.ptr(), o.ptr(), p.C ? cb.ptr() : 0);
+    const kernels::GemmChoice& first = tessel::gemm(g);
+    INFO(first.describe() << ": " << first.terms);
+    CHECK(first.kernel->metadata().kernel_class == "hopper_gemm");
+    test::gpu_context().synchronize();
+    CHECK(kernels::check_gemm(p, o.to_vector<uint8_t>()) == "");
+    if (p.C) CHECK(cb.to_vector<uint8_t>() == p.C->bytes);
+    // Again on the same arguments: the same choice (the cached one), and out holds the same result
+    // where beta == 0.
+    if (c.beta == 0) {
+      o.fill(0xFF);
+      CHECK(&tessel::gemm(g) == &first);
+      test::gpu_context().synchronize();
+      CHECK(kernels::check_gemm(p, o.to_vector<uint8_t>()) == "");
+    }
+  }
+}
