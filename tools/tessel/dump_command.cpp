@@ -10,6 +10,7 @@
 #include "printable.hpp"
 #include "ptxas.hpp"
 #include "tessel/algebra/error.hpp"
+#include "tessel/codegen/backend.hpp"
 #include "tessel/codegen/ptx.hpp"
 #include "tessel/kernels/registry.hpp"
 
@@ -18,6 +19,7 @@ namespace tessel::cli {
 void print_dump_help(std::ostream& out) {
   out << "usage: tessel dump --list\n"
          "       tessel dump NAME [--OPTION VALUE ...] [-o FILE] [--verify] [--stats] [--comments]\n"
+         "                        [--backend ptx|llvm]\n"
          "\n"
          "Prints the PTX that tessel generates for a kernel configuration.\n"
          "\n"
@@ -26,6 +28,8 @@ void print_dump_help(std::ostream& out) {
          "  --verify     assemble the PTX with ptxas for its target and report the result (stderr)\n"
          "  --stats      also print ptxas's resource report: registers, shared memory, spills (stderr)\n"
          "  --comments   annotate index arithmetic with the layout operation that produced it\n"
+         "  --backend B  ptx: tessel's printer; llvm: through LLVM's NVPTX backend (a build with\n"
+         "               TESSEL_WITH_LLVM=ON); default $TESSEL_BACKEND, else ptx\n"
          "\n"
          "ptxas is $TESSEL_PTXAS, /usr/local/cuda/bin/ptxas, or ptxas on PATH.\n"
          "\n"
@@ -42,7 +46,7 @@ void print_dump_help(std::ostream& out) {
 
 int dump_command(const std::vector<std::string>& args) {
   KernelArgs ka;
-  if (!parse_kernel_args(args, {"-h", "--help", "--list", "--verify", "--stats", "--comments"}, {"-o"}, ka)) return 2;
+  if (!parse_kernel_args(args, {"-h", "--help", "--list", "--verify", "--stats", "--comments"}, {"-o", "--backend"}, ka)) return 2;
   if (ka.flags.count("-h") || ka.flags.count("--help")) {
     print_dump_help(std::cout);
     return 0;
@@ -77,11 +81,13 @@ int dump_command(const std::vector<std::string>& args) {
   }
   std::string ptx, target;
   try {
+    const codegen::Backend backend =
+        ka.values.count("--backend") ? codegen::parse_backend(ka.values.at("--backend")) : codegen::default_backend();
     const codegen::Module m = family->generate(options);
     codegen::PrintOptions po;
     po.comments = comments;
     po.generator = "tessel dump " + kernels::dump_arguments(*family, options);
-    ptx = codegen::print_ptx(m, po);
+    ptx = codegen::emit_ptx(m, backend, po);
     target = codegen::target_name(codegen::requirement(m));
   } catch (const Error& e) {
     std::cerr << "error: " << printable(e.what()) << "\n";

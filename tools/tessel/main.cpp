@@ -12,6 +12,10 @@
 #include "printable.hpp"
 #include "run_command.hpp"
 
+#ifdef TESSEL_WITH_LLVM
+#include "tessel/codegen_llvm.hpp"
+#endif
+
 #ifndef TESSEL_VERSION
 #define TESSEL_VERSION "unknown"
 #endif
@@ -39,6 +43,9 @@ void print_usage(std::ostream& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef TESSEL_WITH_LLVM
+  tessel::codegen_llvm::enable();  // `--backend llvm` and TESSEL_BACKEND=llvm
+#endif
   std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
   if (args.empty()) {
     print_usage(std::cerr);
