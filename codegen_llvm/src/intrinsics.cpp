@@ -46,8 +46,10 @@ bool KernelLowering::intrinsic(const Instr& i) {
   using codegen::kAligned;
   using codegen::kCluster;
   using codegen::kRelease;
-  auto call = [&](I::ID id, std::vector<llvm::Value*> args) {
-    return b.CreateIntrinsic(id, llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>(args));
+  // Overloaded intrinsics (stmatrix's pointer) name their types; calling one without would crash LLVM.
+  auto call = [&](I::ID id, std::vector<llvm::Value*> args, std::vector<llvm::Type*> types = {}) {
+    if (types.empty() && I::isOverloaded(id)) refuse("the overloaded intrinsic " + I::getBaseName(id).str() + " without its types");
+    return b.CreateIntrinsic(id, llvm::ArrayRef<llvm::Type*>(types), llvm::ArrayRef<llvm::Value*>(args));
   };
   auto u32 = [&](size_t j) { return src(i.ops.at(j), Type::U32); };
   auto imm = [&](size_t j) { return b.getInt32(static_cast<int32_t>(i.ops.at(j).imm)); };
@@ -176,7 +178,7 @@ bool KernelLowering::intrinsic(const Instr& i) {
         return false;
       std::vector<llvm::Value*> args{shared_ptr(0)};
       for (const Operand& f : frags.elems) args.push_back(src(f, Type::B32));
-      call(stmatrix_id(i.n, i.has(codegen::kTrans)), args);
+      call(stmatrix_id(i.n, i.has(codegen::kTrans)), args, {b.getPtrTy(kShared)});
       return true;
     }
     case Op::ElectSync: {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "tessel/algebra/error.hpp"
+#include "tessel/codegen/backend.hpp"
 #include "tessel/codegen/ptx.hpp"
 #include "tessel/kernels/launch.hpp"
 #include "tessel/runtime/device.hpp"
@@ -43,7 +44,7 @@ KernelClass::~KernelClass() = default;
 std::size_t Kernel::workspace_size(const Arguments&) const { return 0; }
 std::string Kernel::artifact_key(const Arguments&) const { return {}; }
 
-Artifact Kernel::compile(const Arguments& args, std::optional<int> cc) const {
+Artifact Kernel::compile(const Arguments& args, std::optional<int> cc, std::optional<codegen::Backend> backend) const {
   if (const Status s = supports(args); !s) fail(name() + " cannot run these arguments: " + s.reason);
   if (cc && *cc < metadata_.min_cc) {
     fail(name() + " needs compute capability " + std::to_string(metadata_.min_cc) + ", asked to compile for " +
@@ -53,7 +54,8 @@ Artifact Kernel::compile(const Arguments& args, std::optional<int> cc) const {
   a.module = generate(args);
   a.kernel = name();
   if (a.module.kernels.empty()) fail(name() + ": generate() made an empty module");
-  a.ptx = codegen::print_ptx(a.module);
+  a.backend = backend.value_or(codegen::default_backend());
+  a.ptx = codegen::emit_ptx(a.module, a.backend);
   a.target_sm = codegen::requirement(a.module).sm;
   a.loaded = std::make_shared<Artifact::Loaded>();
   return a;

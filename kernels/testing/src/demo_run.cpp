@@ -9,6 +9,7 @@
 
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/number_format.hpp"
+#include "tessel/codegen/backend.hpp"
 #include "tessel/codegen/ptx.hpp"
 #include "tessel/kernels/demos.hpp"
 #include "tessel/testing/elementwise_check.hpp"
@@ -25,8 +26,9 @@ namespace {
 constexpr uint8_t kPoison = 0xFF;
 
 rt::Function load(const Module& m) {
-  // The cache keys modules by their text: a second run of one configuration loads nothing.
-  return rt::ModuleCache::global().get(print_ptx(m)).function(m.kernels.at(0).name);
+  // The cache keys modules by their text: a second run of one configuration loads nothing. The
+  // road to PTX is the process's default backend (tessel run --backend, TESSEL_BACKEND).
+  return rt::ModuleCache::global().get(emit_ptx(m, default_backend())).function(m.kernels.at(0).name);
 }
 
 
