@@ -5,6 +5,7 @@
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/CommandLine.h>
+#include <llvm/Support/Error.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -41,6 +42,12 @@ void initialize() {
     llvm::cl::ParseCommandLineOptions(2, argv, "tessel codegen_llvm\n");
   });
 }
+
+// Pipeline::Tessel. No LICM: tessel's IR recomputes index arithmetic inside loops on purpose
+// (CSE is per scope), and hoisting it across the Hopper GEMM's persistent loop lengthened live
+// ranges past the 168 registers of a 384-thread block: ptxas spilled (docs/llvm.md).
+constexpr const char* kTesselPipeline =
+    "function(sroa,early-cse<memssa>,instcombine,simplifycfg,gvn,reassociate,instcombine,adce,simplifycfg)";
 
 // The first PTX ISA version LLVM's NVPTX accepts for a target (its PTX feature must be at least
 // this); tessel's requirement may ask for less, since it counts what its instructions need.
@@ -85,7 +92,13 @@ Compiled compile(const codegen::Module& m, const CompileOptions& o) {
     pb.registerFunctionAnalyses(fam);
     pb.registerLoopAnalyses(lam);
     pb.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    llvm::ModulePassManager mpm;
+    if (o.pipeline == Pipeline::O3) {
+      mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    } else if (o.pipeline == Pipeline::Tessel) {
+      if (llvm::Error e = pb.parsePassPipeline(mpm, kTesselPipeline))
+        fail("codegen_llvm: the pass pipeline does not parse: " + llvm::toString(std::move(e)));
+    }
     mpm.run(*mod, mam);
   }
   if (o.keep_llvm_ir) {

@@ -14,6 +14,10 @@
 #include "tessel/codegen/ptx.hpp"
 #include "tessel/kernels/registry.hpp"
 
+#ifdef TESSEL_WITH_LLVM
+#include "tessel/codegen_llvm.hpp"
+#endif
+
 namespace tessel::cli {
 
 void print_dump_help(std::ostream& out) {
@@ -30,6 +34,7 @@ void print_dump_help(std::ostream& out) {
          "  --comments   annotate index arithmetic with the layout operation that produced it\n"
          "  --backend B  ptx: tessel's printer; llvm: through LLVM's NVPTX backend (a build with\n"
          "               TESSEL_WITH_LLVM=ON); default $TESSEL_BACKEND, else ptx\n"
+         "  --llvm-ir    print the LLVM IR the llvm backend starts from (before its optimization)\n"
          "\n"
          "ptxas is $TESSEL_PTXAS, /usr/local/cuda/bin/ptxas, or ptxas on PATH.\n"
          "\n"
@@ -46,7 +51,7 @@ void print_dump_help(std::ostream& out) {
 
 int dump_command(const std::vector<std::string>& args) {
   KernelArgs ka;
-  if (!parse_kernel_args(args, {"-h", "--help", "--list", "--verify", "--stats", "--comments"}, {"-o", "--backend"}, ka)) return 2;
+  if (!parse_kernel_args(args, {"-h", "--help", "--list", "--verify", "--stats", "--comments", "--llvm-ir"}, {"-o", "--backend"}, ka)) return 2;
   if (ka.flags.count("-h") || ka.flags.count("--help")) {
     print_dump_help(std::cout);
     return 0;
@@ -87,6 +92,18 @@ int dump_command(const std::vector<std::string>& args) {
     codegen::PrintOptions po;
     po.comments = comments;
     po.generator = "tessel dump " + kernels::dump_arguments(*family, options);
+    if (ka.flags.count("--llvm-ir")) {
+#ifdef TESSEL_WITH_LLVM
+      codegen_llvm::CompileOptions co;
+      co.optimize = false;
+      co.keep_llvm_ir = true;
+      std::cout << codegen_llvm::compile(m, co).llvm_ir;
+      return 0;
+#else
+      std::cerr << "error: --llvm-ir: this tessel was built without TESSEL_WITH_LLVM=ON\n";
+      return 2;
+#endif
+    }
     ptx = codegen::emit_ptx(m, backend, po);
     target = codegen::target_name(codegen::requirement(m));
   } catch (const Error& e) {

@@ -10,8 +10,18 @@
 
 namespace tessel::codegen_llvm {
 
+// The passes run on the lowered module before instruction selection.
+enum class Pipeline : uint8_t {
+  Tessel,  // SROA (registers become SSA values), early CSE, instcombine, GVN, reassociate, ADCE,
+           // simplifycfg: LLVM's O3 less loop-invariant code motion (docs/llvm.md: hoisting across
+           // the Hopper GEMM's persistent loop made ptxas spill)
+  O3,      // LLVM's default O3 pipeline
+  None,    // none: the allocas stay (the NVPTX backend's own passes still run)
+};
+
 struct CompileOptions {
-  bool optimize = true;          // run LLVM's O3 pipeline before instruction selection
+  bool optimize = true;          // run `pipeline` before instruction selection
+  Pipeline pipeline = Pipeline::Tessel;
   bool keep_llvm_ir = false;     // fill Compiled::llvm_ir (the module as the NVPTX backend gets it)
   std::string generator = "tessel (llvm)";  // the first header comment line of the PTX
 };
