@@ -45,9 +45,11 @@ void initialize() {
 
 // Pipeline::Tessel. No LICM: tessel's IR recomputes index arithmetic inside loops on purpose
 // (CSE is per scope), and hoisting it across the Hopper GEMM's persistent loop lengthened live
-// ranges past the 168 registers of a 384-thread block: ptxas spilled (docs/llvm.md).
+// ranges past the 168 registers of a 384-thread block: ptxas spilled (docs/llvm.md). instcombine
+// without its fixpoint check, as LLVM's own pipelines run it (Debian's LLVM aborts otherwise).
 constexpr const char* kTesselPipeline =
-    "function(sroa,early-cse<memssa>,instcombine,simplifycfg,gvn,reassociate,instcombine,adce,simplifycfg)";
+    "function(sroa,early-cse<memssa>,instcombine<no-verify-fixpoint>,simplifycfg,gvn,reassociate,"
+    "instcombine<no-verify-fixpoint>,adce,simplifycfg)";
 
 // The first PTX ISA version LLVM's NVPTX accepts for a target (its PTX feature must be at least
 // this); tessel's requirement may ask for less, since it counts what its instructions need.

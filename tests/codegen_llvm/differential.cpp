@@ -61,7 +61,11 @@ std::vector<std::string> entry_params(const std::string& ptx) {
         continue;
       }
       if (x[0] == '.') {
-        norm += " " + x;
+        // A scalar's type as its width: LLVM declares an s32 parameter .u32 (and an f32 one may be
+        // .b32), which passes the same four bytes.
+        static const std::regex scalar(R"(\.[usbf](8|16|32|64))");
+        std::smatch m;
+        norm += " " + (std::regex_match(x, m, scalar) ? ".b" + m[1].str() : x);
         continue;
       }
       // The name, with an array size when it has one: keep the size.

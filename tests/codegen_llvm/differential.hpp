@@ -22,8 +22,9 @@ struct PtxasReport {
 // ptxas -v for `target`, its report read (one kernel per module, as `tessel dump` makes them).
 PtxasReport assemble(const std::string& ptx, const std::string& target);
 
-// Each `.param` of the `.entry` as its type and size, names dropped (LLVM names parameters
-// KERNEL_param_N): ".u64", ".s32", ".align 64 .b8 [128]". LLVM's pointer annotations
+// Each `.param` of the `.entry` as its width and size, names dropped (LLVM names parameters
+// KERNEL_param_N) and scalar types read as their width (LLVM spells an s32 parameter .u32; the
+// bytes passed are the same): ".b64", ".b32", ".align 64 .b8 [128]". LLVM's pointer annotations
 // (`.ptr .global .align N`) are dropped too: they are hints, not part of the ABI.
 std::vector<std::string> entry_params(const std::string& ptx);
 

@@ -78,9 +78,11 @@ TEST_CASE("codegen_llvm: differential helpers read parameters, smem and calls") 
   const std::string llvm =
       ".visible .entry k(\n\t.param .align 64 .b8 k_param_0[128],\n\t.param .u64 .ptr .global .align 1 k_param_1,\n"
       "\t.param .s32 k_param_2\n)\n{\n}\n";
-  CHECK(test::entry_params(printed) == std::vector<std::string>{".align 64 .b8 [128]", ".u64", ".s32"});
+  CHECK(test::entry_params(printed) == std::vector<std::string>{".align 64 .b8 [128]", ".b64", ".b32"});
   CHECK(test::entry_params(printed) == test::entry_params(llvm));
   CHECK(test::entry_params(".visible .entry k(\n\t.param .u32 a\n)") != test::entry_params(printed));
+  CHECK(test::entry_params(".visible .entry k(\n\t.param .s32 a\n)") == test::entry_params(".visible .entry k(\n\t.param .u32 b\n)"));
+  CHECK(test::entry_params(".visible .entry k(\n\t.param .s32 a\n)") != test::entry_params(".visible .entry k(\n\t.param .s64 b\n)"));
   CHECK(test::external_calls(printed) == "");
   CHECK(test::external_calls(".extern .func (.param .b32 r) f(.param .b32 a);\n") != "");
   CHECK(test::external_calls(".visible .entry k()\n{\n\tcall.uni (retval0), llvm_nvvm_bad, (param0);\n}\n") ==

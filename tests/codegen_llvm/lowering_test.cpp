@@ -137,7 +137,7 @@ TEST_CASE("codegen_llvm: a shift by a register is clamped as PTX clamps it") {
   const codegen_llvm::Compiled c = lower(m);
   INFO(c.llvm_ir);
   // An amount of 32 or more: shl gives 0 (a select), shr.s the sign (the amount clamped to 31).
-  CHECK(contains(c.llvm_ir, "icmp uge i32"));
+  CHECK(contains(c.llvm_ir, "icmp ugt i32 %n, 31"));
   CHECK(contains(c.llvm_ir, "select i1"));
   check_assembles(c.ptx, c.target);
 }
@@ -179,7 +179,7 @@ TEST_CASE("codegen_llvm: the Hopper demos use native intrinsics and inline PTX o
       CHECK(c.inline_asm.empty());
     } else {
       CHECK(contains(c.llvm_ir, "@llvm.nvvm.wgmma.fence.sync.aligned"));
-      CHECK(contains(c.llvm_ir, "@llvm.nvvm.wgmma.wait.group.sync.aligned"));
+      CHECK(contains(c.llvm_ir, "@llvm.nvvm.wgmma.wait_group.sync.aligned"));
       REQUIRE(c.inline_asm.size() == 1);
       CHECK(c.inline_asm[0].rfind("wgmma.mma_async.sync.aligned.m64n", 0) == 0);
       CHECK(contains(c.llvm_ir, "asm sideeffect \"{\\0A.reg .pred %tp<1>;"));
