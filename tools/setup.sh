@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs tessel's build dependencies on Debian 12 (bookworm) -- cmake, ninja-build, g++,
 # doctest-dev, and any PACKAGE:COMMAND given as arguments (tools/fuzz.sh adds clang and
-# libclang-rt-14-dev) -- but only those that are missing. Idempotent; prints nothing when all are
+# libclang-rt-14-dev; the llvm step of tools/test.sh adds llvm-22-dev and llvm-22-linker-tools,
+# whose libLTO LLVM's CMake exports name) -- but only those that are missing. Idempotent; prints nothing when all are
 # present. Runs as root, or through sudo otherwise.
 set -euo pipefail
 
