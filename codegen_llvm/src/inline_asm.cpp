@@ -161,9 +161,12 @@ struct AsmBuilder {
     if (llvm::Error e = llvm::InlineAsm::verify(fty, joined)) {
       l.refuse("inline PTX with invalid constraints " + joined + ": " + llvm::toString(std::move(e)));
     }
-    llvm::Value* r = l.b.CreateCall(llvm::InlineAsm::get(fty, resolved, joined, side_effects), args);
+    llvm::CallInst* r = l.b.CreateCall(llvm::InlineAsm::get(fty, resolved, joined, side_effects), args);
+    // Convergent, like the NVVM intrinsics: a .sync.aligned instruction (wgmma, and whatever else
+    // comes this way) must not be moved into or duplicated across divergent control flow.
+    if (side_effects) r->addFnAttr(llvm::Attribute::Convergent);
     for (size_t j = 0; j < n_out; ++j) {
-      llvm::Value* v = n_out == 1 ? r : l.b.CreateExtractValue(r, static_cast<unsigned>(j));
+      llvm::Value* v = n_out == 1 ? static_cast<llvm::Value*>(r) : l.b.CreateExtractValue(r, static_cast<unsigned>(j));
       const int reg = outs[j]->reg;
       if (l.k.regs.at(reg).cls == RegClass::Pred) v = l.b.CreateICmpNE(v, l.b.getInt32(0));
       l.write(reg, v, Type::None);

@@ -4,6 +4,8 @@
 // ptxas where one is installed.
 #include <doctest/doctest.h>
 
+#include <sstream>
+
 #include "codegen/ptxas.hpp"
 #include "codegen_llvm/differential.hpp"
 #include "tessel/algebra/error.hpp"
@@ -25,6 +27,26 @@ codegen_llvm::Compiled lower(const Module& m, bool ir = true) {
 }
 
 bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+// Whether every inline-asm call whose text holds `what` carries an attribute group with
+// `convergent` (`call ... asm sideeffect "..." (...) #N` and `attributes #N = { convergent ... }`).
+bool asm_calls_convergent(const std::string& ir, const std::string& what) {
+  std::istringstream lines(ir);
+  std::string line;
+  int calls = 0;
+  while (std::getline(lines, line)) {
+    if (!contains(line, "asm sideeffect") || !contains(line, what)) continue;
+    ++calls;
+    const size_t hash = line.rfind(" #");
+    if (hash == std::string::npos) return false;
+    const std::string group = "attributes" + line.substr(hash) + " = { ";
+    const size_t at = ir.find(group);
+    if (at == std::string::npos) return false;
+    const std::string attrs = ir.substr(at, ir.find('}', at) - at);
+    if (!contains(attrs, "convergent")) return false;
+  }
+  return calls > 0;
+}
 
 // ptxas accepts the PTX for the module's target (skipped without ptxas).
 void check_assembles(const std::string& ptx, const std::string& target) {
@@ -183,6 +205,7 @@ TEST_CASE("codegen_llvm: the Hopper demos use native intrinsics and inline PTX o
       REQUIRE(c.inline_asm.size() == 1);
       CHECK(c.inline_asm[0].rfind("wgmma.mma_async.sync.aligned.m64n", 0) == 0);
       CHECK(contains(c.llvm_ir, "asm sideeffect \"{\\0A.reg .pred %tp<1>;"));
+      CHECK(asm_calls_convergent(c.llvm_ir, "wgmma.mma_async"));
     }
     check_assembles(c.ptx, c.target);
   }
