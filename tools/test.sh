@@ -2,7 +2,7 @@
 # What CI runs (.ci/run), in four steps; exits non-zero if any step fails (every step runs):
 #   suite       set up, configure and build everything (preset "default", all cores), run every
 #               CTest test;
-#   llvm        set up LLVM 22 (llvm-22-dev, llvm-22-linker-tools), build tessel_llvm_tests and the CLI
+#   llvm        set up LLVM 22 (llvm-22-dev, llvm-22-linker-tools), build tessel_llvm_tests
 #               with codegen_llvm (preset "llvm"), run the tests labelled llvm (docs/llvm.md);
 #   sanitizers  tools/sanitize.sh: the CPU tests under AddressSanitizer and UBSan (preset "asan");
 #   fuzz        tools/fuzz.sh: each libFuzzer target for TESSEL_FUZZ_SECONDS (default 60) seconds.
