@@ -12,9 +12,8 @@ namespace tessel::codegen_llvm {
 
 // The passes run on the lowered module before instruction selection.
 enum class Pipeline : uint8_t {
-  Tessel,  // SROA (registers become SSA values), early CSE, instcombine, GVN, reassociate, ADCE,
-           // simplifycfg: LLVM's O3 less loop-invariant code motion (docs/llvm.md: hoisting across
-           // the Hopper GEMM's persistent loop made ptxas spill)
+  Tessel,  // SROA (registers become SSA values), early CSE, simplifycfg, GVN, ADCE: no LICM and no
+           // instcombine, which made ptxas spill (docs/llvm.md, findings 1 and 2)
   O3,      // LLVM's default O3 pipeline
   None,    // none: the allocas stay (the NVPTX backend's own passes still run)
 };
