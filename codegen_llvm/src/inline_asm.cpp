@@ -50,6 +50,7 @@ std::string fimm(const Operand& o) {
 
 // Builds one asm statement: its text, its outputs and inputs with their constraints.
 struct AsmBuilder {
+  explicit AsmBuilder(KernelLowering& lowering) : l(lowering) {}
   KernelLowering& l;
   std::string prologue, body, epilogue;  // predicate conversions around the instruction
   std::vector<std::string> out_constraints, in_constraints;
@@ -181,7 +182,7 @@ void KernelLowering::wgmma(const Instr& i) {
   // imm-scale-b[, imm-trans-a, imm-trans-b]: the accumulators are read and written in place.
   const Operand& d = i.ops.at(0);
   if (d.kind != Operand::Kind::Vec) refuse("wgmma accumulators that are not a {vector}");
-  AsmBuilder a{*this, {}, {}, {}, {}, {}, {}, {}, 0};
+  AsmBuilder a(*this);
   std::string text = codegen::mnemonic(i) + " " + a.operand(d, true);
   for (size_t j = 1; j < i.ops.size(); ++j) text += ", " + a.operand(i.ops[j], false);
   a.body = text + ";\n";
@@ -192,7 +193,7 @@ void KernelLowering::wgmma(const Instr& i) {
 void KernelLowering::inline_ptx(const Instr& i) {
   const codegen::OpInfo& row = codegen::op_info(i.op);
   const codegen::Signature& sig = row.signature;
-  AsmBuilder a{*this, {}, {}, {}, {}, {}, {}, {}, 0};
+  AsmBuilder a(*this);
   std::string text = codegen::mnemonic(i);
   for (size_t j = 0; j < i.ops.size(); ++j) {
     const bool is_dst = j < sig.count && sig.kinds[j] == codegen::OperandKind::Dst;
