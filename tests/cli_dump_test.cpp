@@ -301,6 +301,19 @@ TEST_CASE("cli: run says why it cannot run, and refuses bad arguments") {
   check_exit(run_cli({"run", "--help"}), 0);
 }
 
+TEST_CASE("cli: run --backend names the road, and the emulator has none") {
+  const Run bad = run_cli({"run", "vector_copy", "--backend", "nvcc"});
+  check_exit(bad, 2);
+  CHECK(bad.err == "error: codegen: unknown backend 'nvcc' (the backends are ptx and llvm)\n");
+  // The emulator runs tessel's IR, not PTX; without codegen_llvm the road is not there at all.
+  const Run emulated = run_cli({"run", "vector_copy", "--emulate", "--backend", "llvm"});
+  check_exit(emulated, 2);
+  CHECK((emulated.err == "error: --emulate runs tessel's IR, not PTX: --backend does not apply to it\n" ||
+         emulated.err == "error: --backend llvm: this tessel was built without TESSEL_WITH_LLVM=ON\n"));
+  const Run ptx = run_cli({"run", "elementwise", "--emulate", "--backend", "ptx", "--seed", "3", "--size", "256"});
+  check_exit(ptx, 0);
+}
+
 TEST_CASE("cli: run --emulate checks a kernel on the CPU, without a driver") {
   // No driver at all: the emulator needs none.
   const Run ok = run_cli({"run", "elementwise", "--emulate", "--op", "div", "--dtype", "s8", "--rank", "3", "--size", "900"},
