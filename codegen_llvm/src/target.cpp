@@ -54,7 +54,6 @@ constexpr const char* kTesselPipeline = "function(sroa,early-cse<memssa>,simplif
 // The first PTX ISA version LLVM's NVPTX accepts for a target (its PTX feature must be at least
 // this); tessel's requirement may ask for less, since it counts what its instructions need.
 int llvm_min_ptx(const codegen::Requirement& r) {
-  if (r.sm >= 90) return 78;
   if (r.sm >= 89) return 78;
   if (r.sm >= 80) return 70;
   return 60;

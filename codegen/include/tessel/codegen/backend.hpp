@@ -27,7 +27,8 @@ using PtxRoad = std::string (*)(const Module& m, const PrintOptions& o);
 void register_backend(Backend b, PtxRoad road);
 bool backend_available(Backend b);
 
-// The module's PTX through backend b. Throws tessel::Error when b is not available (the LLVM road
+// The module's PTX through backend b (PrintOptions::comments applies to the printer only: LLVM's
+// PTX carries no notes). Throws tessel::Error when b is not available (the LLVM road
 // without codegen_llvm), saying how to get it.
 std::string emit_ptx(const Module& m, Backend b, const PrintOptions& o = {});
 
