@@ -2,7 +2,8 @@
 # Installs tessel's build dependencies on Debian 12 (bookworm) -- cmake, ninja-build, g++,
 # doctest-dev, and any PACKAGE:COMMAND given as arguments (tools/fuzz.sh adds clang and
 # libclang-rt-14-dev; tools/test.sh the Python module's pybind11-dev, libdlpack-dev, python3-dev,
-# python3-numpy, python3-pytest) -- but only those that are missing. Idempotent; prints nothing when all are
+# python3-numpy, python3-pytest; the llvm step of tools/test.sh adds llvm-22-dev and
+# llvm-22-linker-tools, whose libLTO LLVM's CMake exports name) -- but only those that are missing. Idempotent; prints nothing when all are
 # present. Runs as root, or through sudo otherwise.
 set -euo pipefail
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# What CI runs (.ci/run), in three steps; exits non-zero if any step fails (every step runs):
+# What CI runs (.ci/run), in four steps; exits non-zero if any step fails (every step runs):
 #   suite       set up, configure and build everything (preset "default", all cores), run every
 #               CTest test; with the Python module (TESSEL_PYTHON=ON, Debian's python3, its pytest
 #               tests under CTest: about a minute more) unless TESSEL_TEST_PYTHON=0;
+#   llvm        set up LLVM 22 (llvm-22-dev, llvm-22-linker-tools), build tessel_llvm_tests
+#               with codegen_llvm (preset "llvm"), run the tests labelled llvm (docs/llvm.md);
 #   sanitizers  tools/sanitize.sh: the CPU tests under AddressSanitizer and UBSan (preset "asan");
 #   fuzz        tools/fuzz.sh: each libFuzzer target for TESSEL_FUZZ_SECONDS (default 60) seconds.
 # TESSEL_TEST_STEPS picks steps, e.g. TESSEL_TEST_STEPS=suite for the plain suite alone.
@@ -10,7 +12,7 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-steps=${TESSEL_TEST_STEPS:-suite sanitizers fuzz}
+steps=${TESSEL_TEST_STEPS:-suite llvm sanitizers fuzz}
 jobs=$(nproc 2>/dev/null || echo 2)
 
 # Each step is one && chain: `set -e` does not apply inside `step || status=$?` below.
@@ -28,15 +30,21 @@ suite() {
     cmake --build --preset default --parallel "$jobs" &&
     ctest --preset default --output-on-failure --parallel "$jobs"
 }
+llvm() {
+  bash tools/setup.sh llvm-22-dev: llvm-22-linker-tools: &&
+    cmake --preset llvm &&
+    cmake --build --preset llvm --parallel "$jobs" &&
+    ctest --preset llvm --output-on-failure --parallel "$jobs"
+}
 sanitizers() { bash tools/sanitize.sh; }
 fuzz() { bash tools/fuzz.sh "${TESSEL_FUZZ_SECONDS:-60}"; }
 
 failed=()
 for step in $steps; do
   case "$step" in
-    suite | sanitizers | fuzz) ;;
+    suite | llvm | sanitizers | fuzz) ;;
     *)
-      echo "test.sh: unknown step '$step' in TESSEL_TEST_STEPS (steps: suite sanitizers fuzz)" >&2
+      echo "test.sh: unknown step '$step' in TESSEL_TEST_STEPS (steps: suite llvm sanitizers fuzz)" >&2
       exit 2
       ;;
   esac

@@ -15,6 +15,10 @@
 #include "printable.hpp"
 #include "run_command.hpp"
 
+#ifdef TESSEL_WITH_LLVM
+#include "tessel/codegen_llvm.hpp"
+#endif
+
 #ifndef TESSEL_VERSION
 #define TESSEL_VERSION "unknown"
 #endif
@@ -50,6 +54,9 @@ int main(int argc, char** argv) {
 }
 
 int main(const std::vector<std::string>& args) {
+#ifdef TESSEL_WITH_LLVM
+  tessel::codegen_llvm::enable();  // `--backend llvm` and TESSEL_BACKEND=llvm
+#endif
   if (args.empty()) {
     print_usage(std::cerr);
     return 2;

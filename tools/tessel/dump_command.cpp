@@ -10,14 +10,20 @@
 #include "printable.hpp"
 #include "ptxas.hpp"
 #include "tessel/algebra/error.hpp"
+#include "tessel/codegen/backend.hpp"
 #include "tessel/codegen/ptx.hpp"
 #include "tessel/kernels/catalog.hpp"
+
+#ifdef TESSEL_WITH_LLVM
+#include "tessel/codegen_llvm.hpp"
+#endif
 
 namespace tessel::cli {
 
 void print_dump_help(std::ostream& out) {
   out << "usage: tessel dump --list\n"
          "       tessel dump NAME [--OPTION VALUE ...] [-o FILE] [--verify] [--stats] [--comments]\n"
+         "                        [--backend ptx|llvm]\n"
          "\n"
          "Prints the PTX that tessel generates for a kernel. NAME is a kernel of the catalog (`tessel\n"
          "list` prints their names), alone or with options that change some of its own, or a kernel\n"
@@ -28,6 +34,9 @@ void print_dump_help(std::ostream& out) {
          "  --verify     assemble the PTX with ptxas for its target and report the result (stderr)\n"
          "  --stats      also print ptxas's resource report: registers, shared memory, spills (stderr)\n"
          "  --comments   annotate index arithmetic with the layout operation that produced it\n"
+         "  --backend B  ptx: tessel's printer; llvm: through LLVM's NVPTX backend (a build with\n"
+         "               TESSEL_WITH_LLVM=ON); default $TESSEL_BACKEND, else ptx\n"
+         "  --llvm-ir    print the LLVM IR the llvm backend starts from (before its optimization)\n"
          "\n"
          "ptxas is $TESSEL_PTXAS, /usr/local/cuda/bin/ptxas, or ptxas on PATH.\n"
          "\n"
@@ -46,7 +55,7 @@ void print_dump_help(std::ostream& out) {
 
 int dump_command(const std::vector<std::string>& args) {
   KernelArgs ka;
-  if (!parse_kernel_args(args, {"-h", "--help", "--list", "--verify", "--stats", "--comments"}, {"-o"}, ka)) return 2;
+  if (!parse_kernel_args(args, {"-h", "--help", "--list", "--verify", "--stats", "--comments", "--llvm-ir"}, {"-o", "--backend"}, ka)) return 2;
   if (ka.flags.count("-h") || ka.flags.count("--help")) {
     print_dump_help(std::cout);
     return 0;
@@ -76,11 +85,25 @@ int dump_command(const std::vector<std::string>& args) {
   }
   std::string ptx, target;
   try {
+    const codegen::Backend backend =
+        ka.values.count("--backend") ? codegen::parse_backend(ka.values.at("--backend")) : codegen::default_backend();
     const codegen::Module m = kernel->generate();
     codegen::PrintOptions po;
     po.comments = comments;
     po.generator = "tessel dump " + kernels::kernel_arguments(*kernel);
-    ptx = codegen::print_ptx(m, po);
+    if (ka.flags.count("--llvm-ir")) {
+#ifdef TESSEL_WITH_LLVM
+      codegen_llvm::CompileOptions co;
+      co.optimize = false;
+      co.keep_llvm_ir = true;
+      std::cout << codegen_llvm::compile(m, co).llvm_ir;
+      return 0;
+#else
+      std::cerr << "error: --llvm-ir: this tessel was built without TESSEL_WITH_LLVM=ON\n";
+      return 2;
+#endif
+    }
+    ptx = codegen::emit_ptx(m, backend, po);
     target = codegen::target_name(codegen::requirement(m));
   } catch (const Error& e) {
     std::cerr << "error: " << printable(e.what()) << "\n";

@@ -16,12 +16,13 @@
 #include "tessel/algebra/parse_number.hpp"
 #include "tessel/kernels/catalog.hpp"
 #include "tessel/testing/kernel_run.hpp"
+#include "tessel/codegen/backend.hpp"
 
 namespace tessel::cli {
 
 void print_run_help(std::ostream& out) {
-  out << "usage: tessel run NAME [--OPTION VALUE ...] [--seed N] [--emulate [--size N]]\n"
-         "       tessel run CLASS --all [--seed N] [--emulate [--size N]]\n"
+  out << "usage: tessel run NAME [--OPTION VALUE ...] [--seed N] [--backend ptx|llvm] [--emulate [--size N]]\n"
+         "       tessel run CLASS --all [--seed N] [--backend ptx|llvm] [--emulate [--size N]]\n"
          "\n"
          "Runs a kernel on the GPU in use with random inputs (outputs poisoned, guard zones checked)\n"
          "and compares the result with a host reference; prints the problem, the check and the\n"
@@ -30,7 +31,10 @@ void print_run_help(std::ostream& out) {
          "\n"
          "  --all      every kernel of the class CLASS, then its listed variants (`tessel dump --list`)\n"
          "  --seed N   the random inputs' seed (default: a fresh one, printed)\n"
-         "  --emulate  run in tessel's CPU emulator instead (no GPU or driver needed)\n"
+         "  --backend B  the road to PTX: ptx (tessel's printer) or llvm (LLVM's NVPTX backend, in a build\n"
+         "             with TESSEL_WITH_LLVM=ON); default $TESSEL_BACKEND, else ptx\n"
+         "  --emulate  run in tessel's CPU emulator instead (no GPU or driver needed); the emulator runs\n"
+         "             tessel's IR, not PTX, so it is the same for both backends\n"
          "  --size N   with --emulate: about N elements in an elementwise problem (default 4096)\n"
          "\n"
          "Kernels and options: `tessel dump --help`.\n";
@@ -38,7 +42,7 @@ void print_run_help(std::ostream& out) {
 
 int run_command(const std::vector<std::string>& args) {
   KernelArgs ka;
-  if (!parse_kernel_args(args, {"-h", "--help", "--all", "--emulate"}, {"--seed", "--size"}, ka)) return 2;
+  if (!parse_kernel_args(args, {"-h", "--help", "--all", "--emulate"}, {"--seed", "--size", "--backend"}, ka)) return 2;
   if (ka.flags.count("-h") || ka.flags.count("--help")) {
     print_run_help(std::cout);
     return 0;
@@ -52,6 +56,19 @@ int run_command(const std::vector<std::string>& args) {
   try {
     if (ka.values.count("--seed")) seed = parse_unsigned("--seed", ka.values.at("--seed"));
     if (ka.values.count("--size")) size = parse_integer("--size", ka.values.at("--size"), 1, int64_t{1} << 24);
+    if (ka.values.count("--backend")) {
+      const codegen::Backend backend = codegen::parse_backend(ka.values.at("--backend"));
+      if (!codegen::backend_available(backend)) {
+        std::cerr << "error: --backend " << printable(ka.values.at("--backend"))
+                  << ": this tessel was built without TESSEL_WITH_LLVM=ON\n";
+        return 2;
+      }
+      if (backend != codegen::Backend::Ptx && ka.flags.count("--emulate")) {
+        std::cerr << "error: --emulate runs tessel's IR, not PTX: --backend does not apply to it\n";
+        return 2;
+      }
+      codegen::set_default_backend(backend);  // every module this run loads takes that road
+    }
   } catch (const Error& e) {
     std::cerr << "error: " << printable(e.what()) << "\n";
     return 2;

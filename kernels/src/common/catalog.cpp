@@ -6,6 +6,7 @@
 #include <set>
 
 #include "tessel/algebra/error.hpp"
+#include "tessel/codegen/backend.hpp"
 #include "tessel/codegen/ptx.hpp"
 #include "tessel/kernels/gemm.hpp"
 #include "tessel/kernels/launch.hpp"
@@ -55,12 +56,13 @@ KernelPtr KernelClass::configure(const Options&) const {
 
 namespace {
 
-Artifact make_artifact(const Kernel& k, codegen::Module module) {
+Artifact make_artifact(const Kernel& k, codegen::Module module, std::optional<codegen::Backend> backend) {
   Artifact a;
   a.module = std::move(module);
   a.kernel = k.name();
   if (a.module.kernels.empty()) fail(k.name() + ": generate() made an empty module");
-  a.ptx = codegen::print_ptx(a.module);
+  a.backend = backend.value_or(codegen::default_backend());
+  a.ptx = codegen::emit_ptx(a.module, a.backend);
   a.target_sm = codegen::requirement(a.module).sm;
   a.loaded = std::make_shared<Artifact::Loaded>();
   return a;
@@ -68,15 +70,17 @@ Artifact make_artifact(const Kernel& k, codegen::Module module) {
 
 }  // namespace
 
-Artifact Kernel::compile_unchecked() const { return make_artifact(*this, generate()); }
+Artifact Kernel::compile_unchecked(std::optional<codegen::Backend> backend) const {
+  return make_artifact(*this, generate(), backend);
+}
 
-Artifact Kernel::compile(const Arguments& args, std::optional<int> cc) const {
+Artifact Kernel::compile(const Arguments& args, std::optional<int> cc, std::optional<codegen::Backend> backend) const {
   if (const Status s = supports(args); !s) fail(name() + " cannot run these arguments: " + s.reason);
   if (cc && *cc < metadata_.min_cc) {
     fail(name() + " needs compute capability " + std::to_string(metadata_.min_cc) + ", asked to compile for " +
          std::to_string(*cc));
   }
-  return make_artifact(*this, generate(args));
+  return make_artifact(*this, generate(args), backend);
 }
 
 void Kernel::run(const Arguments& args, const Artifact& artifact, rt::StreamRef stream, uint64_t workspace) const {

@@ -2,6 +2,7 @@
 #include "tessel/kernels/launch.hpp"
 
 #include "tessel/algebra/error.hpp"
+#include "tessel/codegen/backend.hpp"
 #include "tessel/codegen/ptx.hpp"
 #include "tessel/runtime.hpp"
 
@@ -43,7 +44,7 @@ void use_device_for(const Module& m) {
 
 rt::Function load_plan(const LaunchPlan& plan) {
   plan.entry();  // a clear error if the plan names no kernel of its module
-  return rt::ModuleCache::global().get(print_ptx(plan.module)).function(plan.kernel);
+  return rt::ModuleCache::global().get(emit_ptx(plan.module, default_backend())).function(plan.kernel);
 }
 
 void launch_plan(const LaunchPlan& plan, const rt::Function& f, rt::StreamRef stream) {

@@ -18,6 +18,7 @@
 #include <variant>
 #include <vector>
 
+#include "tessel/codegen/backend.hpp"
 #include "tessel/codegen/ir.hpp"
 #include "tessel/codegen/launch_plan.hpp"
 #include "tessel/kernels/elementwise.hpp"
@@ -117,6 +118,7 @@ struct Artifact {
   std::string kernel;  // the entry's name
   std::string ptx;
   int target_sm = 80;  // the PTX's .target
+  codegen::Backend backend = codegen::Backend::Ptx;  // the road that wrote `ptx` (codegen/backend.hpp)
   // The function in the current context (device 0's primary one where the thread has none),
   // loaded (through the module cache) on first call in each context; throws tessel::Error where no
   // GPU can run it.
@@ -177,11 +179,13 @@ class Kernel {
   // Arguments with equal keys can share an artifact ("" for all: the IR depends on no argument).
   virtual std::string artifact_key(const Arguments& args) const;
 
-  // Checks supports(args) and cc (when given, against min_cc), generates and prints the PTX.
-  // Throws tessel::Error with supports' reason, or naming cc and min_cc.
-  Artifact compile(const Arguments& args, std::optional<int> cc = {}) const;
+  // Checks supports(args) and cc (when given, against min_cc), generates the IR and writes its PTX
+  // through `backend` (default: codegen::default_backend(), i.e. $TESSEL_BACKEND or the printer).
+  // Throws tessel::Error with supports' reason, naming cc and min_cc, or an unavailable backend.
+  Artifact compile(const Arguments& args, std::optional<int> cc = {},
+                   std::optional<codegen::Backend> backend = {}) const;
   // The same from generate(), without arguments (no supports() check).
-  Artifact compile_unchecked() const;
+  Artifact compile_unchecked(std::optional<codegen::Backend> backend = {}) const;
   // Queues one launch on `stream` (the current context's device, as Artifact::function). `workspace` is a device address of at
   // least workspace_size(args) bytes. Throws when the arguments are not supported.
   void run(const Arguments& args, const Artifact& artifact, rt::StreamRef stream = {}, uint64_t workspace = 0) const;
