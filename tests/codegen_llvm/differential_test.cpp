@@ -29,11 +29,11 @@ void check_part(int part) {
   table << "configuration\ttarget\tptx registers\tllvm registers\tsmem\n";
   int index = 0, checked = 0;
   for (const kernels::KernelClassPtr& f : kernels::Registry::global().classes()) {
-    for (const test::Listed& l : test::listed_of(*f)) {
+    for (const test::Listed& listed : test::listed_of(*f)) {
       if (index++ % kParts != part) continue;
-      const std::string what = l.label;
+      const std::string what = listed.label;
       INFO(what);
-      const codegen::Module m = l.kernel->generate();
+      const codegen::Module m = listed.kernel->generate();
       const std::string target = codegen::target_name(codegen::requirement(m));
       const std::string printed = codegen::print_ptx(m);
       const codegen_llvm::Compiled lowered = codegen_llvm::compile(m);
