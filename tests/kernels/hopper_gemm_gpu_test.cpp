@@ -128,8 +128,9 @@ TEST_CASE("hopper_gemm: gpu K = 0 and K below one k-tile") {
 // column-major out, 16-bit and f32 out, cooperative, ping-pong and a cluster), beta != 0, and
 // beta == 0 with C all NaN; a batch stride of 0 for A, B and C each. Ragged, K around the ring,
 // on 132 persistent CTAs (and 3, for the plain distinct C).
-TEST_CASE("hopper_gemm: gpu a C of its own in either major, beta 0 with C NaN, broadcast batches") {
-  TESSEL_REQUIRE_GPU(90);
+// Configurations part, part + parts, ...: four test cases, so that ctest -j runs them in parallel
+// processes (the whole ran 414 s on an H100, most of it the host reference).
+static void check_distinct_c(size_t part, size_t parts) {
   std::mt19937_64 rng = test::gpu_rng();
   using codegen::Major::K;
   using codegen::Major::MN;
@@ -143,7 +144,8 @@ TEST_CASE("hopper_gemm: gpu a C of its own in either major, beta 0 with C NaN, b
     if (pick && c.a_major == (c.out_major == Major::Row ? K : MN) && c.b_major == K) configs.push_back(c);
   }
   REQUIRE(configs.size() >= 7);
-  for (const HopperGemmConfig& c : configs) {
+  for (size_t i = part; i < configs.size(); i += parts) {
+    const HopperGemmConfig& c = configs[i];
     for (Major cm : {Major::Row, Major::Column}) {
       for (int variant = 0; variant < 5; ++variant) {
         test::GemmProblemOptions o;
@@ -167,6 +169,23 @@ TEST_CASE("hopper_gemm: gpu a C of its own in either major, beta 0 with C NaN, b
       }
     }
   }
+}
+
+TEST_CASE("hopper_gemm: gpu a C of its own in either major, beta 0 with C NaN, broadcast batches (1 of 4)") {
+  TESSEL_REQUIRE_GPU(90);
+  check_distinct_c(0, 4);
+}
+TEST_CASE("hopper_gemm: gpu a C of its own in either major, beta 0 with C NaN, broadcast batches (2 of 4)") {
+  TESSEL_REQUIRE_GPU(90);
+  check_distinct_c(1, 4);
+}
+TEST_CASE("hopper_gemm: gpu a C of its own in either major, beta 0 with C NaN, broadcast batches (3 of 4)") {
+  TESSEL_REQUIRE_GPU(90);
+  check_distinct_c(2, 4);
+}
+TEST_CASE("hopper_gemm: gpu a C of its own in either major, beta 0 with C NaN, broadcast batches (4 of 4)") {
+  TESSEL_REQUIRE_GPU(90);
+  check_distinct_c(3, 4);
 }
 
 TEST_CASE("hopper_gemm: gpu a 4096 x 4096 x 4096 bf16 problem, sampled against the host") {
