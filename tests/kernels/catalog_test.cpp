@@ -261,3 +261,22 @@ TEST_CASE("catalog: tessel list prints the catalog and filters it") {
   test::check_exit(bad, 2);
   CHECK(bad.err.find("unknown filter key 'colour'") != std::string::npos);
 }
+
+// Issue 21: a program that calls get_kernels(args)[0].run(args) in a loop compiles once: the
+// catalog hands out the same instances (and so the same artifact caches) on every call.
+TEST_CASE("catalog: the same configuration is the same kernel instance, however it is found") {
+  const GemmArguments g = make_gemm_arguments(row_major(0x10000, Type::F32, {2, 64, 32}),
+                                              row_major(0x20000, Type::F32, {2, 32, 48}),
+                                              row_major(0x30000, Type::F32, {2, 64, 48}));
+  const std::vector<KernelPtr> first = get_kernels(g, {}, 90), second = get_kernels(g, {}, 90);
+  REQUIRE(!first.empty());
+  REQUIRE(first.size() == second.size());
+  for (size_t i = 0; i < first.size(); ++i) CHECK(first[i].get() == second[i].get());
+  const KernelPtr k = first.front();
+  CHECK(find_kernel(k->name()).get() == k.get());
+  CHECK(resolve_kernel(k->name()).get() == k.get());
+  // The class form of a listed configuration is the listed instance too.
+  CHECK(resolve_kernel(kernel_arguments(*k).substr(0, kernel_arguments(*k).find(' ')),
+                       k->metadata().options).get() == k.get());
+  CHECK(list_kernels([&](const KernelMetadata& md) { return md.name == k->name(); }).front().get() == k.get());
+}

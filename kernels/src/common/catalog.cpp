@@ -132,24 +132,31 @@ void Registry::add(KernelClassPtr c) {
   const std::string cname = c->name();
   // Generating metadata is cheap (kernels generate IR only when compiled), so names are checked
   // for uniqueness across the whole catalog here, once.
-  const std::vector<KernelPtr> fresh = c->generate_kernels();
+  std::vector<KernelPtr> fresh = c->generate_kernels();
   std::lock_guard lock(mutex_);
-  std::set<std::string> taken;
   for (const KernelClassPtr& k : classes_) {
     if (k->name() == cname) fail("register_kernel_class: a kernel class called '" + cname + "' is registered already");
-    for (const KernelPtr& kp : k->generate_kernels()) taken.insert(kp->name());
   }
+  std::set<std::string> names;
   for (const KernelPtr& kp : fresh) {
     if (kp->metadata().kernel_class != cname) {
       fail("register_kernel_class: class '" + cname + "' made kernel " + kp->name() + " of class '" +
            kp->metadata().kernel_class + "' (metadata.kernel_class must be the class's name)");
     }
-    if (!taken.insert(kp->name()).second) {
+    if (by_name_.count(kp->name()) || !names.insert(kp->name()).second) {
       fail("register_kernel_class: class '" + cname + "' makes kernel " + kp->name() +
            ", a name the catalog has already (kernel names are unique)");
     }
   }
+  for (const KernelPtr& kp : fresh) by_name_.emplace(kp->name(), kp);
   classes_.push_back(std::move(c));
+  kernels_.push_back(std::move(fresh));
+}
+
+KernelPtr Registry::find_kernel(const std::string& name) const {
+  std::lock_guard lock(mutex_);
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
 }
 
 std::vector<KernelClassPtr> Registry::classes() const {
@@ -167,9 +174,15 @@ KernelClassPtr Registry::find_class(const std::string& name) const {
 
 std::vector<KernelPtr> Registry::kernels(const MetadataFilter& filter, std::optional<Epilogue> epilogue,
                                          std::optional<int> cc) const {
+  std::vector<std::vector<KernelPtr>> all;
+  {
+    std::lock_guard lock(mutex_);
+    all = kernels_;
+  }
   std::vector<KernelPtr> out;
-  for (const KernelClassPtr& c : classes()) {
-    for (KernelPtr& k : c->generate_kernels(filter, epilogue, cc)) out.push_back(std::move(k));
+  for (const std::vector<KernelPtr>& ks : all) {
+    for (const KernelPtr& k : ks)
+      if (admits(k->metadata(), filter, epilogue, cc)) out.push_back(k);
   }
   return out;
 }
@@ -211,17 +224,24 @@ std::vector<KernelPtr> list_kernels(const MetadataFilter& filter, std::optional<
 }
 
 KernelPtr find_kernel(const std::string& name) {
-  std::vector<KernelPtr> found = list_kernels([&](const KernelMetadata& md) { return md.name == name; });
-  if (found.empty()) fail("no kernel called '" + name + "' in the catalog (`tessel list` lists them)");
-  return found.front();
+  KernelPtr k = Registry::global().find_kernel(name);
+  if (!k) fail("no kernel called '" + name + "' in the catalog (`tessel list` lists them)");
+  return k;
 }
 
 // --- Names and options on a command line ------------------------------------------------------------
 
 KernelPtr resolve_kernel(const std::string& name, const Options& given) {
   const Registry& r = Registry::global();
-  if (const KernelClassPtr c = r.find_class(name)) return c->configure(resolve_options(c->options(), given, name));
-  std::vector<KernelPtr> found = list_kernels([&](const KernelMetadata& md) { return md.name == name; });
+  // A configuration the catalog lists is its instance (and its compiled artifacts).
+  auto listed = [&](KernelPtr k) {
+    KernelPtr same = r.find_kernel(k->name());
+    return same ? same : k;
+  };
+  if (const KernelClassPtr c = r.find_class(name))
+    return listed(c->configure(resolve_options(c->options(), given, name)));
+  std::vector<KernelPtr> found;
+  if (KernelPtr k = r.find_kernel(name)) found.push_back(std::move(k));
   if (found.empty()) {
     std::string classes;
     for (const KernelClassPtr& c : r.classes()) classes += (classes.empty() ? "" : ", ") + c->name();
@@ -237,7 +257,7 @@ KernelPtr resolve_kernel(const std::string& name, const Options& given) {
   for (const auto& [key, value] : given) merged[key] = value;
   // Unknown names and values are named as given, before the merge hides which were given.
   resolve_options(c->options(), given, name);
-  return c->configure(resolve_options(c->options(), merged, c->name()));
+  return listed(c->configure(resolve_options(c->options(), merged, c->name())));
 }
 
 std::string kernel_arguments(const Kernel& k) {

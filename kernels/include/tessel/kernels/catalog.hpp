@@ -242,12 +242,18 @@ class Registry {
   // The class called `name`, or null.
   KernelClassPtr find_class(const std::string& name) const;
   // Every kernel of every class that admits(filter, epilogue, cc), classes in registration order.
+  // The same instances on every call (each class's kernels are made once, when it is added), so
+  // that a kernel's compiled artifacts serve every caller that finds it.
   std::vector<KernelPtr> kernels(const MetadataFilter& filter = {}, std::optional<Epilogue> epilogue = {},
                                  std::optional<int> cc = {}) const;
+  // The registered kernel called `name`, or null.
+  KernelPtr find_kernel(const std::string& name) const;
 
  private:
   mutable std::mutex mutex_;
   std::vector<KernelClassPtr> classes_;
+  std::vector<std::vector<KernelPtr>> kernels_;  // by class, as generate_kernels() made them
+  std::map<std::string, KernelPtr> by_name_;
 };
 
 // Registers a class in the global registry (see Registry::add).
