@@ -12,22 +12,7 @@
 using namespace tessel;
 using codegen::Type;
 using kernels::TensorView;
-
-namespace {
-
-TensorView matrix(Type t, int64_t l, int64_t rows, int64_t cols, bool row, int64_t ld, int64_t batch_stride = -1) {
-  TensorView v;
-  v.dtype = t;
-  v.shape = {rows, cols};
-  v.stride = row ? std::vector<int64_t>{ld, 1} : std::vector<int64_t>{1, ld};
-  if (l > 0) {
-    v.shape.insert(v.shape.begin(), l);
-    v.stride.insert(v.stride.begin(), batch_stride >= 0 ? batch_stride : ld * (row ? rows : cols));
-  }
-  return v;
-}
-
-}  // namespace
+using kernels::matrix_view;
 
 TEST_CASE("gemm: gpu tessel::gemm runs what the tensor cores cannot take as it lies, through copies") {
   TESSEL_REQUIRE_GPU(90);
@@ -41,19 +26,19 @@ TEST_CASE("gemm: gpu tessel::gemm runs what the tensor cores cannot take as it l
   };
   const Case cases[] = {
       // Sizes keep the f64 host reference to seconds; the shapes are the issue's, smaller.
-      {"odd K (issue 18)", matrix(Type::BF16, 0, 500, 777, true, 777), matrix(Type::BF16, 0, 777, 1000, true, 1000),
-       matrix(Type::BF16, 0, 500, 1000, true, 1000), std::nullopt, 1, 0},
-      {"tf32 with an N-major B", matrix(Type::F32, 0, 600, 600, true, 600), matrix(Type::F32, 0, 600, 600, true, 600),
-       matrix(Type::F32, 0, 600, 600, true, 600), std::nullopt, 1, 0},
-      {"column-major out with beta, B N-major", matrix(Type::BF16, 0, 700, 300, true, 300),
-       matrix(Type::BF16, 0, 300, 500, true, 500), matrix(Type::BF16, 0, 700, 500, false, 700), std::nullopt, 0.5, 2},
-      {"f16 -> f32 batched, odd sizes", matrix(Type::F16, 3, 333, 177, true, 177),
-       matrix(Type::F16, 3, 177, 555, true, 555), matrix(Type::F32, 3, 333, 555, true, 555), std::nullopt, 1, 0},
-      {"e4m3 with an M-major A", matrix(Type::E4M3, 0, 512, 384, false, 512),
-       matrix(Type::E4M3, 0, 384, 256, false, 384), matrix(Type::BF16, 0, 512, 256, true, 256), std::nullopt, 1, 0},
-      {"distinct unaligned C, broadcast A", matrix(Type::BF16, 3, 300, 129, true, 129, 0),
-       matrix(Type::BF16, 3, 129, 256, true, 256), matrix(Type::BF16, 3, 300, 256, true, 256),
-       matrix(Type::BF16, 3, 300, 256, true, 257), 1, -1},
+      {"odd K (issue 18)", matrix_view(Type::BF16, 0, 500, 777, true, 777), matrix_view(Type::BF16, 0, 777, 1000, true, 1000),
+       matrix_view(Type::BF16, 0, 500, 1000, true, 1000), std::nullopt, 1, 0},
+      {"tf32 with an N-major B", matrix_view(Type::F32, 0, 600, 600, true, 600), matrix_view(Type::F32, 0, 600, 600, true, 600),
+       matrix_view(Type::F32, 0, 600, 600, true, 600), std::nullopt, 1, 0},
+      {"column-major out with beta, B N-major", matrix_view(Type::BF16, 0, 700, 300, true, 300),
+       matrix_view(Type::BF16, 0, 300, 500, true, 500), matrix_view(Type::BF16, 0, 700, 500, false, 700), std::nullopt, 0.5, 2},
+      {"f16 -> f32 batched, odd sizes", matrix_view(Type::F16, 3, 333, 177, true, 177),
+       matrix_view(Type::F16, 3, 177, 555, true, 555), matrix_view(Type::F32, 3, 333, 555, true, 555), std::nullopt, 1, 0},
+      {"e4m3 with an M-major A", matrix_view(Type::E4M3, 0, 512, 384, false, 512),
+       matrix_view(Type::E4M3, 0, 384, 256, false, 384), matrix_view(Type::BF16, 0, 512, 256, true, 256), std::nullopt, 1, 0},
+      {"distinct unaligned C, broadcast A", matrix_view(Type::BF16, 3, 300, 129, true, 129, 0),
+       matrix_view(Type::BF16, 3, 129, 256, true, 256), matrix_view(Type::BF16, 3, 300, 256, true, 256),
+       matrix_view(Type::BF16, 3, 300, 256, true, 257), 1, -1},
   };
   for (const Case& c : cases) {
     INFO(c.what);

@@ -13,23 +13,9 @@
 using namespace tessel;
 using codegen::Type;
 using kernels::TensorView;
+using kernels::matrix_view;
 
 namespace {
-
-// A (rows x cols) matrix, rank 3 when l > 0, unit stride along the columns (row) or the rows,
-// with leading dimension ld, at a 256-aligned made-up address.
-TensorView matrix(Type t, int64_t l, int64_t rows, int64_t cols, bool row, int64_t ld, int64_t batch_stride = -1) {
-  TensorView v;
-  v.data = uint64_t{1} << 32;
-  v.dtype = t;
-  v.shape = {rows, cols};
-  v.stride = row ? std::vector<int64_t>{ld, 1} : std::vector<int64_t>{1, ld};
-  if (l > 0) {
-    v.shape.insert(v.shape.begin(), l);
-    v.stride.insert(v.stride.begin(), batch_stride >= 0 ? batch_stride : ld * (row ? rows : cols));
-  }
-  return v;
-}
 
 const kernels::GemmDevice kH100{90, 132};
 
@@ -43,8 +29,8 @@ kernels::GemmChoice best(const kernels::GemmArguments& g, const kernels::GemmDev
 
 TEST_CASE("gemm: the one-call choice takes aligned operands as they lie, on the tensor cores") {
   const kernels::GemmArguments g = kernels::make_gemm_arguments(
-      matrix(Type::BF16, 0, 4096, 4096, true, 4096), matrix(Type::BF16, 0, 4096, 4096, true, 4096),
-      matrix(Type::BF16, 0, 4096, 4096, true, 4096));
+      matrix_view(Type::BF16, 0, 4096, 4096, true, 4096), matrix_view(Type::BF16, 0, 4096, 4096, true, 4096),
+      matrix_view(Type::BF16, 0, 4096, 4096, true, 4096));
   const kernels::GemmChoice c = best(g);
   INFO(c.describe() << ": " << c.terms);
   CHECK(c.kernel->metadata().kernel_class == "hopper_gemm");
@@ -61,8 +47,8 @@ TEST_CASE("gemm: the one-call choice takes aligned operands as they lie, on the 
 TEST_CASE("gemm: the one-call choice copies what the tensor cores cannot read, and says so") {
   // Odd K: A's rows are 1554 bytes, not a multiple of 16.
   const kernels::GemmArguments odd = kernels::make_gemm_arguments(
-      matrix(Type::BF16, 0, 1000, 777, true, 777), matrix(Type::BF16, 0, 777, 3000, true, 3000),
-      matrix(Type::BF16, 0, 1000, 3000, true, 3000));
+      matrix_view(Type::BF16, 0, 1000, 777, true, 777), matrix_view(Type::BF16, 0, 777, 3000, true, 3000),
+      matrix_view(Type::BF16, 0, 1000, 3000, true, 3000));
   kernels::GemmChoice c = best(odd);
   INFO(c.describe());
   CHECK(c.kernel->metadata().kernel_class == "hopper_gemm");
@@ -70,19 +56,19 @@ TEST_CASE("gemm: the one-call choice copies what the tensor cores cannot read, a
   CHECK(c.describe().find("(through the workspace: A)") != std::string::npos);
   // tf32 with an N-major B: wgmma reads tf32 K-major only.
   const kernels::GemmArguments tf32 = kernels::make_gemm_arguments(
-      matrix(Type::F32, 0, 3000, 3000, true, 3000), matrix(Type::F32, 0, 3000, 3000, true, 3000),
-      matrix(Type::F32, 0, 3000, 3000, true, 3000));
+      matrix_view(Type::F32, 0, 3000, 3000, true, 3000), matrix_view(Type::F32, 0, 3000, 3000, true, 3000),
+      matrix_view(Type::F32, 0, 3000, 3000, true, 3000));
   c = best(tf32);
   CHECK(c.kernel->metadata().kernel_class == "hopper_gemm");
   CHECK(c.packed[kernels::kPackB]);
   CHECK_FALSE(c.packed[kernels::kPackA]);
   // Integers have no tensor-core kernel here: the CUDA cores, and no copy.
   const kernels::GemmArguments s32 = kernels::make_gemm_arguments(
-      matrix(Type::S32, 0, 64, 64, true, 64), matrix(Type::S32, 0, 64, 64, true, 64), matrix(Type::S32, 0, 64, 64, true, 64));
+      matrix_view(Type::S32, 0, 64, 64, true, 64), matrix_view(Type::S32, 0, 64, 64, true, 64), matrix_view(Type::S32, 0, 64, 64, true, 64));
   CHECK(best(s32).kernel->metadata().kernel_class == "simt_gemm");
   // Nothing runs bf16 in with s32 out: every kernel refuses, with its reason.
   const kernels::GemmArguments none = kernels::make_gemm_arguments(
-      matrix(Type::BF16, 0, 64, 64, true, 64), matrix(Type::BF16, 0, 64, 64, true, 64), matrix(Type::S32, 0, 64, 64, true, 64));
+      matrix_view(Type::BF16, 0, 64, 64, true, 64), matrix_view(Type::BF16, 0, 64, 64, true, 64), matrix_view(Type::S32, 0, 64, 64, true, 64));
   const kernels::GemmRanking r = kernels::rank_gemm(none, kH100);
   CHECK(r.ranked.empty());
   CHECK(r.refused.size() > 400);
@@ -106,29 +92,29 @@ TEST_CASE("gemm: one-call choices through copies match the host in the emulator"
     CHECK(r.ok);
   };
   // bf16, odd K (A unaligned), rank 2.
-  check("odd K", matrix(Type::BF16, 0, 150, 77, true, 77), matrix(Type::BF16, 0, 77, 136, true, 136),
-        matrix(Type::BF16, 0, 150, 136, true, 136), std::nullopt, 1.0, 0.0, {true, false, false, false});
+  check("odd K", matrix_view(Type::BF16, 0, 150, 77, true, 77), matrix_view(Type::BF16, 0, 77, 136, true, 136),
+        matrix_view(Type::BF16, 0, 150, 136, true, 136), std::nullopt, 1.0, 0.0, {true, false, false, false});
   // f16 in, f32 out, batched, every leading dimension odd.
-  check("f16 -> f32 batched, odd leading dimensions", matrix(Type::F16, 3, 70, 45, true, 45),
-        matrix(Type::F16, 3, 45, 90, true, 91), matrix(Type::F32, 3, 70, 90, true, 93), std::nullopt, 0.5, 0.0,
+  check("f16 -> f32 batched, odd leading dimensions", matrix_view(Type::F16, 3, 70, 45, true, 45),
+        matrix_view(Type::F16, 3, 45, 90, true, 91), matrix_view(Type::F32, 3, 70, 90, true, 93), std::nullopt, 0.5, 0.0,
         {true, true, false, true});
   // tf32, B N-major: B copied K-major.
-  check("tf32 with an N-major B", matrix(Type::F32, 0, 100, 64, true, 64), matrix(Type::F32, 0, 64, 72, true, 72),
-        matrix(Type::F32, 0, 100, 72, true, 72), std::nullopt, 1.0, 0.0, {false, true, false, false});
+  check("tf32 with an N-major B", matrix_view(Type::F32, 0, 100, 64, true, 64), matrix_view(Type::F32, 0, 64, 72, true, 72),
+        matrix_view(Type::F32, 0, 100, 72, true, 72), std::nullopt, 1.0, 0.0, {false, true, false, false});
   // fp8 with an M-major A (and a K-major B): A copied K-major.
-  check("e4m3 with an M-major A", matrix(Type::E4M3, 0, 96, 160, false, 96),
-        matrix(Type::E4M3, 0, 160, 80, false, 160), matrix(Type::BF16, 0, 96, 80, true, 80), std::nullopt, 1.0, 0.0,
+  check("e4m3 with an M-major A", matrix_view(Type::E4M3, 0, 96, 160, false, 96),
+        matrix_view(Type::E4M3, 0, 160, 80, false, 160), matrix_view(Type::BF16, 0, 96, 80, true, 80), std::nullopt, 1.0, 0.0,
         {true, false, false, false});
   // A column-major out with an odd leading dimension and beta: computed in the workspace from a
   // copy of C (out itself), then copied back.
-  check("column-major unaligned out with beta", matrix(Type::BF16, 0, 90, 64, true, 64),
-        matrix(Type::BF16, 0, 64, 70, true, 72), matrix(Type::BF16, 0, 90, 70, false, 91), std::nullopt, 0.5, 2.0,
+  check("column-major unaligned out with beta", matrix_view(Type::BF16, 0, 90, 64, true, 64),
+        matrix_view(Type::BF16, 0, 64, 70, true, 72), matrix_view(Type::BF16, 0, 90, 70, false, 91), std::nullopt, 0.5, 2.0,
         {false, false, true, true});
   // A C of its own that TMA cannot read (odd leading dimension): copied.
-  check("distinct unaligned C", matrix(Type::BF16, 0, 90, 64, true, 64), matrix(Type::BF16, 0, 64, 72, true, 72),
-        matrix(Type::BF16, 0, 90, 72, true, 72), matrix(Type::BF16, 0, 90, 72, true, 73), 1.0, -1.0,
+  check("distinct unaligned C", matrix_view(Type::BF16, 0, 90, 64, true, 64), matrix_view(Type::BF16, 0, 64, 72, true, 72),
+        matrix_view(Type::BF16, 0, 90, 72, true, 72), matrix_view(Type::BF16, 0, 90, 72, true, 73), 1.0, -1.0,
         {false, false, true, false});
   // A broadcast over the batch with an odd leading dimension: one matrix copied.
-  check("broadcast unaligned A", matrix(Type::BF16, 2, 80, 33, true, 33, 0), matrix(Type::BF16, 2, 33, 64, true, 64),
-        matrix(Type::BF16, 2, 80, 64, true, 64), std::nullopt, 1.0, 0.0, {true, false, false, false});
+  check("broadcast unaligned A", matrix_view(Type::BF16, 2, 80, 33, true, 33, 0), matrix_view(Type::BF16, 2, 33, 64, true, 64),
+        matrix_view(Type::BF16, 2, 80, 64, true, 64), std::nullopt, 1.0, 0.0, {true, false, false, false});
 }

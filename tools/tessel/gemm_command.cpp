@@ -65,23 +65,6 @@ struct Problem {
   double alpha = 1, beta = 0;
 };
 
-// A matrix operand (rows x cols, rank 3 when l > 0) with unit stride along `cols` (row) or `rows`.
-TensorView matrix(Type t, int64_t l, int64_t rows, int64_t cols, bool row, int64_t ld) {
-  TensorView v;
-  v.dtype = t;
-  const int64_t pitch = ld ? ld : (row ? cols : rows);
-  if (pitch < (row ? cols : rows))
-    throw Error("leading dimension " + std::to_string(pitch) + " is less than the " + (row ? "columns" : "rows") +
-                " of a " + std::to_string(rows) + " x " + std::to_string(cols) + " operand");
-  v.shape = {rows, cols};
-  v.stride = row ? std::vector<int64_t>{pitch, 1} : std::vector<int64_t>{1, pitch};
-  if (l > 0) {
-    v.shape.insert(v.shape.begin(), l);
-    v.stride.insert(v.stride.begin(), pitch * (row ? rows : cols));
-  }
-  return v;
-}
-
 Type parse_type_option(const std::string& option, const std::string& v) {
   static const std::map<std::string, Type> types = {{"bf16", Type::BF16}, {"f16", Type::F16}, {"f32", Type::F32},
                                                     {"e4m3", Type::E4M3}, {"e5m2", Type::E5M2}, {"f64", Type::F64},
@@ -171,9 +154,9 @@ int gemm_command(const std::vector<std::string>& args) {
   std::mt19937_64 rng(seed);
   kernels::GemmProblem gp;
   try {
-    gp = kernels::make_gemm_problem(matrix(p.dtype, p.l, p.m, p.k, p.a_major == 'k', p.lda),
-                                    matrix(p.dtype, p.l, p.k, p.n, p.b_major == 'n', p.ldb),
-                                    matrix(p.out, p.l, p.m, p.n, p.out_major == 'n', p.ldc), std::nullopt, p.alpha,
+    gp = kernels::make_gemm_problem(kernels::matrix_view(p.dtype, p.l, p.m, p.k, p.a_major == 'k', p.lda),
+                                    kernels::matrix_view(p.dtype, p.l, p.k, p.n, p.b_major == 'n', p.ldb),
+                                    kernels::matrix_view(p.out, p.l, p.m, p.n, p.out_major == 'n', p.ldc), std::nullopt, p.alpha,
                                     p.beta, rng);
   } catch (const Error& e) {
     std::cerr << "error: " << printable(e.what()) << "\n";

@@ -257,6 +257,22 @@ HostOperand filled(const TensorView& v, std::mt19937_64* rng) {
 
 }  // namespace
 
+TensorView matrix_view(Type t, int64_t l, int64_t rows, int64_t cols, bool row, int64_t ld, int64_t batch_stride) {
+  const int64_t pitch = ld ? ld : (row ? cols : rows);
+  if (pitch < (row ? cols : rows))
+    fail("leading dimension " + std::to_string(pitch) + " is less than the " + (row ? "columns" : "rows") + " of a " +
+         std::to_string(rows) + " x " + std::to_string(cols) + " operand");
+  TensorView v;
+  v.dtype = t;
+  v.shape = {rows, cols};
+  v.stride = row ? std::vector<int64_t>{pitch, 1} : std::vector<int64_t>{1, pitch};
+  if (l > 0) {
+    v.shape.insert(v.shape.begin(), l);
+    v.stride.insert(v.stride.begin(), batch_stride >= 0 ? batch_stride : pitch * (row ? rows : cols));
+  }
+  return v;
+}
+
 GemmProblem make_gemm_problem(const TensorView& A, const TensorView& B, const TensorView& out,
                               const std::optional<TensorView>& C, double alpha, double beta, std::mt19937_64& rng) {
   GemmProblem p;

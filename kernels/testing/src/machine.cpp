@@ -29,9 +29,9 @@ class Gpu : public Machine {
   std::vector<uint8_t> download(uint64_t address, size_t n) const override {
     for (const rt::DeviceBuffer& b : buffers_) {
       if (address >= b.ptr() && address + n <= b.ptr() + b.size()) {
-        std::vector<uint8_t> all = b.to_vector<uint8_t>();
-        return {all.begin() + static_cast<std::ptrdiff_t>(address - b.ptr()),
-                all.begin() + static_cast<std::ptrdiff_t>(address - b.ptr() + n)};
+        std::vector<uint8_t> bytes(n);
+        b.download(bytes.data(), n, address - b.ptr());
+        return bytes;
       }
     }
     throw Error("gpu machine: no buffer holds " + std::to_string(n) + " bytes at " + std::to_string(address));

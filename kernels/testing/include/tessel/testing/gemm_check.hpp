@@ -55,6 +55,13 @@ GemmProblem make_gemm_problem(const KernelMetadata& md, std::mt19937_64& rng, bo
                               int64_t max_k = 40, int tiles = 2);
 GemmProblem make_gemm_problem(const KernelMetadata& md, std::mt19937_64& rng, const GemmProblemOptions& o);
 
+// A (rows x cols) matrix layout (rank 3 with a batch of l when l > 0) with unit stride along the
+// columns (row) or the rows, leading dimension ld (0: compact) and batch stride batch_stride (-1:
+// compact, 0: broadcast), at address 0. Throws tessel::Error for a leading dimension shorter than
+// the rows or columns it spans.
+TensorView matrix_view(codegen::Type t, int64_t l, int64_t rows, int64_t cols, bool row, int64_t ld = 0,
+                       int64_t batch_stride = -1);
+
 // A problem on the given layouts (their `data` ignored; any strides, a batch stride of 0 too):
 // values multiples of 1/4 in [-2, 2] (integers in [-8, 8] for s32), exact in every type, fp8
 // included; out (or C, when given) random where beta != 0, else NaN bytes (never to be read).
