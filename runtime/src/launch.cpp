@@ -52,6 +52,12 @@ std::vector<void*> ArgPack::pointers() const {
   return p;
 }
 
+std::size_t ArgPack::pointers(void** out) const {
+  auto* base = const_cast<std::byte*>(reinterpret_cast<const std::byte*>(storage_.data()));
+  for (std::size_t i = 0; i < offsets_.size(); ++i) out[i] = base + offsets_[i];
+  return offsets_.size();
+}
+
 void launch(const Function& function, const LaunchConfig& c, std::span<void* const> args) {
   if (!function) fail("launch: no function");
   validate_launch(c);
@@ -74,16 +80,25 @@ void launch(const Function& function, const LaunchConfig& c, std::span<void* con
   config.hStream = static_cast<cu::CUstream>(c.stream.native());
   config.attrs = clustered ? &cluster : nullptr;
   config.numAttrs = clustered ? 1 : 0;
-  detail::check(d,
-                d.cuLaunchKernelEx(&config, static_cast<cu::CUfunction>(function.native()),
-                                   const_cast<void**>(args.data()), nullptr),
-                "cuLaunchKernelEx",
-                function.name() + " grid " + to_string(c.grid) + " block " + to_string(c.block) +
-                    (clustered ? " cluster " + to_string(c.cluster) : "") + " dynamic shared memory " +
-                    std::to_string(c.dynamic_shared_bytes) + " bytes");
+  const cu::CUresult r = d.cuLaunchKernelEx(&config, static_cast<cu::CUfunction>(function.native()),
+                                            const_cast<void**>(args.data()), nullptr);
+  if (r != cu::CUDA_SUCCESS) {  // the detail is written only for an error: a launch makes no string
+    detail::throw_driver_error(d, r, "cuLaunchKernelEx",
+                               function.name() + " grid " + to_string(c.grid) + " block " + to_string(c.block) +
+                                   (clustered ? " cluster " + to_string(c.cluster) : "") + " dynamic shared memory " +
+                                   std::to_string(c.dynamic_shared_bytes) + " bytes");
+  }
 }
 
 void launch(const Function& function, const LaunchConfig& config, const ArgPack& args) {
+  // Up to 64 arguments without a heap allocation.
+  constexpr std::size_t kInline = 64;
+  if (args.size() <= kInline) {
+    void* inline_pointers[kInline];
+    const std::size_t n = args.pointers(inline_pointers);
+    launch(function, config, std::span<void* const>(inline_pointers, n));
+    return;
+  }
   std::vector<void*> p = args.pointers();
   launch(function, config, std::span<void* const>(p));
 }

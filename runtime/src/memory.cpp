@@ -1,6 +1,8 @@
 // memory.cpp: DeviceBuffer and the copies.
 #include "tessel/runtime/memory.hpp"
 
+#include <atomic>
+
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -30,6 +32,12 @@ void copy_d2d(DevicePtr dst, DevicePtr src, std::size_t bytes) {
   const cu::DriverApi& d = detail::api();
   detail::check(d, d.cuMemcpyDtoD(dst, src, bytes), "cuMemcpyDtoD");
 }
+
+namespace {
+std::atomic<std::uint64_t> free_count{0};
+}  // namespace
+
+std::uint64_t allocation_epoch() { return free_count.load(std::memory_order_acquire); }
 
 Allocation device_allocation(DevicePtr ptr) {
   const cu::DriverApi& d = detail::api();
@@ -106,6 +114,8 @@ DeviceBuffer::~DeviceBuffer() {
   const cu::DriverApi& d = detail::api();
   detail::ContextGuard guard(d, context_);
   d.cuMemFree(ptr_);  // an error here (context already gone) cannot be reported from a destructor
+  // After the free: a check that read the epoch before it sees the count move.
+  free_count.fetch_add(1, std::memory_order_release);
 }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept

@@ -222,7 +222,8 @@ void validate_tensor_map(const TensorMapSpec& s) {
 
   const std::int64_t rank = static_cast<std::int64_t>(s.dims.size());
   const std::int64_t esize = element_bytes(s.type);
-  const std::string type = to_string(s.type);
+  // Messages are written only for a rule that fails: validating makes no string.
+  auto type_name = [&] { return to_string(s.type); };
   const bool interleaved = s.interleave != TensorMapInterleave::None;
 
   if (rank < 1 || rank > 5) reject("rank " + std::to_string(rank) + " must be in [1, 5]");
@@ -238,8 +239,8 @@ void validate_tensor_map(const TensorMapSpec& s) {
     reject("interleave " + to_string(s.interleave) + " needs rank >= 3, got rank " + std::to_string(rank));
 
   for (std::int64_t i = 0; i < rank; ++i) {
-    const std::string at = "[" + std::to_string(i) + "] = ";
-    if (s.dims[i] < 1 || s.dims[i] > kMaxDim) reject("dims" + at + std::to_string(s.dims[i]) + " must be in [1, 2^32]");
+    if (s.dims[i] < 1 || s.dims[i] > kMaxDim)
+      reject("dims[" + std::to_string(i) + "] = " + std::to_string(s.dims[i]) + " must be in [1, 2^32]");
   }
 
   // Strides: dimension 0 is the contiguous one; the driver takes the others in bytes.
@@ -248,12 +249,12 @@ void validate_tensor_map(const TensorMapSpec& s) {
            " must be 1 (dimension 0 is the contiguous one; the driver has no stride for it)");
   const std::int64_t stride_align = s.interleave == TensorMapInterleave::B32 ? 32 : 16;
   for (std::int64_t i = 1; i < rank; ++i) {
-    const std::string at = "strides[" + std::to_string(i) + "] = " + std::to_string(s.strides[i]);
-    if (s.strides[i] < 1) reject(at + " must be positive");
-    if (s.strides[i] >= kMaxStrideBytes / esize) reject(at + " " + type + " elements must be less than 2^40 bytes");
+    auto at = [&] { return "strides[" + std::to_string(i) + "] = " + std::to_string(s.strides[i]); };
+    if (s.strides[i] < 1) reject(at() + " must be positive");
+    if (s.strides[i] >= kMaxStrideBytes / esize) reject(at() + " " + type_name() + " elements must be less than 2^40 bytes");
     const std::int64_t bytes = s.strides[i] * esize;
     if (bytes % stride_align != 0)
-      reject(at + " " + type + " elements = " + std::to_string(bytes) + " bytes must be a multiple of " +
+      reject(at() + " " + type_name() + " elements = " + std::to_string(bytes) + " bytes must be a multiple of " +
              std::to_string(stride_align) + " bytes" + (stride_align == 32 ? " (interleave 32B)" : ""));
   }
 
@@ -264,17 +265,17 @@ void validate_tensor_map(const TensorMapSpec& s) {
   // The driver refuses inner boxes of 2 or 8 bytes with 16B interleave too (seen on an H200,
   // driver 580): the rule holds with interleave as well as without.
   if (inner_bytes % 16 != 0)
-    reject("box[0] = " + std::to_string(s.box[0]) + " " + type + " elements = " + std::to_string(inner_bytes) +
+    reject("box[0] = " + std::to_string(s.box[0]) + " " + type_name() + " elements = " + std::to_string(inner_bytes) +
            " bytes must be a multiple of 16 bytes");
   // A box lands in one block's shared memory: the driver refuses boxes above 228 KiB (Hopper's
   // shared memory per SM; 228 KiB encoded and 232 KiB was refused on an H200, driver 580).
   std::int64_t box_bytes = esize;
   for (std::int64_t i = 0; i < rank; ++i) box_bytes *= s.box[i];
   if (box_bytes > kMaxBoxBytes)
-    reject("box " + list(s.box) + " of " + type + " is " + std::to_string(box_bytes) + " bytes, more than " +
+    reject("box " + list(s.box) + " of " + type_name() + " is " + std::to_string(box_bytes) + " bytes, more than " +
            std::to_string(kMaxBoxBytes) + " (228 KiB, the shared memory of an SM)");
   if (!interleaved && s.swizzle != TensorMapSwizzle::None && inner_bytes > swizzle_bytes(s.swizzle))
-    reject("box[0] = " + std::to_string(s.box[0]) + " " + type + " elements = " + std::to_string(inner_bytes) +
+    reject("box[0] = " + std::to_string(s.box[0]) + " " + type_name() + " elements = " + std::to_string(inner_bytes) +
            " bytes must be at most the swizzle span of " + std::to_string(swizzle_bytes(s.swizzle)) +
            " bytes (swizzle " + to_string(s.swizzle) + ")");
 
@@ -286,7 +287,7 @@ void validate_tensor_map(const TensorMapSpec& s) {
   if (s.interleave == TensorMapInterleave::B32 && s.swizzle != TensorMapSwizzle::B32)
     reject("interleave 32B requires swizzle 32B, got swizzle " + to_string(s.swizzle));
   if (s.oob_fill == TensorMapOobFill::NanRequestZeroFma && !is_float(s.type))
-    reject("oob fill nan_request_zero_fma needs a floating-point type, got " + type);
+    reject("oob fill nan_request_zero_fma needs a floating-point type, got " + type_name());
 }
 
 void validate_tensor_map(const TensorMapSpec& s, DevicePtr address) {
@@ -312,15 +313,14 @@ TensorMap encode_tensor_map(const TensorMapSpec& s, DevicePtr address) {
     if (i > 0) strides[i - 1] = static_cast<cu::cuuint64_t>(s.strides[i]) * esize;  // bytes, dims 1..rank-1
   }
   cu::CUtensorMap map{};
-  detail::check(
-      d,
+  const cu::CUresult r =
       d.cuTensorMapEncodeTiled(&map, static_cast<cu::CUtensorMapDataType>(s.type), static_cast<cu::cuuint32_t>(rank),
                                reinterpret_cast<void*>(address), dims, strides, box, element_strides,
                                static_cast<cu::CUtensorMapInterleave>(s.interleave),
                                static_cast<cu::CUtensorMapSwizzle>(s.swizzle),
                                static_cast<cu::CUtensorMapL2promotion>(s.l2_promotion),
-                               static_cast<cu::CUtensorMapFloatOOBfill>(s.oob_fill)),
-      "cuTensorMapEncodeTiled", to_string(s) + " at " + hex(address));
+                               static_cast<cu::CUtensorMapFloatOOBfill>(s.oob_fill));
+  if (r != cu::CUDA_SUCCESS) detail::throw_driver_error(d, r, "cuTensorMapEncodeTiled", to_string(s) + " at " + hex(address));
   TensorMap out;
   static_assert(sizeof(out.words) == sizeof(map.opaque));
   std::memcpy(out.words.data(), map.opaque, sizeof(map.opaque));

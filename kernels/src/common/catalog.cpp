@@ -103,17 +103,17 @@ codegen::LaunchPlan Kernel::plan_for_launch(const Arguments& args, const Artifac
   return p;
 }
 
+const Artifact& Kernel::artifact_for(const Arguments& args) const {
+  const std::string key = artifact_key(args);
+  std::lock_guard lock(mutex_);
+  auto it = artifacts_.find(key);
+  if (it == artifacts_.end()) it = artifacts_.emplace(key, compile(args)).first;
+  return it->second;  // map nodes stay put; artifacts are never erased
+}
+
 void Kernel::run(const Arguments& args, rt::StreamRef stream, uint64_t workspace) const {
   if (const Status s = supports(args); !s) fail(name() + " cannot run these arguments: " + s.reason);
-  const std::string key = artifact_key(args);
-  const Artifact* artifact = nullptr;
-  {
-    std::lock_guard lock(mutex_);
-    auto it = artifacts_.find(key);
-    if (it == artifacts_.end()) it = artifacts_.emplace(key, compile(args)).first;
-    artifact = &it->second;  // map nodes stay put; artifacts are never erased
-  }
-  run(args, *artifact, stream, workspace);
+  run(args, artifact_for(args), stream, workspace);
 }
 
 // --- Registry -----------------------------------------------------------------------------------

@@ -1,6 +1,10 @@
 // common/launch.cpp: see launch.hpp.
 #include "tessel/kernels/launch.hpp"
 
+#include <algorithm>
+#include <mutex>
+#include <unordered_map>
+
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/backend.hpp"
 #include "tessel/codegen/ptx.hpp"
@@ -11,13 +15,21 @@ namespace tessel::kernels {
 using namespace codegen;
 
 const rt::DeviceProperties& device_in_use() {
+  // The last answer on this thread, for the context current then: one driver query (the current
+  // context) instead of four on every call. A primary context belongs to one device for the life
+  // of the process.
+  thread_local void* known_context = nullptr;
+  thread_local const rt::DeviceProperties* known = nullptr;
+  if (void* context = rt::current_context(); context && context == known_context) return *known;
   int ordinal = rt::current_device();
   if (ordinal < 0) {  // no context on this thread: device 0's primary one, kept for the process
     static rt::Context* fallback = new rt::Context(0);
     fallback->make_current();
     ordinal = 0;
   }
-  return rt::cached_device_properties(ordinal);
+  known = &rt::cached_device_properties(ordinal);
+  known_context = rt::current_context();
+  return *known;
 }
 
 std::optional<int> device_cc_if_any() {
@@ -51,25 +63,54 @@ void launch_plan(const LaunchPlan& plan, const rt::Function& f, rt::StreamRef st
   launch_kernel(f, plan.entry(), plan, stream);
 }
 
-void launch_kernel(const rt::Function& f, const Kernel& k, const LaunchPlan& plan, rt::StreamRef stream) {
+namespace {
+
+// Above 48 KB a function's dynamic shared memory must be allowed first (cuFuncSetAttribute): once
+// per function and size, remembered here (a function's attribute stays set).
+void allow_dynamic_shared(const rt::Function& f, unsigned bytes) {
+  if (bytes <= 48 * 1024) return;
+  static std::mutex mutex;
+  static std::unordered_map<void*, unsigned> allowed;  // by CUfunction: the largest size set
+  {
+    std::lock_guard lock(mutex);
+    auto it = allowed.find(f.native());
+    if (it != allowed.end() && it->second >= bytes) return;
+  }
+  f.set_max_dynamic_shared_memory(static_cast<int>(bytes));
+  std::lock_guard lock(mutex);
+  unsigned& a = allowed[f.native()];
+  a = std::max(a, bytes);
+}
+
+}  // namespace
+
+ReadyLaunch ready_launch(const rt::Function& f, const Kernel& k, const LaunchPlan& plan) {
   if (plan.params.size() != k.params.size()) {
     fail("launch plan for " + k.name + ": " + std::to_string(plan.params.size()) + " arguments for " +
          std::to_string(k.params.size()) + " parameters");
   }
-  rt::ArgPack args;
+  ReadyLaunch r;
+  r.function = f;
   for (size_t i = 0; i < plan.params.size(); ++i) {
     const auto& p = plan.params[i];
-    args.add_bytes(p.data(), p.size(), k.params[i].kind == Param::Kind::TensorMap ? 64 : p.size());
+    r.args.add_bytes(p.data(), p.size(), k.params[i].kind == Param::Kind::TensorMap ? 64 : p.size());
   }
-  // Above 48 KB a function's dynamic shared memory must be allowed first (cuFuncSetAttribute).
-  if (plan.dynamic_shared_bytes > 48 * 1024) f.set_max_dynamic_shared_memory(static_cast<int>(plan.dynamic_shared_bytes));
-  rt::LaunchConfig lc;
-  lc.grid = {plan.grid[0], plan.grid[1], plan.grid[2]};
-  lc.block = {plan.block[0], plan.block[1], plan.block[2]};
-  lc.cluster = {plan.cluster[0], plan.cluster[1], plan.cluster[2]};
-  lc.dynamic_shared_bytes = plan.dynamic_shared_bytes;
+  allow_dynamic_shared(f, plan.dynamic_shared_bytes);
+  r.config.grid = {plan.grid[0], plan.grid[1], plan.grid[2]};
+  r.config.block = {plan.block[0], plan.block[1], plan.block[2]};
+  r.config.cluster = {plan.cluster[0], plan.cluster[1], plan.cluster[2]};
+  r.config.dynamic_shared_bytes = plan.dynamic_shared_bytes;
+  return r;
+}
+
+void launch_ready(const ReadyLaunch& r, rt::StreamRef stream) {
+  rt::LaunchConfig lc = r.config;
   lc.stream = stream;
-  rt::launch(f, lc, args);
+  rt::launch(r.function, lc, r.args);
+}
+
+void launch_kernel(const rt::Function& f, const Kernel& k, const LaunchPlan& plan, rt::StreamRef stream) {
+  launch_ready(ready_launch(f, k, plan), stream);
 }
 
 void launch_plan(const LaunchPlan& plan, rt::StreamRef stream) { launch_plan(plan, load_plan(plan), stream); }

@@ -54,4 +54,13 @@ TensorView column_major(uint64_t data, codegen::Type dtype, std::vector<int64_t>
   return contiguous(data, dtype, std::move(shape), true);
 }
 
+void append_layout_key(std::string& key, const TensorView& v) {
+  const auto raw = [&](const auto& x) { key.append(reinterpret_cast<const char*>(&x), sizeof x); };
+  raw(static_cast<int32_t>(v.dtype));
+  raw(static_cast<int32_t>(v.shape.size()));
+  raw(static_cast<int32_t>(v.stride.size()));
+  for (int64_t e : v.shape) raw(e);
+  for (int64_t s : v.stride) raw(s);
+}
+
 }  // namespace tessel::kernels

@@ -1,6 +1,9 @@
 // common/tma.cpp: see tma.hpp.
 #include "tessel/kernels/tma.hpp"
 
+#include <mutex>
+#include <unordered_map>
+
 #include "tessel/algebra/error.hpp"
 
 namespace tessel::kernels {
@@ -87,6 +90,49 @@ rt::TensorMapSpec make_tensor_map_spec(const Layout& layout, Type elem, const st
          "; TMA's first dimension is the contiguous one (reorder the modes so that the stride-1 mode comes first)");
   }
   return s;
+}
+
+namespace {
+
+// A spec and an address as one flat key (each vector's length first).
+std::vector<int64_t> encode_key(const rt::TensorMapSpec& s, uint64_t address) {
+  std::vector<int64_t> k;
+  k.reserve(32);
+  k.push_back(static_cast<int64_t>(address));
+  k.push_back(static_cast<int64_t>(s.type) | static_cast<int64_t>(s.interleave) << 8 |
+              static_cast<int64_t>(s.swizzle) << 16 | static_cast<int64_t>(s.l2_promotion) << 24 |
+              static_cast<int64_t>(s.oob_fill) << 32);
+  for (const std::vector<int64_t>* v : {&s.dims, &s.strides, &s.box, &s.element_strides}) {
+    k.push_back(static_cast<int64_t>(v->size()));
+    k.insert(k.end(), v->begin(), v->end());
+  }
+  return k;
+}
+
+struct KeyHash {
+  size_t operator()(const std::vector<int64_t>& k) const {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (int64_t v : k) h = (h ^ static_cast<uint64_t>(v)) * 0x100000001b3ull;
+    return static_cast<size_t>(h);
+  }
+};
+
+}  // namespace
+
+rt::TensorMap encode_tensor_map_cached(const rt::TensorMapSpec& spec, uint64_t address) {
+  static std::mutex mutex;
+  static auto* cache = new std::unordered_map<std::vector<int64_t>, rt::TensorMap, KeyHash>;  // never destroyed
+  std::vector<int64_t> key = encode_key(spec, address);
+  {
+    std::lock_guard lock(mutex);
+    auto it = cache->find(key);
+    if (it != cache->end()) return it->second;
+  }
+  const rt::TensorMap map = rt::encode_tensor_map(spec, address);  // throws for a spec the rules refuse
+  std::lock_guard lock(mutex);
+  if (cache->size() >= 4096) cache->clear();
+  cache->emplace(std::move(key), map);
+  return map;
 }
 
 }  // namespace tessel::kernels

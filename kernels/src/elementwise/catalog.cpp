@@ -75,6 +75,16 @@ class ElementwiseKernel : public Kernel {
     return p;
   }
 
+  // The plan less the module (no copy of the kernel's IR per launch).
+  codegen::LaunchPlan plan_for_launch(const Arguments& args, const Artifact&) const override {
+    ElementwiseOptions o;
+    o.check_device_memory = false;
+    codegen::LaunchPlan p = elementwise_launch_plan(std::get<ElementwiseArguments>(args), o);
+    if (p.kernel.empty()) fail(name() + ": a zero-size problem has nothing to launch");
+    p.kernel = name();
+    return p;
+  }
+
   std::string artifact_key(const Arguments& args) const override { return config(args).name(); }
 
  private:

@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <numeric>
 
 #include "tessel/algebra/error.hpp"
@@ -77,6 +79,39 @@ int64_t offset_reach(const ElementwiseArguments& a, const std::vector<int64_t>& 
 }
 bool needs_wide_index(int64_t reach) { return reach > (int64_t{1} << 31) - (int64_t{1} << 22); }
 
+// The checks that read the addresses: no null operand, C overlapping no input but exactly (in
+// place: each element is read before it is written, by the same thread). For a problem that is not
+// empty, after the layout checks.
+void check_addresses(const ElementwiseArguments& args) {
+  const std::vector<int> ops = operands(args.op);
+  const TensorView& C = args.C;
+  for (int x : ops) {
+    if (view(args, x).data == 0) fail(std::string("elementwise: ") + kNames[x] + " is a null pointer");
+  }
+  for (int x : ops) {
+    if (x == 2) continue;
+    const TensorView& t = view(args, x);
+    const uint64_t t_end = t.data + static_cast<uint64_t>(t.span_bytes());
+    const uint64_t c_end = C.data + static_cast<uint64_t>(C.span_bytes());
+    if (t.data < c_end && C.data < t_end && !same_view(t, C)) {
+      fail(std::string("elementwise: C [") + hex(C.data) + ", " + hex(c_end) + ") overlaps " + kNames[x] + " [" +
+           hex(t.data) + ", " + hex(t_end) + ") without being the same view (in place is allowed, partial overlap is not)");
+    }
+  }
+}
+
+// axpby on integers takes integer alpha and beta (the values, not the layouts: checked every call).
+void check_scalars(const ElementwiseArguments& args) {
+  const Type dt = args.C.dtype;
+  if (args.op != ElementwiseOp::Axpby || is_float(dt)) return;
+  for (double v : {args.alpha, args.beta}) {
+    if (v != std::floor(v) || v < INT32_MIN || v > INT32_MAX) {
+      fail("elementwise: axpby on " + std::string(ptx_name(dt)) + " takes integer alpha and beta, got " +
+           std::to_string(v));
+    }
+  }
+}
+
 }  // namespace
 
 bool ElementwiseProblem::empty() const {
@@ -110,34 +145,13 @@ ElementwiseProblem normalize_elementwise(const ElementwiseArguments& args) {
   if (dt != Type::F32 && dt != Type::F16 && dt != Type::BF16 && dt != Type::F64 && dt != Type::S32 && dt != Type::S8) {
     fail(std::string("elementwise: element type ") + ptx_name(dt) + " is not supported (f32, f16, bf16, f64, s32, s8)");
   }
-  if (args.op == ElementwiseOp::Axpby && !is_float(dt)) {
-    for (double v : {args.alpha, args.beta}) {
-      if (v != std::floor(v) || v < INT32_MIN || v > INT32_MAX) {
-        fail("elementwise: axpby on " + std::string(ptx_name(dt)) + " takes integer alpha and beta, got " +
-             std::to_string(v));
-      }
-    }
-  }
+  check_scalars(args);
   ElementwiseProblem p;
   p.args = args;
   p.shape = C.shape;
   if (p.empty()) return p;  // nothing to read or write: no further checks
-  for (int x : ops) {
-    if (view(args, x).data == 0) fail(std::string("elementwise: ") + kNames[x] + " is a null pointer");
-  }
+  check_addresses(args);
   check_output_distinct(C);
-  // C may be an input exactly (in place: each element is read before it is written, by the same
-  // thread), but not overlap one otherwise.
-  for (int x : ops) {
-    if (x == 2) continue;
-    const TensorView& t = view(args, x);
-    const uint64_t t_end = t.data + static_cast<uint64_t>(t.span_bytes());
-    const uint64_t c_end = C.data + static_cast<uint64_t>(C.span_bytes());
-    if (t.data < c_end && C.data < t_end && !same_view(t, C)) {
-      fail(std::string("elementwise: C [") + hex(C.data) + ", " + hex(c_end) + ") overlaps " + kNames[x] + " [" +
-           hex(t.data) + ", " + hex(t_end) + ") without being the same view (in place is allowed, partial overlap is not)");
-    }
-  }
   // Sort the modes by C's strides (a permutation of all three tensors' modes is the same problem),
   // drop extent-1 modes, and merge a mode into the one below it where every operand allows it.
   const size_t r = p.shape.size();
@@ -228,6 +242,27 @@ std::vector<std::byte> bytes_of(T v) {
   return b;
 }
 
+// alpha or beta as the kernel takes it (f64 for f64, f32 for the other floats, else s32), written
+// to `out` (8 bytes at most); returns its size.
+size_t write_scalar(Type t, double v, void* out) {
+  if (t == Type::F64) {
+    std::memcpy(out, &v, sizeof v);
+    return sizeof v;
+  }
+  if (is_float(t)) {
+    const float f = static_cast<float>(v);
+    std::memcpy(out, &f, sizeof f);
+    return sizeof f;
+  }
+  const int32_t i = static_cast<int32_t>(v);
+  std::memcpy(out, &i, sizeof i);
+  return sizeof i;
+}
+std::vector<std::byte> scalar_param(Type t, double v) {
+  std::byte b[8];
+  return std::vector<std::byte>(b, b + write_scalar(t, v, b));
+}
+
 // The grid and the parameter values of config `c` for problem `a` (shape `shape`), after checking
 // that the problem meets what the kernel assumes.
 Prepared prepare_for(const ElementwiseConfig& c, const ElementwiseArguments& a, const ElementwiseOptions& o) {
@@ -279,16 +314,8 @@ Prepared prepare_for(const ElementwiseConfig& c, const ElementwiseArguments& a, 
   }
   for (size_t k = 0; k < shape.size(); ++k) r.values["M" + std::to_string(k)] = integer(shape[k]);
   r.values["ntiles"] = integer(ntiles);
-  if (c.dtype == Type::F64) {
-    r.values["alpha"] = bytes_of<double>(a.alpha);
-    r.values["beta"] = bytes_of<double>(a.beta);
-  } else if (is_float(c.dtype)) {
-    r.values["alpha"] = bytes_of<float>(static_cast<float>(a.alpha));
-    r.values["beta"] = bytes_of<float>(static_cast<float>(a.beta));
-  } else {
-    r.values["alpha"] = bytes_of<int32_t>(static_cast<int32_t>(a.alpha));
-    r.values["beta"] = bytes_of<int32_t>(static_cast<int32_t>(a.beta));
-  }
+  r.values["alpha"] = scalar_param(c.dtype, a.alpha);
+  r.values["beta"] = scalar_param(c.dtype, a.beta);
   return r;
 }
 
@@ -330,20 +357,27 @@ void check_in_allocation(const ElementwiseArguments& args) {
 }  // namespace
 
 namespace {
-LaunchPlan plan_of(const Prepared& p) {
+
+LaunchPlan plan_of(const Prepared& p, bool with_module = true) {
   LaunchPlan plan;
   if (p.grid[0] == 0) return plan;
-  plan.module = module_for(p.config);
+  const Module& m = module_for(p.config);
+  if (with_module) plan.module = m;
   plan.kernel = p.config.name();
   plan.grid = p.grid;
   plan.block = p.block;
-  plan.params = ordered_params(plan.entry(), p);
+  plan.params = ordered_params(m.kernels.at(0), p);
   return plan;
 }
+
 }  // namespace
 
 LaunchPlan elementwise_plan(const ElementwiseArguments& args, const ElementwiseOptions& o) {
   return plan_of(prepare(args, o));
+}
+
+LaunchPlan elementwise_launch_plan(const ElementwiseArguments& args, const ElementwiseOptions& o) {
+  return plan_of(prepare(args, o), false);
 }
 
 LaunchPlan elementwise_plan(const ElementwiseConfig& c, const ElementwiseArguments& args, const ElementwiseOptions& o) {
@@ -352,24 +386,68 @@ LaunchPlan elementwise_plan(const ElementwiseConfig& c, const ElementwiseArgumen
   return plan_of(prepare_for(c, args, o));
 }
 
-void elementwise(const ElementwiseArguments& args, rt::StreamRef stream, const ElementwiseOptions& o) {
-  const Prepared p = prepare(args, o);
-  if (p.grid[0] == 0) return;
-  if (o.check_device_memory) check_in_allocation(args);
+namespace {
+
+// What the choice of kernel and every parameter but the addresses, alpha and beta depend on: the
+// context, the operation, the options, each operand's layout and address modulo 16 bytes, and
+// which operands share an address (in place, the read-only path). Written into `key` (reused).
+void elementwise_key(std::string& key, const ElementwiseArguments& a, const ElementwiseOptions& o, void* context) {
+  key.clear();
+  const auto raw = [&](const auto& x) { key.append(reinterpret_cast<const char*>(&x), sizeof x); };
+  raw(context);
+  raw(static_cast<int32_t>(a.op));
+  raw(o.threads);
+  raw(o.rows);
+  raw(o.max_blocks);
+  for (const TensorView* v : {&a.A, &a.B, &a.C}) {
+    append_layout_key(key, *v);
+    raw(static_cast<uint8_t>(v->data % 16));
+  }
+  raw(static_cast<uint8_t>((a.C.data == a.A.data) | (a.C.data == a.B.data) << 1 | (a.A.data == a.B.data) << 2));
+}
+
+// One problem form's launch in one context, ready but for the addresses, alpha and beta.
+struct Form {
+  ReadyLaunch ready;                                      // packed with the first call's values
+  std::array<int, 3> pointer_param{-1, -1, -1};           // the parameter index of A, B, C
+  int alpha_param = -1, beta_param = -1;
+  std::mutex mutex;                                       // guards checked
+  std::array<uint64_t, 3> checked{};                      // addresses whose allocations were checked
+  uint64_t checked_epoch = ~uint64_t{0};                  // rt::allocation_epoch() then
+};
+
+// The operands' allocations, checked again only when an address changed or tessel freed memory.
+void check_in_allocation_once(Form& f, const ElementwiseArguments& args) {
+  const std::array<uint64_t, 3> data{args.A.data, args.B.data, args.C.data};
+  const uint64_t epoch = rt::allocation_epoch();  // before the checks: a free during them shows next time
+  {
+    std::lock_guard lock(f.mutex);
+    if (f.checked == data && f.checked_epoch == epoch) return;
+  }
+  check_in_allocation(args);
+  std::lock_guard lock(f.mutex);
+  f.checked = data;
+  f.checked_epoch = epoch;
+}
+
+// The full path: checks, normal form, choice, generation (once per configuration), load (once per
+// configuration and context), and the parameters.
+std::shared_ptr<Form> make_form(const Prepared& p) {
   const Module& m = module_for(p.config);
   use_device_for(m);  // the current context (device 0's primary one where there is none): every function below belongs to it
-  // The loaded function by configuration: later calls only pack parameters and launch.
+  // The loaded function by context and configuration: generated and loaded once.
   static std::mutex mutex;
-  static std::map<std::string, rt::Function> functions;
+  static std::map<std::pair<void*, std::string>, rt::Function> functions;
   rt::Function f;
   {
     const std::lock_guard<std::mutex> lock(mutex);
-    auto it = functions.find(p.config.name());
+    const auto key = std::make_pair(rt::current_context(), p.config.name());
+    auto it = functions.find(key);
     if (it == functions.end()) {
       LaunchPlan load;
       load.module = m;
       load.kernel = p.config.name();
-      it = functions.emplace(p.config.name(), load_plan(load)).first;
+      it = functions.emplace(key, load_plan(load)).first;
     }
     f = it->second;
   }
@@ -377,7 +455,63 @@ void elementwise(const ElementwiseArguments& args, rt::StreamRef stream, const E
   launch.grid = p.grid;
   launch.block = p.block;
   launch.params = ordered_params(m.kernels[0], p);
-  launch_kernel(f, m.kernels[0], launch, stream);
+  auto form = std::make_shared<Form>();
+  form->ready = ready_launch(f, m.kernels[0], launch);
+  const std::vector<Param>& params = m.kernels[0].params;
+  for (size_t i = 0; i < params.size(); ++i) {
+    for (int x = 0; x < 3; ++x)
+      if (params[i].name == kNames[x]) form->pointer_param[static_cast<size_t>(x)] = static_cast<int>(i);
+    if (params[i].name == "alpha") form->alpha_param = static_cast<int>(i);
+    if (params[i].name == "beta") form->beta_param = static_cast<int>(i);
+  }
+  return form;
+}
+
+}  // namespace
+
+void elementwise(const ElementwiseArguments& args, rt::StreamRef stream, const ElementwiseOptions& o) {
+  void* context = rt::current_context();
+  if (!context) {  // device 0's primary context, made current for the process (device_in_use)
+    device_in_use();
+    context = rt::current_context();
+  }
+  thread_local std::string key;
+  elementwise_key(key, args, o, context);
+  static std::mutex mutex;
+  static auto* forms = new std::unordered_map<std::string, std::shared_ptr<Form>>;  // never destroyed
+  std::shared_ptr<Form> form;  // shared: a call in flight keeps its form through a clear
+  {
+    std::lock_guard lock(mutex);
+    auto it = forms->find(key);
+    if (it != forms->end()) form = it->second;
+  }
+  if (form) {
+    // Same layouts, alignment and aliasing: the layout checks held, the choice and the parameters
+    // stand; the checks of addresses and values run again.
+    check_addresses(args);
+    check_scalars(args);
+  } else {
+    const Prepared p = prepare(args, o);  // every check
+    if (p.grid[0] == 0) return;           // nothing to do (not cached: the checks are cheap)
+    if (o.check_device_memory) check_in_allocation(args);
+    std::shared_ptr<Form> fresh = make_form(p);
+    std::lock_guard lock(mutex);
+    if (forms->size() >= 4096) forms->clear();  // bounded: a process that sweeps shapes starts over
+    form = forms->emplace(key, std::move(fresh)).first->second;  // a racing thread's form wins
+  }
+  if (o.check_device_memory) check_in_allocation_once(*form, args);
+  // The parameters: the form's, with this call's addresses, alpha and beta written over them.
+  thread_local ReadyLaunch scratch;
+  scratch = form->ready;
+  void* at[64];
+  if (scratch.args.size() > 64) fail("elementwise: more than 64 kernel parameters");
+  scratch.args.pointers(at);
+  const std::array<uint64_t, 3> data{args.A.data, args.B.data, args.C.data};
+  for (size_t x = 0; x < 3; ++x)
+    if (form->pointer_param[x] >= 0) std::memcpy(at[form->pointer_param[x]], &data[x], sizeof(uint64_t));
+  if (form->alpha_param >= 0) write_scalar(args.C.dtype, args.alpha, at[form->alpha_param]);
+  if (form->beta_param >= 0) write_scalar(args.C.dtype, args.beta, at[form->beta_param]);
+  launch_ready(scratch, stream);
 }
 
 }  // namespace tessel::kernels

@@ -3,6 +3,8 @@
 #include "tessel/kernels/gemm.hpp"
 
 #include <map>
+#include <memory>
+#include <unordered_map>
 #include <mutex>
 #include <sstream>
 
@@ -82,48 +84,97 @@ std::vector<GemmStep> gemm_steps(const GemmChoice& choice, const GemmArguments& 
 
 namespace {
 
-// What a choice depends on: the device, the types, extents, strides, alignment of each address
-// (mod 16 bytes), beta's being 0, and whether C is out.
-std::string shape_key(const GemmArguments& g, const GemmDevice& d) {
-  std::ostringstream s;
-  s << d.cc << '/' << d.sm_count;
-  auto view = [&](const TensorView& v) {
-    s << '|' << static_cast<int>(v.dtype) << ':' << (v.data % 16);
-    for (int64_t e : v.shape) s << ',' << e;
-    s << ':';
-    for (int64_t e : v.stride) s << ',' << e;
-  };
-  view(g.A);
-  view(g.B);
-  view(g.out);
-  if (g.distinct_c()) view(*g.C);
-  s << '|' << static_cast<int>(g.accumulator_type) << (g.beta != 0 ? 'b' : '0');
-  return s.str();
+// What a choice and its launches depend on, as raw bytes: the context (hence the device), the
+// types, extents and strides of A, B and out (and of C where it is a tensor of its own), each
+// address modulo 16 bytes, the accumulator type, and whether alpha and beta are 0. Written into
+// `key` (reused: no allocation once it has grown).
+void shape_key(std::string& key, const GemmArguments& g, void* context) {
+  key.clear();
+  const auto raw = [&](const auto& x) { key.append(reinterpret_cast<const char*>(&x), sizeof x); };
+  raw(context);
+  const bool distinct = g.distinct_c();
+  for (const TensorView* v : {&g.A, &g.B, &g.out, distinct ? &*g.C : nullptr}) {
+    if (!v) continue;
+    append_layout_key(key, *v);
+    raw(static_cast<uint8_t>(v->data % 16));
+  }
+  raw(static_cast<uint8_t>(distinct));
+  raw(static_cast<uint8_t>(g.C.has_value()));
+  raw(static_cast<int32_t>(g.accumulator_type));
+  raw(static_cast<uint8_t>((g.alpha != 0) | (g.beta != 0) << 1));
 }
+
+// What a launch reads beyond the shape key: the addresses, alpha and beta (and the workspace).
+struct Bound {
+  std::array<uint64_t, 4> data{};  // A, B, out, C (0: none)
+  double alpha = 0, beta = 0;
+  uint64_t workspace = 0;
+  std::vector<ReadyLaunch> launches;  // the steps, packed
+  bool same(const GemmArguments& g, uint64_t w) const {
+    return data == std::array<uint64_t, 4>{g.A.data, g.B.data, g.out.data, g.C ? g.C->data : 0} &&
+           alpha == g.alpha && beta == g.beta && workspace == w;
+  }
+};
+
+// One shape key's choice and the launches of the last arguments it ran.
+struct Entry {
+  GemmChoice choice;
+  std::mutex mutex;                    // guards bound
+  std::shared_ptr<const Bound> bound;  // shared: a launch in flight keeps its copy
+};
 
 struct Cache {
   std::mutex mutex;
-  std::map<std::string, GemmChoice> choices;                     // never erased: references stay valid
-  std::map<std::pair<void*, void*>, rt::DeviceBuffer> workspaces;  // by (context, stream)
+  std::unordered_map<std::string, std::unique_ptr<Entry>> entries;  // never erased: references stay valid
+  std::map<std::pair<void*, void*>, rt::DeviceBuffer> workspaces;   // by (context, stream)
 };
 Cache& cache() {
   static Cache* c = new Cache;  // never destroyed: launches may outlive static destruction order
   return *c;
 }
 
+// Every check and plan of `steps` for these arguments: each kernel's supports() (the checks that
+// read addresses, such as C overlapping out, run again here), its artifact (compiled once), its
+// loaded function in the current context, its parameters packed.
+std::shared_ptr<const Bound> bind(const GemmChoice& choice, const GemmArguments& args, uint64_t workspace) {
+  auto b = std::make_shared<Bound>();
+  b->data = {args.A.data, args.B.data, args.out.data, args.C ? args.C->data : 0};
+  b->alpha = args.alpha;
+  b->beta = args.beta;
+  b->workspace = workspace;
+  for (const GemmStep& s : gemm_steps(choice, args, workspace)) {
+    const Kernel& k = *s.kernel;
+    if (const Status st = k.supports(s.args); !st) fail(k.name() + " cannot run these arguments: " + st.reason);
+    const Artifact& artifact = k.artifact_for(s.args);
+    const codegen::LaunchPlan plan = k.plan_for_launch(s.args, artifact);
+    const codegen::Kernel* entry = nullptr;
+    for (const codegen::Kernel& e : artifact.module.kernels)
+      if (e.name == artifact.kernel) entry = &e;
+    if (!entry) fail(k.name() + ": the artifact's module has no kernel " + artifact.kernel);
+    b->launches.push_back(ready_launch(artifact.function(), *entry, plan));
+  }
+  return b;
+}
+
 }  // namespace
 
 const GemmChoice& gemm(const GemmArguments& args, rt::StreamRef stream) {
-  const GemmDevice dev = gemm_device_in_use();
-  const std::string key = shape_key(args, dev);
+  void* context = rt::current_context();
+  if (!context) {  // device 0's primary context, made current for the process (device_in_use)
+    device_in_use();
+    context = rt::current_context();
+  }
+  thread_local std::string key;
+  shape_key(key, args, context);
   Cache& c = cache();
-  const GemmChoice* choice = nullptr;
+  Entry* entry = nullptr;
   {
     std::lock_guard lock(c.mutex);
-    auto it = c.choices.find(key);
-    if (it != c.choices.end()) choice = &it->second;
+    auto it = c.entries.find(key);
+    if (it != c.entries.end()) entry = it->second.get();
   }
-  if (!choice) {
+  if (!entry) {
+    const GemmDevice dev = gemm_device_in_use();
     GemmRanking r = rank_gemm(args, dev);
     if (r.ranked.empty()) {
       std::string why;
@@ -132,23 +183,36 @@ const GemmChoice& gemm(const GemmArguments& args, rt::StreamRef stream) {
       if (r.refused.size() > 6) why += "\n  (and " + std::to_string(r.refused.size() - 6) + " more)";
       fail("tessel::gemm: no kernel of the catalog runs these arguments on sm_" + std::to_string(dev.cc) + ":" + why);
     }
+    auto fresh = std::make_unique<Entry>();
+    fresh->choice = std::move(r.ranked.front());
     std::lock_guard lock(c.mutex);
-    choice = &c.choices.emplace(key, std::move(r.ranked.front())).first->second;
+    entry = c.entries.emplace(key, std::move(fresh)).first->second.get();  // a racing thread's entry wins
   }
+  const GemmChoice& choice = entry->choice;
   uint64_t workspace = 0;
-  if (choice->workspace_bytes > 0) {
+  if (choice.workspace_bytes > 0) {
     std::lock_guard lock(c.mutex);
-    rt::DeviceBuffer& w = c.workspaces[{rt::current_context(), stream.native()}];
-    if (w.size() < choice->workspace_bytes) {
+    rt::DeviceBuffer& w = c.workspaces[{context, stream.native()}];
+    if (w.size() < choice.workspace_bytes) {
       rt::Event queued(false);  // the old buffer may still be read by work queued on this stream
       queued.record(stream);
       queued.synchronize();
-      w = rt::DeviceBuffer(choice->workspace_bytes);
+      w = rt::DeviceBuffer(choice.workspace_bytes);
     }
     workspace = w.ptr();
   }
-  for (const GemmStep& s : gemm_steps(*choice, args, workspace)) s.kernel->run(s.args, stream);
-  return *choice;
+  std::shared_ptr<const Bound> bound;
+  {
+    std::lock_guard lock(entry->mutex);
+    bound = entry->bound;
+  }
+  if (!bound || !bound->same(args, workspace)) {  // other addresses, alpha or beta: check and plan again
+    bound = bind(choice, args, workspace);
+    std::lock_guard lock(entry->mutex);
+    entry->bound = bound;
+  }
+  for (const ReadyLaunch& l : bound->launches) launch_ready(l, stream);
+  return choice;
 }
 
 }  // namespace tessel::kernels

@@ -4,6 +4,8 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <mutex>
+#include <unordered_map>
 
 #include "common/gemm_c.hpp"
 #include "tessel/algebra/parse_number.hpp"
@@ -244,10 +246,10 @@ codegen::LaunchPlan hopper_gemm_plan(const HopperGemmConfig& config, const GemmA
 }
 
 codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const GemmArguments& args, int max_ctas,
-                                       const TensorMapEncoder& encode) {
+                                       const TensorMapEncoder& encode, const HopperGemmTensorMaps* known_maps) {
   if (Status s = hopper_gemm_supports(config, args); !s)
     fail(config.name() + " cannot run these arguments: " + s.reason);
-  const HopperGemmTensorMaps maps = hopper_gemm_tensor_maps(config, args);
+  const HopperGemmTensorMaps maps = known_maps ? *known_maps : hopper_gemm_tensor_maps(config, args);
   const HopperGemmConfig c = row_major_equivalent(config);
   const GemmArguments g = kernel_arguments(config, args);
   const Matrix a = as_matrix(g.A), o = as_matrix(g.out);
@@ -323,11 +325,35 @@ class HopperGemm : public Kernel {
   codegen::LaunchPlan launch(const Arguments& args, const LaunchTarget& target) const {
     const auto* g = std::get_if<GemmArguments>(&args);
     if (!g) fail(name() + " runs GEMM arguments, not " + operation_name(operation_of(args)));
+    if (Status s = hopper_gemm_supports(config_, *g); !s) fail(name() + " cannot run these arguments: " + s.reason);
+    // The descriptors' specs by layout (the algebra runs once per layout); on a GPU the descriptors
+    // themselves by spec and address (encode_tensor_map_cached).
+    const HopperGemmTensorMaps maps = tensor_maps(*g);
     return hopper_gemm_launch(config_, *g, target.sm_count > 0 ? target.sm_count : device_sm_count(),
-                              target.encode ? target.encode : TensorMapEncoder(rt::encode_tensor_map));
+                              target.encode ? target.encode : TensorMapEncoder(encode_tensor_map_cached), &maps);
+  }
+
+  // hopper_gemm_tensor_maps(config_, g), kept by everything it reads: the layouts of A, B, out and of
+  // the C the kernel reads (out's when beta is 0).
+  HopperGemmTensorMaps tensor_maps(const GemmArguments& g) const {
+    std::string key;
+    key.reserve(256);
+    append_layout_key(key, g.A);
+    append_layout_key(key, g.B);
+    append_layout_key(key, g.out);
+    append_layout_key(key, c_read(g));
+    std::lock_guard lock(maps_mutex_);
+    auto it = maps_.find(key);
+    if (it == maps_.end()) {
+      if (maps_.size() >= 1024) maps_.clear();  // bounded: a process that sweeps shapes starts over
+      it = maps_.emplace(std::move(key), hopper_gemm_tensor_maps(config_, g)).first;
+    }
+    return it->second;
   }
 
   HopperGemmConfig config_;
+  mutable std::mutex maps_mutex_;
+  mutable std::unordered_map<std::string, HopperGemmTensorMaps> maps_;
 };
 
 }  // namespace

@@ -191,6 +191,9 @@ class Kernel {
   void run(const Arguments& args, const Artifact& artifact, rt::StreamRef stream = {}, uint64_t workspace = 0) const;
   // The same, compiling on first use and caching the artifact by artifact_key(args).
   void run(const Arguments& args, rt::StreamRef stream = {}, uint64_t workspace = 0) const;
+  // The artifact that run(args) uses: compile(args) on first use, then the one cached by
+  // artifact_key(args) (valid for the kernel's life). Throws as compile() does.
+  const Artifact& artifact_for(const Arguments& args) const;
 
  private:
   KernelMetadata metadata_;

@@ -89,6 +89,8 @@ ElementwiseProblem normalize_elementwise(const ElementwiseArguments& args);
 ElementwiseConfig choose_elementwise_config(const ElementwiseProblem& p, const ElementwiseOptions& o = {});
 // The launch plan (module, grid, block, parameters) for the arguments; grid 0 when empty.
 codegen::LaunchPlan elementwise_plan(const ElementwiseArguments& args, const ElementwiseOptions& o = {});
+// The same without the module: what a launch of the already loaded kernel needs (Kernel::run).
+codegen::LaunchPlan elementwise_launch_plan(const ElementwiseArguments& args, const ElementwiseOptions& o = {});
 // The plan of a given configuration (`tessel run`, tests): the arguments as they are (not
 // normalised), checked against what the kernel assumes (rank, unit strides, vector alignment,
 // static shape, index width); throws naming the first mismatch.

@@ -113,8 +113,10 @@ codegen::LaunchPlan hopper_gemm_plan(const HopperGemmConfig& c, const GemmArgume
                                      int max_ctas, const TensorMapEncoder& encode);
 
 // The same without the module (what Kernel::run launches with the artifact's loaded function).
+// `maps`, when given, are hopper_gemm_tensor_maps(c, args), computed earlier for arguments of the
+// same layouts (the catalog kernel keeps them by layout: they depend on no address).
 codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& c, const GemmArguments& args, int max_ctas,
-                                       const TensorMapEncoder& encode);
+                                       const TensorMapEncoder& encode, const HopperGemmTensorMaps* maps = nullptr);
 
 KernelMetadata hopper_gemm_metadata(const HopperGemmConfig& c);
 

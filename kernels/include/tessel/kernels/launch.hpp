@@ -32,4 +32,15 @@ void launch_plan(const codegen::LaunchPlan& plan, const rt::Function& f, rt::Str
 void launch_kernel(const rt::Function& f, const codegen::Kernel& entry, const codegen::LaunchPlan& geometry_and_params,
                    rt::StreamRef stream = {});
 
+// A launch made ready to queue again and again: the function, the geometry and the parameters
+// packed as the entry declares them; its dynamic shared memory above 48 KB allowed (once per
+// function and size). Queuing it (launch_ready) is one driver call, cuLaunchKernelEx.
+struct ReadyLaunch {
+  rt::Function function;
+  rt::LaunchConfig config;  // the stream is launch_ready's
+  rt::ArgPack args;
+};
+ReadyLaunch ready_launch(const rt::Function& f, const codegen::Kernel& entry, const codegen::LaunchPlan& geometry_and_params);
+void launch_ready(const ReadyLaunch& launch, rt::StreamRef stream = {});
+
 }  // namespace tessel::kernels

@@ -26,6 +26,11 @@ struct TensorView {
 };
 
 // A contiguous view, the first mode the slowest (row-major for rank 2).
+// Appends the view's element type, rank, extents and strides (not its address) to `key` as raw
+// bytes: what the caches of the one-call paths (tessel::gemm, tessel::elementwise) key their
+// choices and plans on, with the addresses' alignment added by the caller.
+void append_layout_key(std::string& key, const TensorView& v);
+
 TensorView row_major(uint64_t data, codegen::Type dtype, std::vector<int64_t> shape);
 // A contiguous view, the first mode the fastest (column-major for rank 2).
 TensorView column_major(uint64_t data, codegen::Type dtype, std::vector<int64_t> shape);

@@ -25,4 +25,11 @@ rt::TensorMapSwizzle tensor_map_swizzle(codegen::SmemSwizzle s);
 rt::TensorMapSpec make_tensor_map_spec(const Layout& layout, codegen::Type elem, const std::vector<int64_t>& box,
                                        codegen::SmemSwizzle swizzle = codegen::SmemSwizzle::None, const Env& env = {});
 
+// rt::encode_tensor_map through a process-wide cache keyed by the whole spec and the address: a
+// descriptor depends on nothing else (not the context), so a repeated launch on the same tensors
+// encodes nothing (cuTensorMapEncodeTiled and the rule checks run once per spec and address). A
+// spec the rules refuse is never cached: each call throws again. Thread-safe; bounded (cleared
+// when it holds 4096 descriptors).
+rt::TensorMap encode_tensor_map_cached(const rt::TensorMapSpec& spec, uint64_t address);
+
 }  // namespace tessel::kernels

@@ -55,6 +55,8 @@ class ArgPack {
   std::size_t size() const { return offsets_.size(); }
   // One pointer per argument, into this pack: valid until the next add.
   std::vector<void*> pointers() const;
+  // The same into out[0, size()), without allocating; returns size().
+  std::size_t pointers(void** out) const;
 
  private:
   struct alignas(64) Block {

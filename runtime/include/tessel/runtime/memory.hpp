@@ -39,6 +39,11 @@ struct Allocation {
   bool managed = false;
 };
 Allocation device_allocation(DevicePtr ptr);
+// A count of the device memory tessel has freed (DeviceBuffer): it changes whenever an address
+// checked with device_allocation may have come to belong to another allocation through tessel, so a
+// cache of such checks (the elementwise call's) keyed with it goes stale on the next free. Frees by
+// other code (cuMemFree by a user) are not counted.
+std::uint64_t allocation_epoch();
 
 // Device memory of the current context (cuMemAlloc: 256-byte aligned), freed on destruction.
 class DeviceBuffer {
