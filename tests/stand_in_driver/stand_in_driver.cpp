@@ -70,6 +70,7 @@ struct Module {
 };
 struct Function {
   std::string entry;
+  uint64_t ptx_fnv1a = 0;
   std::vector<unsigned> sizes, aligns;  // of each parameter, from the PTX's declaration
 };
 
@@ -430,6 +431,8 @@ cu::CUresult si_cuModuleGetFunction(cu::CUfunction* f, cu::CUmodule m, const cha
     delete fn;
     return kNotFound;
   }
+  const std::string& ptx = reinterpret_cast<Module*>(m)->ptx;
+  fn->ptx_fnv1a = tessel_stand_in_fnv1a(ptx.data(), ptx.size());
   *f = reinterpret_cast<cu::CUfunction>(fn);  // lives as long as the process (modules are few)
   return cu::CUDA_SUCCESS;
 }
@@ -455,6 +458,7 @@ cu::CUresult si_cuLaunchKernelEx(const cu::CUlaunchConfig* c, cu::CUfunction f, 
   const Function& fn = *reinterpret_cast<const Function*>(f);
   TesselStandInLaunch l{};
   std::snprintf(l.entry, sizeof l.entry, "%s", fn.entry.c_str());
+  l.ptx_fnv1a = fn.ptx_fnv1a;
   l.grid[0] = c->gridDimX, l.grid[1] = c->gridDimY, l.grid[2] = c->gridDimZ;
   l.block[0] = c->blockDimX, l.block[1] = c->blockDimY, l.block[2] = c->blockDimZ;
   l.cluster[0] = l.cluster[1] = l.cluster[2] = 1;

@@ -19,6 +19,7 @@ extern "C" {
 // declares it (offsets[i] is parameter i's offset in `params`).
 struct TesselStandInLaunch {
   char entry[256];
+  uint64_t ptx_fnv1a;  // the 64-bit FNV-1a hash of the module's PTX text (which kernel ran)
   unsigned grid[3], block[3], cluster[3];
   unsigned shared_bytes;
   unsigned param_count;
@@ -27,6 +28,13 @@ struct TesselStandInLaunch {
   std::size_t param_bytes;
   unsigned char params[2048];
 };
+
+// The hash of ptx_fnv1a, for a test to compare with an artifact's PTX.
+inline uint64_t tessel_stand_in_fnv1a(const char* text, std::size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (std::size_t i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(text[i])) * 0x100000001b3ull;
+  return h;
+}
 
 // Encodes a TMA descriptor in place of the stand-in's own encoding (tests install one that writes
 // the emulator's): the arguments of cuTensorMapEncodeTiled with the enums as ints.
