@@ -470,9 +470,11 @@ std::shared_ptr<Form> make_form(const Prepared& p) {
 }  // namespace
 
 void elementwise(const ElementwiseArguments& args, rt::StreamRef stream, const ElementwiseOptions& o) {
-  void* context = rt::current_context();
-  if (!context) {  // device 0's primary context, made current for the process (device_in_use)
-    device_in_use();
+  void* context = rt::driver_available() ? rt::current_context() : nullptr;
+  if (!context) {
+    // Bad arguments are refused, and an empty problem does nothing, before the driver is asked.
+    if (prepare(args, o).grid[0] == 0) return;
+    device_in_use();  // device 0's primary context, made current for the process (or no driver: its error)
     context = rt::current_context();
   }
   thread_local std::string key;
