@@ -63,3 +63,28 @@ TEST_CASE("gemm: gpu tessel::gemm runs what the tensor cores cannot take as it l
     }
   }
 }
+
+TEST_CASE("gemm: gpu repeated tessel::gemm calls with new buffers, leading dimensions, alpha and beta") {
+  TESSEL_REQUIRE_GPU(90);
+  std::mt19937_64 rng(test::gpu_seed());
+  INFO("TESSEL_SEED=" << test::gpu_seed());
+  // One shape key after another and back: every call's launches are made for its own addresses,
+  // alpha and beta (kernels/gemm.hpp: the cache of launches), never a stale plan's.
+  struct Call {
+    int64_t lda;
+    double alpha, beta;
+  };
+  const Call calls[] = {{256, 1, 0}, {256, 1, 0}, {256, 0.5, 0}, {264, 1, 0}, {257, 1, 0},
+                        {256, 1, 2},  {256, -1, 0.5}, {256, 1, 0}, {257, 2, 1}};
+  for (const Call& c : calls) {
+    INFO("lda " << c.lda << " alpha " << c.alpha << " beta " << c.beta);
+    const kernels::GemmProblem p =
+        kernels::make_gemm_problem(matrix_view(Type::BF16, 0, 300, 256, true, c.lda), matrix_view(Type::BF16, 0, 256, 200, false),
+                                   matrix_view(Type::BF16, 0, 300, 200, true), std::nullopt, c.alpha, c.beta, rng);
+    rt::DeviceBuffer a = rt::DeviceBuffer::from(p.A.bytes), b = rt::DeviceBuffer::from(p.B.bytes),
+                     o = rt::DeviceBuffer::from(p.out.bytes);
+    tessel::gemm(p.arguments(a.ptr(), b.ptr(), o.ptr()));
+    test::gpu_context().synchronize();
+    CHECK(kernels::check_gemm(p, o.to_vector<uint8_t>()) == "");
+  }
+}
