@@ -49,7 +49,7 @@ class ElementwiseKernel : public Kernel {
     if (e->C.dtype != dtype_) return Status::failure(std::string("takes ") + codegen::ptx_name(dtype_) + ", C is " +
                                                      codegen::ptx_name(e->C.dtype));
     try {
-      normalize_elementwise(*e);
+      elementwise_config_for(*e, options());  // every check; for a form seen before, those of addresses and values
     } catch (const Error& err) {
       return Status::failure(err.what());
     }
@@ -77,9 +77,7 @@ class ElementwiseKernel : public Kernel {
 
   // The plan less the module (no copy of the kernel's IR per launch).
   codegen::LaunchPlan plan_for_launch(const Arguments& args, const Artifact&) const override {
-    ElementwiseOptions o;
-    o.check_device_memory = false;
-    codegen::LaunchPlan p = elementwise_launch_plan(std::get<ElementwiseArguments>(args), o);
+    codegen::LaunchPlan p = elementwise_launch_plan(std::get<ElementwiseArguments>(args), options());
     if (p.kernel.empty()) fail(name() + ": a zero-size problem has nothing to launch");
     p.kernel = name();
     return p;
@@ -88,10 +86,17 @@ class ElementwiseKernel : public Kernel {
   std::string artifact_key(const Arguments& args) const override { return config(args).name(); }
 
  private:
+  // The plans of the catalog's entries: the default options, no allocation check (run() is given
+  // addresses it cannot check without a driver call per operand).
+  static ElementwiseOptions options() {
+    ElementwiseOptions o;
+    o.check_device_memory = false;
+    return o;
+  }
   ElementwiseConfig config(const Arguments& args) const {
-    const ElementwiseProblem p = normalize_elementwise(std::get<ElementwiseArguments>(args));
-    if (p.empty()) fail(name() + ": a zero-size problem has nothing to compile");
-    return choose_elementwise_config(p);
+    const std::optional<ElementwiseConfig> c = elementwise_config_for(std::get<ElementwiseArguments>(args), options());
+    if (!c) fail(name() + ": a zero-size problem has nothing to compile");
+    return *c;
   }
   ElementwiseOp op_;
   Type dtype_;

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <unordered_map>
 #include <numeric>
+#include <optional>
 
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/ptx.hpp"
@@ -376,10 +377,6 @@ LaunchPlan elementwise_plan(const ElementwiseArguments& args, const ElementwiseO
   return plan_of(prepare(args, o));
 }
 
-LaunchPlan elementwise_launch_plan(const ElementwiseArguments& args, const ElementwiseOptions& o) {
-  return plan_of(prepare(args, o), false);
-}
-
 LaunchPlan elementwise_plan(const ElementwiseConfig& c, const ElementwiseArguments& args, const ElementwiseOptions& o) {
   const ElementwiseProblem p = normalize_elementwise(args);  // the argument checks, not the normal form
   if (p.empty()) return LaunchPlan{};
@@ -389,12 +386,10 @@ LaunchPlan elementwise_plan(const ElementwiseConfig& c, const ElementwiseArgumen
 namespace {
 
 // What the choice of kernel and every parameter but the addresses, alpha and beta depend on: the
-// context, the operation, the options, each operand's layout and address modulo 16 bytes, and
-// which operands share an address (in place, the read-only path). Written into `key` (reused).
-void elementwise_key(std::string& key, const ElementwiseArguments& a, const ElementwiseOptions& o, void* context) {
-  key.clear();
+// operation, the options, each operand's layout and address modulo 16 bytes, and which operands
+// share an address (in place, the read-only path). Appended to `key`.
+void append_form_key(std::string& key, const ElementwiseArguments& a, const ElementwiseOptions& o) {
   const auto raw = [&](const auto& x) { key.append(reinterpret_cast<const char*>(&x), sizeof x); };
-  raw(context);
   raw(static_cast<int32_t>(a.op));
   raw(o.threads);
   raw(o.rows);
@@ -406,14 +401,90 @@ void elementwise_key(std::string& key, const ElementwiseArguments& a, const Elem
   raw(static_cast<uint8_t>((a.C.data == a.A.data) | (a.C.data == a.B.data) << 1 | (a.A.data == a.B.data) << 2));
 }
 
-// One problem form's launch in one context, ready but for the addresses, alpha and beta.
-struct Form {
-  ReadyLaunch ready;                                      // packed with the first call's values
-  std::array<int, 3> pointer_param{-1, -1, -1};           // the parameter index of A, B, C
+// A problem form's launch plan (no module), ready but for the addresses, alpha and beta: made by
+// the full path (every check, normal form, choice) for the first arguments of the form.
+struct PlanForm {
+  LaunchPlan plan;                               // kernel (the configuration's name), grid, block, params
+  std::array<int, 3> pointer_param{-1, -1, -1};  // the parameter index of A, B, C
   int alpha_param = -1, beta_param = -1;
-  std::mutex mutex;                                       // guards checked
-  std::array<uint64_t, 3> checked{};                      // addresses whose allocations were checked
-  uint64_t checked_epoch = ~uint64_t{0};                  // rt::allocation_epoch() then
+  ElementwiseConfig config;
+};
+
+// The form's parameters with the addresses, alpha and beta of `args` written over them; `at` holds
+// a pointer to each parameter's bytes.
+void write_values(const PlanForm& f, const ElementwiseArguments& args, void* const* at) {
+  const std::array<uint64_t, 3> data{args.A.data, args.B.data, args.C.data};
+  for (size_t x = 0; x < 3; ++x)
+    if (f.pointer_param[x] >= 0) std::memcpy(at[f.pointer_param[x]], &data[x], sizeof(uint64_t));
+  if (f.alpha_param >= 0) write_scalar(args.C.dtype, args.alpha, at[f.alpha_param]);
+  if (f.beta_param >= 0) write_scalar(args.C.dtype, args.beta, at[f.beta_param]);
+}
+
+// The form of `args` (null for an empty problem): cached by append_form_key, so that arguments of
+// a known form run only the checks that read addresses and values (check_addresses,
+// check_scalars); the first of a form runs every check. Thread-safe; bounded (4096 forms).
+std::shared_ptr<const PlanForm> plan_form(const ElementwiseArguments& args, const ElementwiseOptions& o) {
+  thread_local std::string key;
+  key.clear();
+  append_form_key(key, args, o);
+  static std::mutex mutex;
+  static auto* forms = new std::unordered_map<std::string, std::shared_ptr<const PlanForm>>;  // never destroyed
+  std::shared_ptr<const PlanForm> known;  // shared: a caller keeps its form through a clear
+  {
+    std::lock_guard lock(mutex);
+    auto it = forms->find(key);
+    if (it != forms->end()) known = it->second;
+  }
+  if (known) {
+    check_addresses(args);
+    check_scalars(args);
+    return known;
+  }
+  const Prepared p = prepare(args, o);  // every check
+  if (p.grid[0] == 0) return nullptr;   // nothing to do (not cached: the checks are cheap)
+  auto f = std::make_shared<PlanForm>();
+  f->plan = plan_of(p, false);
+  f->config = p.config;
+  const std::vector<Param>& params = module_for(p.config).kernels[0].params;
+  for (size_t i = 0; i < params.size(); ++i) {
+    for (int x = 0; x < 3; ++x)
+      if (params[i].name == kNames[x]) f->pointer_param[static_cast<size_t>(x)] = static_cast<int>(i);
+    if (params[i].name == "alpha") f->alpha_param = static_cast<int>(i);
+    if (params[i].name == "beta") f->beta_param = static_cast<int>(i);
+  }
+  std::lock_guard lock(mutex);
+  if (forms->size() >= 4096) forms->clear();  // a process that sweeps shapes starts over
+  return forms->emplace(key, std::move(f)).first->second;  // a racing thread's form wins
+}
+
+}  // namespace
+
+LaunchPlan elementwise_launch_plan(const ElementwiseArguments& args, const ElementwiseOptions& o) {
+  const std::shared_ptr<const PlanForm> f = plan_form(args, o);
+  if (!f) return LaunchPlan{};
+  LaunchPlan p = f->plan;
+  void* at[64];
+  if (p.params.size() > 64) fail("elementwise: more than 64 kernel parameters");
+  for (size_t i = 0; i < p.params.size(); ++i) at[i] = p.params[i].data();
+  write_values(*f, args, at);
+  return p;
+}
+
+std::optional<ElementwiseConfig> elementwise_config_for(const ElementwiseArguments& args, const ElementwiseOptions& o) {
+  const std::shared_ptr<const PlanForm> f = plan_form(args, o);
+  if (!f) return std::nullopt;
+  return f->config;
+}
+
+namespace {
+
+// One problem form's launch in one context: the form's plan packed for the loaded function.
+struct Form {
+  std::shared_ptr<const PlanForm> plan;
+  ReadyLaunch ready;                       // packed with the first call's values
+  std::mutex mutex;                        // guards checked
+  std::array<uint64_t, 3> checked{};       // addresses whose allocations were checked
+  uint64_t checked_epoch = ~uint64_t{0};   // rt::allocation_epoch() then
 };
 
 // The operands' allocations, checked again only when an address changed or tessel freed memory.
@@ -430,40 +501,29 @@ void check_in_allocation_once(Form& f, const ElementwiseArguments& args) {
   f.checked_epoch = epoch;
 }
 
-// The full path: checks, normal form, choice, generation (once per configuration), load (once per
-// configuration and context), and the parameters.
-std::shared_ptr<Form> make_form(const Prepared& p) {
-  const Module& m = module_for(p.config);
+// The form's launch in the current context: generation (once per configuration), load (once per
+// configuration and context), the parameters packed.
+std::shared_ptr<Form> make_form(std::shared_ptr<const PlanForm> plan) {
+  const Module& m = module_for(plan->config);
   use_device_for(m);  // the current context (device 0's primary one where there is none): every function below belongs to it
-  // The loaded function by context and configuration: generated and loaded once.
   static std::mutex mutex;
   static std::map<std::pair<void*, std::string>, rt::Function> functions;
   rt::Function f;
   {
     const std::lock_guard<std::mutex> lock(mutex);
-    const auto key = std::make_pair(rt::current_context(), p.config.name());
+    const auto key = std::make_pair(rt::current_context(), plan->plan.kernel);
     auto it = functions.find(key);
     if (it == functions.end()) {
       LaunchPlan load;
       load.module = m;
-      load.kernel = p.config.name();
+      load.kernel = plan->plan.kernel;
       it = functions.emplace(key, load_plan(load)).first;
     }
     f = it->second;
   }
-  LaunchPlan launch;  // geometry and parameters; the kernel is m's
-  launch.grid = p.grid;
-  launch.block = p.block;
-  launch.params = ordered_params(m.kernels[0], p);
   auto form = std::make_shared<Form>();
-  form->ready = ready_launch(f, m.kernels[0], launch);
-  const std::vector<Param>& params = m.kernels[0].params;
-  for (size_t i = 0; i < params.size(); ++i) {
-    for (int x = 0; x < 3; ++x)
-      if (params[i].name == kNames[x]) form->pointer_param[static_cast<size_t>(x)] = static_cast<int>(i);
-    if (params[i].name == "alpha") form->alpha_param = static_cast<int>(i);
-    if (params[i].name == "beta") form->beta_param = static_cast<int>(i);
-  }
+  form->ready = ready_launch(f, m.kernels[0], plan->plan);
+  form->plan = std::move(plan);
   return form;
 }
 
@@ -473,12 +533,13 @@ void elementwise(const ElementwiseArguments& args, rt::StreamRef stream, const E
   void* context = rt::driver_available() ? rt::current_context() : nullptr;
   if (!context) {
     // Bad arguments are refused, and an empty problem does nothing, before the driver is asked.
-    if (prepare(args, o).grid[0] == 0) return;
+    if (!plan_form(args, o)) return;
     device_in_use();  // device 0's primary context, made current for the process (or no driver: its error)
     context = rt::current_context();
   }
   thread_local std::string key;
-  elementwise_key(key, args, o, context);
+  key.assign(reinterpret_cast<const char*>(&context), sizeof context);
+  append_form_key(key, args, o);
   static std::mutex mutex;
   static auto* forms = new std::unordered_map<std::string, std::shared_ptr<Form>>;  // never destroyed
   std::shared_ptr<Form> form;  // shared: a call in flight keeps its form through a clear
@@ -493,10 +554,10 @@ void elementwise(const ElementwiseArguments& args, rt::StreamRef stream, const E
     check_addresses(args);
     check_scalars(args);
   } else {
-    const Prepared p = prepare(args, o);  // every check
-    if (p.grid[0] == 0) return;           // nothing to do (not cached: the checks are cheap)
+    std::shared_ptr<const PlanForm> plan = plan_form(args, o);  // every check (for a new form)
+    if (!plan) return;                                           // nothing to do
     if (o.check_device_memory) check_in_allocation(args);
-    std::shared_ptr<Form> fresh = make_form(p);
+    std::shared_ptr<Form> fresh = make_form(std::move(plan));
     std::lock_guard lock(mutex);
     if (forms->size() >= 4096) forms->clear();  // bounded: a process that sweeps shapes starts over
     form = forms->emplace(key, std::move(fresh)).first->second;  // a racing thread's form wins
@@ -508,11 +569,7 @@ void elementwise(const ElementwiseArguments& args, rt::StreamRef stream, const E
   void* at[64];
   if (scratch.args.size() > 64) fail("elementwise: more than 64 kernel parameters");
   scratch.args.pointers(at);
-  const std::array<uint64_t, 3> data{args.A.data, args.B.data, args.C.data};
-  for (size_t x = 0; x < 3; ++x)
-    if (form->pointer_param[x] >= 0) std::memcpy(at[form->pointer_param[x]], &data[x], sizeof(uint64_t));
-  if (form->alpha_param >= 0) write_scalar(args.C.dtype, args.alpha, at[form->alpha_param]);
-  if (form->beta_param >= 0) write_scalar(args.C.dtype, args.beta, at[form->beta_param]);
+  write_values(*form->plan, args, at);
   launch_ready(scratch, stream);
 }
 

@@ -90,7 +90,13 @@ ElementwiseConfig choose_elementwise_config(const ElementwiseProblem& p, const E
 // The launch plan (module, grid, block, parameters) for the arguments; grid 0 when empty.
 codegen::LaunchPlan elementwise_plan(const ElementwiseArguments& args, const ElementwiseOptions& o = {});
 // The same without the module: what a launch of the already loaded kernel needs (Kernel::run).
+// Arguments of a form seen before (the same operation, options, layouts, addresses modulo 16 and
+// aliasing) reuse that form's plan: only the checks that read addresses and values run again.
 codegen::LaunchPlan elementwise_launch_plan(const ElementwiseArguments& args, const ElementwiseOptions& o = {});
+// The configuration elementwise_plan chooses for `args` (nullopt: an empty problem), from the same
+// cache; throws what elementwise_plan throws.
+std::optional<ElementwiseConfig> elementwise_config_for(const ElementwiseArguments& args,
+                                                        const ElementwiseOptions& o = {});
 // The plan of a given configuration (`tessel run`, tests): the arguments as they are (not
 // normalised), checked against what the kernel assumes (rank, unit strides, vector alignment,
 // static shape, index width); throws naming the first mismatch.
