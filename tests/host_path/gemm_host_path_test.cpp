@@ -224,3 +224,28 @@ TEST_CASE("host path: two threads calling tessel::gemm on one shape get their ow
     CHECK(std::count(expected.begin(), expected.end(), p) == 1);
   }
 }
+
+TEST_CASE("host path: a repeated Kernel::run of catalog kernels only launches") {
+  StandIn& s = StandIn::get();
+  const int64_t M = 256, N = 128, K = 64;
+  rt::DeviceBuffer a(M * K * 2), b(K * N * 2), o(M * N * 2);
+  GemmArguments g = kernels::make_gemm_arguments(matrix_view(Type::BF16, 0, M, K, true), matrix_view(Type::BF16, 0, K, N, false),
+                                                 matrix_view(Type::BF16, 0, M, N, true));
+  g.A.data = a.ptr();
+  g.B.data = b.ptr();
+  g.out.data = o.ptr();
+  const kernels::ElementwiseArguments e{kernels::ElementwiseOp::Copy, kernels::row_major(a.ptr(), Type::F16, {M * K}),
+                                        kernels::row_major(a.ptr(), Type::F16, {M * K}),
+                                        kernels::row_major(o.ptr(), Type::F16, {M * K})};
+  for (const kernels::Arguments& args : {kernels::Arguments(g), kernels::Arguments(e)}) {
+    const std::vector<kernels::KernelPtr> found = kernels::get_kernels(args);
+    REQUIRE(!found.empty());
+    const kernels::Kernel& k = *found.front();
+    INFO(k.name());
+    k.run(args);  // compile, load
+    s.reset();
+    for (int i = 0; i < 5; ++i) k.run(args);
+    CHECK(s.calls("cuLaunchKernelEx") == 5);
+    CHECK(other_calls(s) == 0);
+  }
+}
