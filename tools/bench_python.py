@@ -71,5 +71,26 @@ def main():
         print(f"| add | 2^{n.bit_length() - 1} {str(dt).split('.')[1]} | {t_us:.1f} | {p_us:.1f} | {p_us / t_us:.2f} | {th:.1f} | {ph:.1f} |")
 
 
+def host_breakdown():
+    """Where one call's host time goes, piece by piece (microseconds per piece)."""
+    x = torch.randn(1 << 20, device="cuda")
+    y, out = torch.randn_like(x), torch.empty_like(x)
+    s = torch.cuda.current_stream().cuda_stream
+    pieces = {
+        "torch.cuda.current_stream()": lambda: torch.cuda.current_stream(),
+        "torch.cuda.is_available()": lambda: torch.cuda.is_available(),
+        "x.__dlpack_device__()": lambda: x.__dlpack_device__(),
+        "x.__dlpack__(stream=s)": lambda: x.__dlpack__(stream=s),
+        "tessel.tensor_view(x)": lambda: tessel.tensor_view(x),
+        "tessel.elementwise(add, x, y, out)": lambda: tessel.elementwise("add", x, y, out),
+        "tessel.elementwise(add, ..., stream=s)": lambda: tessel.elementwise("add", x, y, out, stream=s),
+    }
+    print("| host piece | us per call |")
+    print("|---|---:|")
+    for name, fn in pieces.items():
+        print(f"| {name} | {host_us(fn, 500):.1f} |")
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+    host_breakdown() if "--host" in sys.argv else main()
