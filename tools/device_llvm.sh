@@ -31,7 +31,10 @@ pids=()
 for t in "codegen_llvm: gpu every catalog GEMM*(1 of 4)" "codegen_llvm: gpu every catalog GEMM*(2 of 4)" \
          "codegen_llvm: gpu every catalog GEMM*(3 of 4)" "codegen_llvm: gpu every catalog GEMM*(4 of 4)" \
          "codegen_llvm: gpu vector_copy*" "codegen_llvm: gpu elementwise*" "codegen_llvm: gpu tma_tile*" \
-         "codegen_llvm: gpu wgmma_tile*" "codegen_llvm: gpu hopper_gemm*"; do
+         "codegen_llvm: gpu wgmma_tile*" "codegen_llvm: gpu hopper_gemm*(1 of 6)" "codegen_llvm: gpu hopper_gemm*(2 of 6)" \
+         "codegen_llvm: gpu hopper_gemm*(3 of 6)" "codegen_llvm: gpu hopper_gemm*(4 of 6)" \
+         "codegen_llvm: gpu hopper_gemm*(5 of 6)" "codegen_llvm: gpu hopper_gemm*(6 of 6)"; do
+  [[ -n ${ONLY:-} && $t != *"$ONLY"* ]] && continue
   log="$OUT/gpu_$(echo "$t" | tr -cs 'a-z0-9' '_').log"
   ( timeout "${PART_LIMIT:-420}" $B/tessel_llvm_tests -tc="$t" > "$log" 2>&1; echo "rc $? $t" >> "$log" ) &
   pids+=($!)
