@@ -9,10 +9,11 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 if [[ ${1:-} == --pack ]]; then
   cmake -S . -B build/llvm-static -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSEL_WITH_LLVM=ON -DTESSEL_LLVM_STATIC=ON &&
-    cmake --build build/llvm-static --target tessel tessel_llvm_tests -j"$(nproc)" || exit 1
+    cmake --build build/llvm-static --target tessel tessel_llvm_tests tessel_elementwise_bench -j"$(nproc)" || exit 1
   rm -rf build/carry && mkdir -p build/carry/bin
   strip -o build/carry/bin/tessel build/llvm-static/bin/tessel
   strip -o build/carry/bin/tessel_llvm_tests build/llvm-static/tests/tessel_llvm_tests
+  strip -o build/carry/bin/tessel_elementwise_bench build/llvm-static/bin/tessel_elementwise_bench
   tar -C build/carry -cJf build/carry/llvm-bins.tar.xz bin && rm -rf build/carry/bin
   ls -la build/carry
   exit 0
@@ -45,10 +46,18 @@ for f in "$OUT"/gpu_*.log; do
   grep -E "ERROR|test cases|assertions" "$f" | head -8
 done
 if [[ ${BENCH:-1} != 0 ]]; then
+  # Each road's GEMM (8192^3 and the sweep) and elementwise bandwidth, the roads in alternation.
   for b in ptx llvm; do
-    for p in "--m 8192 --n 8192 --k 8192" "--m 4096 --n 4096 --k 4096 --dtype f16" "--m 1000 --n 3000 --k 777"; do
-      echo "== TESSEL_BACKEND=$b tessel bench gemm $p"
-      TESSEL_BACKEND=$b timeout 90 $B/tessel bench gemm $p --iters 20 --warmup 5 2>&1 | grep -vE "^(seed|method):|^$"
-    done
+    echo "== TESSEL_BACKEND=$b tessel bench gemm --m 8192 --n 8192 --k 8192"
+    TESSEL_BACKEND=$b timeout 90 $B/tessel bench gemm --m 8192 --n 8192 --k 8192 --iters 20 --warmup 5 2>&1 |
+      grep -vE "^(seed|method):|^$"
   done 2>&1 | tee "$OUT/bench.txt"
+  for b in ptx llvm; do
+    echo "== TESSEL_BACKEND=$b tessel bench gemm --sweep"
+    TESSEL_BACKEND=$b timeout "${SWEEP_LIMIT:-170}" $B/tessel bench gemm --sweep 2>&1 | grep -vE "^(seed|method):|^$"
+  done 2>&1 | tee "$OUT/bench_sweep.txt"
+  for b in ptx llvm; do
+    echo "== TESSEL_BACKEND=$b tessel_elementwise_bench"
+    TESSEL_BACKEND=$b timeout 90 $B/tessel_elementwise_bench --reps 20 2>&1
+  done 2>&1 | tee "$OUT/bench_elementwise.txt"
 fi
