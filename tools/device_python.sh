@@ -2,7 +2,8 @@
 # device_python.sh: the Python module on the device machine (issue 22): builds it against the
 # machine's python3 (PyTorch's), runs tests/python (the GPU tests against torch included) with
 # Python's fault handler, and, when a test crashes, the same tests under AddressSanitizer (a second
-# build) so that the native stack of the crash is in the log. Logs under $OUT.
+# build) so that the native stack of the crash is in the log; then tools/bench/python_bench.py (BENCH=0
+# skips it). Logs under $OUT.
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"
 mkdir -p "$OUT"
@@ -28,6 +29,10 @@ run_tests() {  # run_tests BUILD_DIR LOG [env...]
 run_tests build/py "$OUT/pytest.log"
 rc=$?
 tail -25 "$OUT/pytest.log"
+if [[ ${BENCH:-1} != 0 ]]; then
+  PYTHONPATH=build/py/python timeout 200 $PY tools/bench/python_bench.py 2>&1 | tee "$OUT/bench_python.md"
+  PYTHONPATH=build/py/python timeout 60 $PY tools/bench/python_bench.py --host 2>&1 | tee "$OUT/bench_python_host.md"
+fi
 if [[ $rc -ne 0 ]] && grep -qE "Fatal Python error|Segmentation|core dumped" "$OUT/pytest.log"; then
   echo "== crash: the same under AddressSanitizer"
   configure build/py-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="-fsanitize=address -fno-omit-frame-pointer" \

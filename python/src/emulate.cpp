@@ -6,7 +6,6 @@
 
 #include <pybind11/pybind11.h>
 
-#include "gemm_c.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/emulator.hpp"
 
@@ -35,7 +34,7 @@ Span span_of(const TensorView& v) {
 std::vector<TensorView*> views_of(kernels::Arguments& args) {
   if (auto* g = std::get_if<kernels::GemmArguments>(&args)) {
     std::vector<TensorView*> v{&g->A, &g->B, &g->out};
-    if (TensorView* c = gemm_c(*g)) v.push_back(c);
+    if (g->C) v.push_back(&*g->C);
     return v;
   }
   auto& e = std::get<kernels::ElementwiseArguments>(args);
@@ -50,7 +49,8 @@ struct Region {
 
 }  // namespace
 
-void run_emulated(const kernels::Kernel& k, kernels::Arguments args, const std::vector<const TensorView*>& outputs) {
+void run_emulated(kernels::Arguments args, const std::vector<const TensorView*>& outputs, size_t workspace_bytes,
+                  const EmulatedLaunches& launches) {
   std::vector<TensorView*> views = views_of(args);
   // Merge the host spans that overlap (or touch) into regions.
   std::vector<Span> spans;
@@ -89,20 +89,30 @@ void run_emulated(const kernels::Kernel& k, kernels::Arguments args, const std::
     v->data = r->device + (v->data - r->host.lo);
   }
 
-  const kernels::KernelMetadata& md = k.metadata();
-  // Two persistent CTAs (clusters of them where the kernel clusters), as `tessel run --emulate`.
-  kernels::LaunchTarget target{2 * md.design.cluster[0] * md.design.cluster[1] * md.design.cluster[2],
-                               emu::encode_tensor_map};
-  const codegen::LaunchPlan plan = k.plan(args, k.compile(args, kEmulatorCc), target);
+  const uint64_t workspace = workspace_bytes > 0 ? memory.alloc(workspace_bytes, 256) : 0;
+  std::vector<codegen::LaunchPlan> plans;
+  for (const auto& [k, step_args] : launches(args, workspace)) {
+    const kernels::KernelMetadata& md = k->metadata();
+    // Two persistent CTAs (clusters of them where the kernel clusters), as `tessel run --emulate`.
+    kernels::LaunchTarget target{2 * md.design.cluster[0] * md.design.cluster[1] * md.design.cluster[2],
+                                 emu::encode_tensor_map};
+    plans.push_back(k->plan(step_args, k->compile(step_args, kEmulatorCc), target));
+  }
   {
     pybind11::gil_scoped_release release;  // the host arrays are not touched while it runs
-    emu::run(plan, memory);
+    for (const codegen::LaunchPlan& plan : plans) emu::run(plan, memory);
   }
   for (const Span& s : out_spans) {
     const Region* r = region_of(s.lo);
     check(r != nullptr, "emulate: an output outside every region");
     memory.read(r->device + (s.lo - r->host.lo), reinterpret_cast<void*>(s.lo), s.hi - s.lo);
   }
+}
+
+void run_emulated(const kernels::KernelPtr& k, const kernels::Arguments& args, const std::vector<const TensorView*>& outputs) {
+  run_emulated(args, outputs, 0, [&](const kernels::Arguments& a, uint64_t) {
+    return std::vector<std::pair<kernels::KernelPtr, kernels::Arguments>>{{k, a}};
+  });
 }
 
 }  // namespace tessel::python

@@ -12,7 +12,6 @@
 
 #include "bindings.hpp"
 #include "emulate.hpp"
-#include "gemm_c.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/kernels/gemm.hpp"
 #include "tessel/kernels/launch.hpp"
@@ -139,7 +138,7 @@ Call prepare_gemm(py::handle a, py::handle b, py::handle out, py::handle c, doub
   }
   const Imported& O = call.tensors.emplace_back(import_operand(call.out, "out", call));
   kernels::GemmArguments g = kernels::make_gemm_arguments(A.view, B.view, O.view, alpha, beta);
-  if (!c.is_none()) set_gemm_c(g, call.tensors.emplace_back(import_operand(c, "c", call)).view);
+  if (!c.is_none()) g.C = call.tensors.emplace_back(import_operand(c, "c", call)).view;
   call.args = g;
   return call;
 }
@@ -271,12 +270,27 @@ py::object execute(Call& call, const std::string& kernel) {
     kernels::gemm(*g, rt::StreamRef::from_native(reinterpret_cast<void*>(call.stream)));
     return call.out;
   }
+  const TensorView* out = std::holds_alternative<kernels::GemmArguments>(call.args)
+                              ? &std::get<kernels::GemmArguments>(call.args).out
+                              : &std::get<kernels::ElementwiseArguments>(call.args).C;
+  // Emulated, a GEMM without a kernel named makes the choice the one-call API makes on an H100
+  // (sm_90, 132 SMs), copies included, so that a script takes the same path with and without a GPU.
+  if (const auto* g = std::get_if<kernels::GemmArguments>(&call.args); g && kernel.empty() && call.emulate) {
+    kernels::GemmRanking r = kernels::rank_gemm(*g, kernels::GemmDevice{kEmulatorCc, 132});
+    if (!r.ranked.empty()) {
+      const kernels::GemmChoice choice = std::move(r.ranked.front());
+      run_emulated(call.args, {out}, choice.workspace_bytes, [&](const kernels::Arguments& a, uint64_t workspace) {
+        std::vector<std::pair<kernels::KernelPtr, kernels::Arguments>> launches;
+        for (kernels::GemmStep& s : kernels::gemm_steps(choice, std::get<kernels::GemmArguments>(a), workspace))
+          launches.emplace_back(std::move(s.kernel), std::move(s.args));
+        return launches;
+      });
+      return call.out;
+    }  // else select_kernel says why nothing runs them
+  }
   const kernels::KernelPtr k = select_kernel(call.args, call_cc(call), kernel);
   if (call.emulate) {
-    const TensorView* out = std::holds_alternative<kernels::GemmArguments>(call.args)
-                                ? &std::get<kernels::GemmArguments>(call.args).out
-                                : &std::get<kernels::ElementwiseArguments>(call.args).C;
-    run_emulated(*k, call.args, {out});
+    run_emulated(k, call.args, {out});
   } else {
     if (const size_t w = k->workspace_size(call.args); w > 0)
       fail(k->name() + " needs " + std::to_string(w) + " bytes of workspace, which the Python API does not provide yet");
@@ -331,7 +345,6 @@ void bind_operations(py::module_& m) {
         "device.");
   m.attr("dlpack_version") = dlpack_version();
   m.attr("dlpack_has_fp8") = dlpack_has_fp8();
-  m.attr("gemm_has_c") = gemm_has_c();
 }
 
 }  // namespace tessel::python

@@ -17,12 +17,15 @@ using namespace tessel;
 
 namespace {
 
-void both_roads(const std::string& family) {
+// Every listed configuration of `family` (those whose index is `part` modulo `parts`).
+void both_roads(const std::string& family, size_t part = 0, size_t parts = 1) {
   codegen_llvm::enable();
   uint64_t seed = test::gpu_seed();
   const codegen::Backend before = codegen::default_backend();
   const std::unique_ptr<kernels::Machine> gpu = kernels::gpu_machine();
+  size_t index = 0;
   for (const test::Listed& l : test::listed_of(family)) {
+    if (index++ % parts != part) continue;
     const codegen::Module m = l.kernel->generate();
     const codegen::Requirement r = codegen::requirement(m);
     const int cc = rt::device_properties(0).compute_capability();
@@ -118,7 +121,27 @@ TEST_CASE("codegen_llvm: gpu wgmma_tile through both roads") {
   TESSEL_REQUIRE_GPU(90);
   both_roads("wgmma_tile");
 }
-TEST_CASE("codegen_llvm: gpu hopper_gemm through both roads") {
+TEST_CASE("codegen_llvm: gpu hopper_gemm through both roads (1 of 6)") {
   TESSEL_REQUIRE_GPU(90);
-  both_roads("hopper_gemm");
+  both_roads("hopper_gemm", 0, 6);
+}
+TEST_CASE("codegen_llvm: gpu hopper_gemm through both roads (2 of 6)") {
+  TESSEL_REQUIRE_GPU(90);
+  both_roads("hopper_gemm", 1, 6);
+}
+TEST_CASE("codegen_llvm: gpu hopper_gemm through both roads (3 of 6)") {
+  TESSEL_REQUIRE_GPU(90);
+  both_roads("hopper_gemm", 2, 6);
+}
+TEST_CASE("codegen_llvm: gpu hopper_gemm through both roads (4 of 6)") {
+  TESSEL_REQUIRE_GPU(90);
+  both_roads("hopper_gemm", 3, 6);
+}
+TEST_CASE("codegen_llvm: gpu hopper_gemm through both roads (5 of 6)") {
+  TESSEL_REQUIRE_GPU(90);
+  both_roads("hopper_gemm", 4, 6);
+}
+TEST_CASE("codegen_llvm: gpu hopper_gemm through both roads (6 of 6)") {
+  TESSEL_REQUIRE_GPU(90);
+  both_roads("hopper_gemm", 5, 6);
 }

@@ -5,6 +5,7 @@
 // (peer_add.cu, compiled by nvcc on the machine). A measuring tool, not a test; needs a GPU.
 //
 //   tessel_elementwise_bench [--peer peer_add.ptx] [--reps N]
+// Built with TESSEL_WITH_LLVM=ON, TESSEL_BACKEND=llvm measures the kernels through LLVM's road.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -16,8 +17,12 @@
 
 #include "tessel/algebra/parse_number.hpp"
 #include "tessel/algebra/error.hpp"
+#include "tessel/codegen/backend.hpp"
 #include "tessel/kernels/elementwise.hpp"
 #include "tessel/runtime.hpp"
+#if defined(TESSEL_BENCH_WITH_LLVM)
+#include "tessel/codegen_llvm.hpp"
+#endif
 
 using namespace tessel;
 using namespace tessel::kernels;
@@ -73,6 +78,10 @@ int main(int argc, char** argv) {
     }
   }
   try {
+#if defined(TESSEL_BENCH_WITH_LLVM)
+    codegen_llvm::enable();
+#endif
+    std::printf("backend: %s\n", codegen::backend_name(codegen::default_backend()));
     rt::Context ctx(0);
     const rt::DeviceProperties props = rt::device_properties(0);
     std::printf("device: %s\n", rt::to_string(props).c_str());
