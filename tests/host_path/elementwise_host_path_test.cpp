@@ -5,6 +5,10 @@
 // check that reads addresses or values still refuses what it refused.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
 #include "stand_in.hpp"
 #include "tessel/kernels/elementwise.hpp"
 #include "tessel/kernels/launch.hpp"
@@ -19,13 +23,14 @@ using test::StandIn;
 
 namespace {
 
-// The recorded launch's parameters against those of a fresh plan of the same arguments.
+// The recorded launch's parameters against those of a fresh plan of the same arguments (the full,
+// uncached path: elementwise_plan).
 void check_last_launch(const ElementwiseArguments& args) {
   const std::vector<TesselStandInLaunch> l = StandIn::get().launches();
   REQUIRE(!l.empty());
   kernels::ElementwiseOptions o;
   o.check_device_memory = false;
-  const codegen::LaunchPlan fresh = kernels::elementwise_launch_plan(args, o);
+  const codegen::LaunchPlan fresh = kernels::elementwise_plan(args, o);  // the full path, no cache
   CHECK(std::string(l.back().entry) == fresh.kernel);
   CHECK(StandIn::params(l.back()) == fresh.params);
   CHECK(l.back().grid[0] == fresh.grid[0]);
@@ -105,4 +110,40 @@ TEST_CASE("host path: tessel::elementwise keeps its address and value checks for
   half.alpha = 0.5;
   CHECK_THROWS_WITH_AS(kernels::elementwise(half), doctest::Contains("integer alpha and beta"), Error);
   CHECK_NOTHROW(kernels::elementwise(ok));
+}
+
+TEST_CASE("host path: two threads calling tessel::elementwise on one form get their own launches") {
+  StandIn& s = StandIn::get();
+  const int64_t n = 1 << 16;
+  std::vector<rt::DeviceBuffer> b;
+  for (int i = 0; i < 12; ++i) b.emplace_back(static_cast<size_t>(n * 4));
+  std::vector<ElementwiseArguments> sets;
+  for (size_t i = 0; i < 4; ++i)
+    sets.push_back({ElementwiseOp::Axpby, row_major(b[3 * i].ptr(), Type::F32, {n}), row_major(b[3 * i + 1].ptr(), Type::F32, {n}),
+                    row_major(b[3 * i + 2].ptr(), Type::F32, {n}), 1.0 + static_cast<double>(i), -0.5});
+  std::vector<std::vector<std::vector<std::byte>>> expected;
+  kernels::ElementwiseOptions o;
+  o.check_device_memory = false;
+  for (const ElementwiseArguments& a : sets) expected.push_back(kernels::elementwise_plan(a, o).params);  // no cache
+  kernels::elementwise(sets[0]);
+  s.reset();
+  const int rounds = 200;
+  std::atomic<int> errors{0};
+  auto worker = [&](size_t first) {
+    rt::Context(0).make_current();
+    try {
+      for (int i = 0; i < rounds; ++i) kernels::elementwise(sets[first + static_cast<size_t>(i % 2)]);
+    } catch (...) {
+      ++errors;
+    }
+  };
+  std::thread t1(worker, 0), t2(worker, 2);
+  t1.join();
+  t2.join();
+  CHECK(errors == 0);
+  CHECK(s.launch_count() == 2 * rounds);
+  for (const TesselStandInLaunch& l : s.launches()) {
+    const auto p = StandIn::params(l);
+    CHECK(std::count(expected.begin(), expected.end(), p) == 1);
+  }
 }

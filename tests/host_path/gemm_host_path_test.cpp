@@ -5,6 +5,8 @@
 // host reference, so a stale plan shows as a wrong result); two threads share the cache.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <thread>
 
 #include "algebra/support.hpp"

@@ -66,20 +66,22 @@ void launch_plan(const LaunchPlan& plan, const rt::Function& f, rt::StreamRef st
 namespace {
 
 // Above 48 KB a function's dynamic shared memory must be allowed first (cuFuncSetAttribute): once
-// per function and size, remembered here (a function's attribute stays set).
+// per function and size, remembered here (a function's attribute stays set). The map keeps a copy
+// of each such function, so that its module stays loaded and its handle cannot come back as
+// another function's.
 void allow_dynamic_shared(const rt::Function& f, unsigned bytes) {
   if (bytes <= 48 * 1024) return;
   static std::mutex mutex;
-  static std::unordered_map<void*, unsigned> allowed;  // by CUfunction: the largest size set
+  static auto* allowed = new std::unordered_map<void*, std::pair<rt::Function, unsigned>>;  // the largest size set
   {
     std::lock_guard lock(mutex);
-    auto it = allowed.find(f.native());
-    if (it != allowed.end() && it->second >= bytes) return;
+    auto it = allowed->find(f.native());
+    if (it != allowed->end() && it->second.second >= bytes) return;
   }
   f.set_max_dynamic_shared_memory(static_cast<int>(bytes));
   std::lock_guard lock(mutex);
-  unsigned& a = allowed[f.native()];
-  a = std::max(a, bytes);
+  auto [it, fresh] = allowed->try_emplace(f.native(), f, bytes);
+  if (!fresh) it->second.second = std::max(it->second.second, bytes);
 }
 
 }  // namespace
