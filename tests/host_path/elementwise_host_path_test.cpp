@@ -38,7 +38,7 @@ void check_last_launch(const ElementwiseArguments& args) {
 
 }  // namespace
 
-TEST_CASE("host path: a repeated tessel::elementwise only launches; new addresses and values are launched with") {
+TEST_CASE("host path: a repeated tessel::elementwise only launches, and new addresses and values are launched with") {
   StandIn& s = StandIn::get();
   const int64_t n = 1 << 20;
   for (Type t : {Type::F32, Type::BF16}) {
