@@ -68,10 +68,14 @@ struct GemmStep {
 std::vector<GemmStep> gemm_steps(const GemmChoice& choice, const GemmArguments& args, uint64_t workspace);
 
 // The one call: out = alpha * A @ B + beta * C on `stream` (the device in use). Chooses on the
-// first call for arguments of this shape (types, extents, strides, alignment) and device,
-// compiles the kernels once per device, keeps a workspace per stream; later calls launch. Returns
-// the choice (a reference into the process-wide cache, valid for the process). Throws
-// tessel::Error naming why nothing runs the arguments (every kernel's reason).
+// first call for arguments of this shape (types, extents, strides, alignment, alpha's and beta's
+// zero-ness) and context, compiles the kernels once per device, keeps a workspace per stream.
+// A later call of the same shape with the same addresses, alpha and beta queues the launches it
+// made last time (a current-context query and the launches: no check, plan, encode or
+// allocation); with other addresses or scalars it checks and plans the launches again
+// (docs/gemm.md). Returns the choice (a reference into the process-wide cache, valid for the
+// process). Throws tessel::Error naming why nothing runs the arguments (every kernel's reason),
+// or the rule new addresses break (C overlapping out).
 const GemmChoice& gemm(const GemmArguments& args, rt::StreamRef stream = {});
 
 }  // namespace tessel::kernels
