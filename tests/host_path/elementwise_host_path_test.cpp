@@ -59,7 +59,8 @@ TEST_CASE("host path: a repeated tessel::elementwise only launches, and new addr
     CHECK(s.calls("cuCtxGetCurrent") <= 10);
     CHECK(s.all_calls() - s.calls("cuLaunchKernelEx") - s.calls("cuCtxGetCurrent") == 0);
     check_last_launch(a0);
-    // New addresses and alpha: the allocations are checked (once), the launch carries them.
+    // New addresses and alpha: the new allocations are confirmed with the driver (once), the launch
+    // carries them.
     s.reset();
     kernels::elementwise(a1);
     CHECK(s.calls("cuPointerGetAttribute") > 0);
@@ -94,10 +95,19 @@ TEST_CASE("host path: tessel::elementwise keeps its address and value checks for
   overlap.A.data = big.ptr();
   overlap.C.data = big.ptr() + n * 2;
   CHECK_THROWS_WITH_AS(kernels::elementwise(overlap), doctest::Contains("overlaps A"), Error);
-  // Past the end of its allocation.
+  // Inside an allocation the driver confirmed: no query; past its end: the query, and the error.
+  StandIn& s = StandIn::get();
+  ElementwiseArguments inside = ok;
+  inside.C.data = big.ptr();
+  kernels::elementwise(inside);
+  inside.C.data = big.ptr() + 256;
+  s.reset();
+  kernels::elementwise(inside);
+  CHECK(s.calls("cuPointerGetAttribute") == 0);
   ElementwiseArguments past = ok;
   past.C.data = big.ptr() + n * 4 + 256;
   CHECK_THROWS_WITH_AS(kernels::elementwise(past), doctest::Contains("past its allocation"), Error);
+  CHECK(s.calls("cuPointerGetAttribute") > 0);
   // A null address.
   ElementwiseArguments null = ok;
   null.B.data = 0;

@@ -343,15 +343,47 @@ std::vector<std::vector<std::byte>> ordered_params(const Kernel& k, const Prepar
   return out;
 }
 
+// Allocations the driver confirmed (cuPointerGetAttribute), for the epoch they were confirmed in
+// (rt::allocation_epoch: tessel freed nothing since). A view inside one needs no driver query.
+struct KnownAllocations {
+  std::mutex mutex;
+  uint64_t epoch = ~uint64_t{0};
+  std::vector<rt::Allocation> known;  // at most kMax, the latest last
+  static constexpr size_t kMax = 64;
+
+  bool holds(uint64_t start, uint64_t end, uint64_t now) {
+    std::lock_guard lock(mutex);
+    if (epoch != now) return false;
+    for (const rt::Allocation& a : known)
+      if (start >= a.start && end <= a.start + a.bytes) return true;
+    return false;
+  }
+  void add(const rt::Allocation& a, uint64_t now) {
+    std::lock_guard lock(mutex);
+    if (epoch != now) {
+      known.clear();
+      epoch = now;
+    }
+    if (known.size() == kMax) known.erase(known.begin());
+    known.push_back(a);
+  }
+};
+
+// Each operand's span inside one device allocation. The driver is asked about an address only
+// when no allocation confirmed since tessel last freed memory holds the whole span.
 void check_in_allocation(const ElementwiseArguments& args) {
+  static auto* confirmed = new KnownAllocations;  // never destroyed
+  const uint64_t epoch = rt::allocation_epoch();  // read first: a free during the checks shows next time
   for (int x : operands(args.op)) {
     const TensorView& t = view(args, x);
-    const rt::Allocation al = rt::device_allocation(t.data);  // throws for host memory
     const uint64_t end = t.data + static_cast<uint64_t>(t.span_bytes());
+    if (confirmed->holds(t.data, end, epoch)) continue;
+    const rt::Allocation al = rt::device_allocation(t.data);  // throws for host memory
     if (end > al.start + al.bytes) {
       fail(std::string("elementwise: ") + kNames[x] + " " + t.to_string() + " ends at " + hex(end) +
            ", past its allocation [" + hex(al.start) + ", " + hex(al.start + al.bytes) + ")");
     }
+    confirmed->add(al, epoch);
   }
 }
 
@@ -482,24 +514,7 @@ namespace {
 struct Form {
   std::shared_ptr<const PlanForm> plan;
   ReadyLaunch ready;                       // packed with the first call's values
-  std::mutex mutex;                        // guards checked
-  std::array<uint64_t, 3> checked{};       // addresses whose allocations were checked
-  uint64_t checked_epoch = ~uint64_t{0};   // rt::allocation_epoch() then
 };
-
-// The operands' allocations, checked again only when an address changed or tessel freed memory.
-void check_in_allocation_once(Form& f, const ElementwiseArguments& args) {
-  const std::array<uint64_t, 3> data{args.A.data, args.B.data, args.C.data};
-  const uint64_t epoch = rt::allocation_epoch();  // before the checks: a free during them shows next time
-  {
-    std::lock_guard lock(f.mutex);
-    if (f.checked == data && f.checked_epoch == epoch) return;
-  }
-  check_in_allocation(args);
-  std::lock_guard lock(f.mutex);
-  f.checked = data;
-  f.checked_epoch = epoch;
-}
 
 // The form's launch in the current context: generation (once per configuration), load (once per
 // configuration and context), the parameters packed.
@@ -556,13 +571,12 @@ void elementwise(const ElementwiseArguments& args, rt::StreamRef stream, const E
   } else {
     std::shared_ptr<const PlanForm> plan = plan_form(args, o);  // every check (for a new form)
     if (!plan) return;                                           // nothing to do
-    if (o.check_device_memory) check_in_allocation(args);
     std::shared_ptr<Form> fresh = make_form(std::move(plan));
     std::lock_guard lock(mutex);
     if (forms->size() >= 4096) forms->clear();  // bounded: a process that sweeps shapes starts over
     form = forms->emplace(key, std::move(fresh)).first->second;  // a racing thread's form wins
   }
-  if (o.check_device_memory) check_in_allocation_once(*form, args);
+  if (o.check_device_memory) check_in_allocation(args);
   // The parameters: the form's, with this call's addresses, alpha and beta written over them.
   thread_local ReadyLaunch scratch;
   scratch = form->ready;
