@@ -18,6 +18,7 @@
 
 #include "tessel/algebra/error.hpp"
 #include "tessel/algebra/parse_number.hpp"
+#include "tessel/runtime/tensor_map.hpp"
 #include "tessel/kernels/elementwise.hpp"
 #include "tessel/kernels/gemm.hpp"
 #include "tessel/runtime.hpp"
@@ -100,6 +101,25 @@ void elementwise_rows(int lg, Type t) {
               lg, codegen::ptx_name(t), same.host_us, same.device_us, alt.host_us, alt.device_us, copy.device_us, pct);
 }
 
+// What one TMA descriptor costs to make (rt::encode_tensor_map: the rule checks and
+// cuTensorMapEncodeTiled; the one-call GEMM caches them by spec and address).
+void encode_row() {
+  rt::DeviceBuffer b(4096 * 4096 * 2);
+  rt::TensorMapSpec s;
+  s.type = rt::TensorMapDataType::BF16;
+  s.dims = {4096, 4096, 1};
+  s.strides = {1, 4096, 4096 * 4096};
+  s.box = {64, 128, 1};
+  s.swizzle = rt::TensorMapSwizzle::B128;
+  const int n = 10000;
+  rt::TensorMap sink;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < n; ++i) sink = rt::encode_tensor_map(s, b.ptr() + static_cast<uint64_t>(i % 64) * 16);
+  const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / n;
+  std::printf("encode one TMA descriptor (rt::encode_tensor_map, uncached): %.3f us of host time (word 0: %llx)\n", us,
+              static_cast<unsigned long long>(sink.words[0] & 0xf));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -119,6 +139,7 @@ int main(int argc, char** argv) {
     stand_in = props.name.find("stand-in") != std::string::npos;
     std::printf("device: %s%s\ncalls: %d per timing (at most 100 for 4096^3, 500 for add; median of 5)\n", rt::to_string(props).c_str(),
                 stand_in ? " (host time only: the stand-in driver runs nothing)" : "", calls);
+    encode_row();
     std::printf("\n%-23s | %11s | %9s %9s | %9s %9s |\n", "", "first call", "same", "ptrs", "other", "ptrs");
     std::printf("%-23s | %11s | %9s %9s | %9s %9s |\n", "problem", "", "host us", "device us", "host us", "device us");
     gemm_rows(256, 256, 256, Type::BF16);
