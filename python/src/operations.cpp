@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <tuple>
 #include <sstream>
 
 #include <pybind11/stl.h>
@@ -15,6 +16,7 @@
 #include "tessel/algebra/error.hpp"
 #include "tessel/kernels/gemm.hpp"
 #include "tessel/kernels/launch.hpp"
+#include "torch_tensor.hpp"
 
 namespace tessel::python {
 
@@ -23,26 +25,21 @@ namespace {
 using codegen::Type;
 using kernels::TensorView;
 
-bool torch_loaded() { return py::module_::import("sys").attr("modules").contains("torch"); }
-
 bool is_torch_tensor(py::handle h) {
   return torch_loaded() && py::isinstance(h, py::module_::import("torch").attr("Tensor"));
 }
 
-// The CUstream a GPU call queues on.
-uint64_t resolve_stream(py::handle stream) {
+// The CUstream a GPU call queues on, and whether it is torch's current one.
+std::pair<uint64_t, bool> resolve_stream(py::handle stream) {
   if (stream.is_none()) {
     // PyTorch's current stream, so that tessel orders with the work torch queued (only when torch
     // is already imported: tessel never imports it).
-    if (torch_loaded()) {
-      py::object cuda = py::module_::import("torch").attr("cuda");
-      if (cuda.attr("is_available")().cast<bool>()) return cuda.attr("current_stream")().attr("cuda_stream").cast<uint64_t>();
-    }
-    return 0;
+    if (const std::optional<uint64_t> s = torch_current_stream()) return {*s, true};
+    return {0, false};
   }
-  if (py::isinstance<py::int_>(stream)) return stream.cast<uint64_t>();
-  if (py::hasattr(stream, "cuda_stream")) return stream.attr("cuda_stream").cast<uint64_t>();
-  if (py::hasattr(stream, "__cuda_stream__")) return py::tuple(stream.attr("__cuda_stream__")())[1].cast<uint64_t>();
+  if (py::isinstance<py::int_>(stream)) return {stream.cast<uint64_t>(), false};
+  if (py::hasattr(stream, "cuda_stream")) return {stream.attr("cuda_stream").cast<uint64_t>(), false};
+  if (py::hasattr(stream, "__cuda_stream__")) return {py::tuple(stream.attr("__cuda_stream__")())[1].cast<uint64_t>(), false};
   throw py::type_error("stream: expected None, an int (a CUstream) or a stream object with cuda_stream "
                        "(torch.cuda.Stream) or __cuda_stream__, got " +
                        std::string(py::str(py::type::of(stream).attr("__name__"))));
@@ -50,7 +47,10 @@ uint64_t resolve_stream(py::handle stream) {
 
 // One operand, checked against where the call runs.
 Imported import_operand(py::handle obj, const std::string& what, const Call& call) {
-  const TensorDevice d = dlpack_device(obj, what);
+  // A torch tensor on torch's current stream: its attributes, without DLPack's stream handshake.
+  std::optional<Imported> fast;
+  if (!call.emulate && call.torch_stream) fast = import_torch_cuda(obj);
+  const TensorDevice d = fast ? fast->device : dlpack_device(obj, what);
   if (call.emulate) {
     if (!d.cpu())
       fail(what + " is on " + device_name(d) +
@@ -65,7 +65,7 @@ Imported import_operand(py::handle obj, const std::string& what, const Call& cal
   if (d.id != in_use)
     fail(what + " is on cuda:" + std::to_string(d.id) + ", but tessel runs on the GPU in use, cuda:" +
          std::to_string(in_use) + " (make it current first, e.g. torch.cuda.set_device(" + std::to_string(d.id) + "))");
-  return import_dlpack(obj, what, call.stream);
+  return fast ? std::move(*fast) : import_dlpack(obj, what, call.stream);
 }
 
 const char* numpy_dtype(Type t) {
@@ -102,7 +102,7 @@ Call start(bool emulate, py::handle stream) {
   Call call;
   call.tensors.reserve(4);  // references to the elements are held while more are added
   call.emulate = emulate;
-  if (!emulate) call.stream = resolve_stream(stream);
+  if (!emulate) std::tie(call.stream, call.torch_stream) = resolve_stream(stream);
   else if (!stream.is_none()) fail("stream: emulate=True runs on the CPU emulator, which has no streams");
   return call;
 }
@@ -337,7 +337,7 @@ void bind_operations(py::module_& m) {
         [](py::object t) {
           const TensorDevice d = dlpack_device(t, "tensor");
           std::optional<uint64_t> stream;
-          if (d.cuda()) stream = resolve_stream(py::none());
+          if (d.cuda()) stream = resolve_stream(py::none()).first;
           return view_dict(import_dlpack(t, "tensor", stream));
         },
         py::arg("tensor"),

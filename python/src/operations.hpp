@@ -18,6 +18,7 @@ struct Call {
   py::object out;                 // what the call returns
   bool emulate = false;
   uint64_t stream = 0;            // the CUstream of a GPU call (0: the legacy default stream)
+  bool torch_stream = false;      // `stream` is torch's current stream (stream=None with torch loaded)
 };
 
 // gemm(a, b, out, c, alpha, beta): A (M,K) or (L,M,K), B (K,N) or (L,K,N), out (M,N) or (L,M,N),

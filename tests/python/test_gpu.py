@@ -127,6 +127,19 @@ def test_elementwise(gen, dtype):
         assert torch.allclose(got[k].float(), want[k].float(), rtol=tol, atol=tol), k
 
 
+def test_explicit_stream_orders_after_torch(gen):
+    # stream= another stream than torch's current one: the operands come through DLPack, whose
+    # handshake orders that stream after torch's (the values written just before are seen).
+    x = randn((1 << 20,), torch.float32, gen)
+    y = torch.empty_like(x)
+    side = torch.cuda.Stream()
+    for _ in range(3):
+        y.copy_(x * 2)  # queued on torch's current stream
+        out = tessel.elementwise("add", x, y, stream=side)
+        side.synchronize()
+        assert torch.equal(out, x + 2 * x)
+
+
 def test_gpu_errors(gen):
     a = randn((64, 64), torch.float32, gen)
     with pytest.raises(tessel.Error, match="emulate=True runs the kernel on the CPU emulator"):
