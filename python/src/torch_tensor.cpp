@@ -31,8 +31,9 @@ const Torch* torch_objects() {
   made->strided = torch.attr("strided");
   py::object c = torch.attr("_C");
   const bool raw = py::hasattr(c, "_cuda_getCurrentRawStream") && py::hasattr(c, "_cuda_getDevice");
-  made->raw_stream = raw ? c.attr("_cuda_getCurrentRawStream") : py::none();
-  made->current_device = raw ? c.attr("_cuda_getDevice") : py::none();
+  // (py::object on both sides: `cond ? accessor : py::none()` would cast the function to None.)
+  made->raw_stream = raw ? py::object(c.attr("_cuda_getCurrentRawStream")) : py::object(py::none());
+  made->current_device = raw ? py::object(c.attr("_cuda_getDevice")) : py::object(py::none());
   made->cuda = torch.attr("cuda");
   made->cuda_available = made->cuda.attr("is_available")().cast<bool>();
   const std::pair<const char*, Type> names[] = {{"float16", Type::F16},  {"bfloat16", Type::BF16},

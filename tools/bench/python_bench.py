@@ -48,7 +48,7 @@ def host_us(fn, iters=500):
 def host_breakdown():
     x = torch.randn(1 << 20, device="cuda")
     y, out = torch.randn_like(x), torch.empty_like(x)
-    s = torch.cuda.current_stream().cuda_stream
+    s = torch.cuda.current_stream().cuda_stream or 1  # DLPack spells the legacy default stream 1
     a = torch.randn((256, 256), device="cuda", dtype=torch.bfloat16)
     b = torch.randn((256, 256), device="cuda", dtype=torch.bfloat16).t()
     c = torch.empty((256, 256), device="cuda", dtype=torch.bfloat16)
