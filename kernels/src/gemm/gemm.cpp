@@ -63,11 +63,24 @@ std::string layout_text(const TensorView& v) {
 
 }  // namespace
 
+namespace {
+
+// The GEMM's own arguments: split-K's count, and its workspace after the copies' regions.
+GemmArguments with_split_k(const GemmChoice& choice, GemmArguments g, uint64_t workspace, std::size_t copies) {
+  if (choice.splits > 1) {
+    g.split_k = choice.splits;
+    g.workspace = workspace + split_k_workspace_offset(copies);
+  }
+  return g;
+}
+
+}  // namespace
+
 std::vector<GemmStep> gemm_steps(const GemmChoice& choice, const GemmArguments& args, uint64_t workspace) {
   if (!choice.kernel) fail("gemm_steps: a choice without a kernel");
   std::vector<GemmStep> steps;
   if (!choice.any_packed()) {
-    steps.push_back({choice.kernel, args, "gemm"});
+    steps.push_back({choice.kernel, with_split_k(choice, args, workspace, 0), "gemm"});
     return steps;
   }
   const std::optional<Packing> p = plan_packing(choice.kernel->metadata(), args, workspace);
@@ -75,7 +88,7 @@ std::vector<GemmStep> gemm_steps(const GemmChoice& choice, const GemmArguments& 
   if (p->packed[kPackA]) steps.push_back(copy_step(args.A, p->views[kPackA], "copy A into the workspace: " + layout_text(p->views[kPackA])));
   if (p->packed[kPackB]) steps.push_back(copy_step(args.B, p->views[kPackB], "copy B into the workspace: " + layout_text(p->views[kPackB])));
   if (p->packed[kPackC]) steps.push_back(copy_step(args.c(), p->views[kPackC], "copy C into the workspace: " + layout_text(p->views[kPackC])));
-  steps.push_back({choice.kernel, p->packed_args, "gemm"});
+  steps.push_back({choice.kernel, with_split_k(choice, p->packed_args, workspace, p->workspace_bytes), "gemm"});
   if (p->packed[kPackOut]) steps.push_back(copy_step(p->views[kPackOut], args.out, "copy out back from the workspace"));
   return steps;
 }
@@ -97,7 +110,7 @@ std::string shape_key(const GemmArguments& g, const GemmDevice& d) {
   view(g.B);
   view(g.out);
   if (g.distinct_c()) view(*g.C);
-  s << '|' << static_cast<int>(g.accumulator_type) << (g.beta != 0 ? 'b' : '0');
+  s << '|' << static_cast<int>(g.accumulator_type) << (g.beta != 0 ? 'b' : '0') << g.split_k;
   return s.str();
 }
 
@@ -113,9 +126,9 @@ Cache& cache() {
 
 }  // namespace
 
-const GemmChoice& gemm(const GemmArguments& args, rt::StreamRef stream) {
+const GemmChoice& gemm(const GemmArguments& args, rt::StreamRef stream, GemmSchedule schedule) {
   const GemmDevice dev = gemm_device_in_use();
-  const std::string key = shape_key(args, dev);
+  const std::string key = shape_key(args, dev) + '|' + std::to_string(static_cast<int>(schedule));
   Cache& c = cache();
   const GemmChoice* choice = nullptr;
   {
@@ -124,7 +137,7 @@ const GemmChoice& gemm(const GemmArguments& args, rt::StreamRef stream) {
     if (it != c.choices.end()) choice = &it->second;
   }
   if (!choice) {
-    GemmRanking r = rank_gemm(args, dev);
+    GemmRanking r = rank_gemm(args, dev, schedule);
     if (r.ranked.empty()) {
       std::string why;
       for (size_t i = 0; i < r.refused.size() && i < 6; ++i)
