@@ -62,9 +62,9 @@ constexpr double kCopyBytesPerUs = 2.5e6;    // the elementwise copy, read and w
 constexpr double kStoreBytesPerUsPerSm = 2.0e4;  // an epilogue's share of the store bandwidth
 constexpr double kLaunchUs = 3.0;
 // What one SM moves: DRAM bytes (a grid of a few CTAs cannot reach the device's bandwidth; about
-// 50 GB/s each, so that some 60 SMs saturate it) and split-K's partial tiles, written once by
+// 30 GB/s each, so that some 100 SMs saturate it) and split-K's partial tiles, written once by
 // every unit and read by the tile's last one, mostly in L2 (about 100 GB/s).
-constexpr double kDramBytesPerUsPerSm = 5.0e4;
+constexpr double kDramBytesPerUsPerSm = 3.0e4;
 constexpr double kPartialBytesPerUsPerSm = 1.0e5;
 constexpr uint64_t kNominalWorkspace = uint64_t{1} << 40;  // where the ranking pretends the workspace is
 
@@ -187,6 +187,7 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
     }
     GemmChoice c;
     c.kernel = k;
+    std::size_t copied = 0;  // the copies' workspace
     // Split-K: the count forced by the arguments, or the model's.
     GemmArguments run = args;
     bool no_split = false;
@@ -219,6 +220,7 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
         continue;
       }
       c.packed = p->packed;
+      copied = p->workspace_bytes;
       // The copies' regions, then split-K's (gemm_steps lays them out so).
       c.workspace_bytes = split_k_workspace_offset(p->workspace_bytes) + k->workspace_size(p->packed_args);
       c.estimate_us = estimate_gemm_us(md, p->packed_args, dev) +
@@ -236,7 +238,7 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
     else
       t << tiles << " tiles of " << tm << "x" << tn << " on " << dev.sm_count << " SMs, " << ceil_div(e.K, tk)
         << " k-tiles each";
-    if (c.any_packed()) t << ", " << c.workspace_bytes << " bytes copied through the workspace";
+    if (c.any_packed()) t << ", " << copied << " bytes copied through the workspace";
     t << ": about " << std::fixed;
     t.precision(1);
     t << c.estimate_us << " us";
