@@ -81,7 +81,7 @@ RunStats run(const LaunchPlan& plan, Memory& mem, const RunOptions& options) {
     fail("emulator: launch of " + k.name + ": " + std::to_string(shared_bytes) +
          " bytes of shared memory per block (at most 232448)");
   }
-  detail::Launch launch{p, plan, mem, options, parameter_space(plan, p), {}, options.max_steps};
+  detail::Launch launch{p, plan, mem, options, parameter_space(plan, p), {}, options.max_steps, {}};
   // The clusters in linear order, the blocks of each run together: one pass over each block's
   // threads in turn (rank order), until all have exited; a round in which no thread of the
   // cluster ran is a deadlock.

@@ -410,7 +410,7 @@ std::vector<HopperGemmConfig> HopperGemmClass::configurations() {
             // v: cluster_m, cluster_n, schedule (0 cooperative, 1 ping-pong, 2 split-K)
             for (std::array<int, 3> v : {std::array<int, 3>{1, 1, 0}, {2, 1, 0}, {1, 2, 0}, {1, 1, 1}, {1, 1, 2}}) {
               const bool clustered = v[0] * v[1] > 1, pingpong = v[2] == 1, split_k = v[2] == 2;
-              if (split_k && tile.m * tile.n == 64 * 256) continue;  // split-K: 128x256, 128x128, 64x128
+              if (split_k && tile.m == 64 && tile.n == 256) continue;  // split-K: 128x256, 128x128, 64x128
               if (clustered && tile.m != 128) continue;  // the large tiles, where L2 traffic limits
               if (pingpong && tile.m * tile.n > 128 * 128) continue;  // a warpgroup holds a whole tile
               HopperGemmConfig c;
