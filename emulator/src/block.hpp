@@ -32,7 +32,7 @@ struct Launch {
   std::vector<std::byte> params;  // the parameter space, laid out as Program::params
   RunStats stats;
   uint64_t steps_left = 0;
-  GlobalOrder order = {};  // release and acquire of global memory between the blocks
+  GlobalOrder order{false};  // release and acquire of global memory between the blocks
 };
 
 class BlockRunner;

@@ -29,11 +29,13 @@ void join(std::map<uint32_t, uint64_t>& into, const std::map<uint32_t, uint64_t>
 }  // namespace
 
 void GlobalOrder::store(uint32_t block, uint64_t addr, uint32_t n) {
+  if (!enabled_) return;
   const uint64_t r = releases_[block];
   for (uint64_t w = addr / 4; w <= (addr + n - 1) / 4; ++w) words_[w] = Write{block, r};
 }
 
 void GlobalOrder::atomic(uint32_t block, uint64_t addr, uint32_t n, bool acquire, bool release) {
+  if (!enabled_) return;
   const uint64_t first = addr / 4, last = (addr + n - 1) / 4;
   for (uint64_t w = first; w <= last; ++w) words_.erase(w);  // atomics are ordered among themselves
   Clock& here = published_[first];
@@ -47,6 +49,7 @@ void GlobalOrder::atomic(uint32_t block, uint64_t addr, uint32_t n, bool acquire
 }
 
 void GlobalOrder::load(uint32_t block, uint64_t addr, uint32_t n) const {
+  if (!enabled_) return;
   for (uint64_t w = addr / 4; w <= (addr + n - 1) / 4; ++w) {
     auto it = words_.find(w);
     if (it == words_.end() || it->second.block == block) continue;

@@ -8,9 +8,12 @@
 // forgive every time. Within a block the threads count as ordered (their barriers are checked
 // elsewhere), so a release by any of its threads publishes every store the block made before it.
 //
-// Not modelled: fences (tessel emits none for global memory: a kernel that ordered its stores with
-// fence.acq_rel and a relaxed atomic would be reported); words are 4 bytes, so two blocks writing
-// different bytes of one word count as one writer, the last.
+// Only kernels with a global atomic (atom or red) are checked: without one, blocks cannot hand
+// each other data at all, and words are 4 bytes here, so two blocks writing different bytes of one
+// word (adjacent 16-bit elements of two tiles, where a leading dimension is odd) count as one
+// writer, the last; the SIMT GEMM's tiles do that. Not modelled: fences (tessel emits none for
+// global memory: a kernel that ordered its stores with fence.acq_rel and a relaxed atomic would be
+// reported).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +24,8 @@ namespace tessel::emu::detail {
 
 class GlobalOrder {
  public:
+  // `enabled`: the kernel has a global atomic; otherwise every call does nothing.
+  explicit GlobalOrder(bool enabled = false) : enabled_(enabled) {}
   // A plain store of n bytes at addr by `block` (its linear index in the grid).
   void store(uint32_t block, uint64_t addr, uint32_t n);
   // An atomic read-modify-write at addr by `block`, with its semantics: the acquire happens
@@ -32,6 +37,7 @@ class GlobalOrder {
 
  private:
   using Clock = std::map<uint32_t, uint64_t>;  // block -> its releases known
+  bool enabled_ = false;
   struct Write {
     uint32_t block = 0;
     uint64_t releases = 0;  // the writer's releases before the store: the next one publishes it
