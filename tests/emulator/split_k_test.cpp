@@ -107,6 +107,32 @@ TEST_CASE("emulator: split-K matches the host, ragged and batched, with the same
   }
 }
 
+// A CUDA graph replays a launch with its parameters, the launch id included: the last arrival's
+// clearing of the counter is what lets the replay count from zero.
+TEST_CASE("emulator: split-K replays the very same launch (a CUDA graph) into its workspace") {
+  TESSEL_RNG(rng);
+  const HopperGemmConfig c =
+      split_config(Type::BF16, Type::BF16, codegen::Major::K, codegen::Major::K, Major::Row, 64, 64, 2);
+  test::GemmProblemOptions o;
+  o.max_k = 6 * c.tile_k();
+  o.beta_zero = true;
+  test::GemmProblem p = test::make_gemm_problem(hopper_gemm_metadata(c), rng, o);
+  while (k_tiles(c, p.arguments(0, 0, 0)) < 3) p = test::make_gemm_problem(hopper_gemm_metadata(c), rng, o);
+  INFO(p.describe());
+  emu::Memory mem;
+  const uint64_t a = mem.upload(p.A.bytes), b = mem.upload(p.B.bytes), out = mem.upload(p.out.bytes);
+  GemmArguments args = p.arguments(a, b, out);
+  args.split_k = 3;
+  args.workspace = mem.upload(std::vector<uint8_t>(hopper_gemm_workspace_size(c, args), 0xFF));
+  const codegen::LaunchPlan plan = hopper_gemm_plan(c, args, hopper_gemm(c), 2, emu::encode_tensor_map);
+  emu::run(plan, mem);
+  const std::vector<uint8_t> first = mem.read<uint8_t>(out, p.out.bytes.size());
+  CHECK(test::check_gemm(p, first) == "");
+  mem.write(out, p.out.bytes);  // NaN again: a replay that stored nothing would leave them
+  emu::run(plan, mem);
+  CHECK(mem.read<uint8_t>(out, p.out.bytes.size()) == first);
+}
+
 TEST_CASE("split-K: the workspace's size, and split counts refused with the value and the rule") {
   HopperGemmConfig c = split_config(Type::BF16, Type::BF16, codegen::Major::K, codegen::Major::K, Major::Row, 128, 128, 4);
   // L = 2, M = 300, N = 200, K = 1000: 3 x 2 tiles per batch, 16 k-tiles of 64.

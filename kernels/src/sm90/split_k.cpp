@@ -48,7 +48,7 @@ Value SplitKFixup::slot(const WorkTile& at, Value split) const {
 
 // Thread 0 of the consumers counts the CTA in at the tile's counter: (launch << 16) | arrivals.
 // A counter holding another launch's id (an earlier launch, or whatever the workspace held) counts
-// from zero, so the workspace needs no clearing. A compare-and-swap loop: each try reads what the
+// from zero, so the workspace needs no clearing; the last arrival leaves it 0. A compare-and-swap loop: each try reads what the
 // counter holds and swaps in its successor.
 Value SplitKFixup::arrive(const WorkTile& at) const {
   KernelBuilder& b = b_;
@@ -63,7 +63,11 @@ Value SplitKFixup::arrive(const WorkTile& at) const {
              b.assign(done, b.select(got == cur, b.constant(1, Type::U32), b.constant(0, Type::U32)));
              b.assign(cur, got);
            });
-  return (next & 0xffff) == b.cvt(t_.splits, Type::U64);
+  Value last = (next & 0xffff) == b.cvt(t_.splits, Type::U64);
+  // The last arrival clears the counter (no unit of the tile touches it again in this launch), so
+  // that a replay of the very same launch (a CUDA graph: the same launch id) counts from zero too.
+  b.if_(last, [&] { b.atom(Space::Global, AtomOp::Exch, Type::U64, counter, b.constant(0, Type::U64)); });
+  return last;
 }
 
 Value SplitKFixup::reduce(const WorkTile& at, std::vector<Value>& acc) const {
