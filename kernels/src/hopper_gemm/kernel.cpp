@@ -3,7 +3,9 @@
 //   shared storage (hopper_gemm_shared_storage) -> the TMA pipeline and the ping-pong turns
 //   (sm90_pipeline) -> the persistent tile scheduler (sm90_tile_scheduler) -> warpgroup 0 the
 //   producer (TMA loads), warpgroups 1.. the consumers (the wgmma mainloop on the stages laid out by
-//   sm90_stage_layout, then the epilogue of sm90_epilogue).
+//   sm90_stage_layout, then the epilogue of sm90_epilogue). Split-K (config.split_k): the
+//   scheduler's units are (tile, split) with a share of the k-tiles, and sm90_split_k's fix-up runs
+//   between the mainloop and the epilogue, which only the tile's last unit reaches.
 //
 // The PTX is byte-identical to the one-function kernel these blocks came from: each block emits
 // its instructions in the order the kernel did, which is why some are split where they are (the

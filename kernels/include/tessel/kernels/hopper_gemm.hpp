@@ -17,7 +17,9 @@
 //     shared-memory boxes of 64 rows x 128 bytes (stmatrix.x4 for 16-bit out), each stored by a TMA
 //     store (cp.async.bulk.tensor global.shared) that clips the ragged edge; two boxes per consumer warpgroup, so that the
 //     threads fill one while the TMA reads the other, and the global writes drain while the next
-//     tile's mainloop runs. Out-of-range rows, columns and k of A and B are zero-filled by the TMA.
+//     tile's mainloop runs. Out-of-range rows, columns and k of A and B are zero-filled by the TMA;
+//   - split-K (`split_k`, the _sk kernels): units of (tile, share of its k-tiles), f32 partial tiles
+//     in the workspace, summed in split order by the tile's last unit (docs/gemm.md, "Schedules").
 #pragma once
 
 #include <functional>
