@@ -163,6 +163,9 @@ TEST_CASE("split-K: the workspace's size, and split counts refused with the valu
   // A launch without its workspace is an error naming the size.
   CHECK_THROWS_WITH_AS(hopper_gemm_launch(c, g, 132, emu::encode_tensor_map),
                        doctest::Contains("needs a workspace of"), Error);
+  g.workspace = (4 << 20) + 8;
+  CHECK_THROWS_WITH_AS(hopper_gemm_launch(c, g, 132, emu::encode_tensor_map),
+                       doctest::Contains("the workspace at 4194312 is not 16-byte aligned"), Error);
   // The configuration's rules.
   HopperGemmConfig pp = c;
   pp.pingpong = true;

@@ -294,6 +294,9 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const Gem
     if (ws > 0 && args.workspace == 0)
       fail(config.name() + " with split_k " + str(args.split_k) + " needs a workspace of " + str(static_cast<int64_t>(ws)) +
            " bytes (workspace_size; GemmArguments::workspace or Kernel::run's), got none");
+    if (ws > 0 && args.workspace % 16 != 0)
+      fail(config.name() + ": the workspace at " + str(static_cast<int64_t>(args.workspace)) +
+           " is not 16-byte aligned (split-K's partial tiles move in 16-byte vectors)");
     p.arg(static_cast<int32_t>(args.split_k)).arg(args.workspace).arg(hopper_gemm_split_k_launch_id());
   }
   return p;

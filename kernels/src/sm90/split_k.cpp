@@ -12,6 +12,8 @@ using namespace codegen;
 namespace {
 
 constexpr int64_t kGroupBytes = 128 * 16;  // a warpgroup's 16-byte stores of one group of 4 values
+// Partials move through L2 only (.cg): other SMs wrote them, one CTA reads each once.
+const LoadOptions kPartialLoad{Cache::Cg};
 
 // `atom.acq_rel.global.cas.b64 got, [addr], compare, value` (.gpu scope, the default): `got` is the
 // old value; `value` is stored where it equalled `compare`. Release: this thread's earlier writes,
@@ -80,7 +82,8 @@ Value SplitKFixup::reduce(const WorkTile& at, std::vector<Value>& acc) const {
     Value mine = slot(at, at.split);
     for (int g = 0; g < groups; ++g) {
       const size_t i = static_cast<size_t>(4 * g);
-      b.store(Space::Global, Type::F32, mine, {acc[i], acc[i + 1], acc[i + 2], acc[i + 3]}, g * kGroupBytes);
+      b.store(Space::Global, Type::F32, mine, {acc[i], acc[i + 1], acc[i + 2], acc[i + 3]}, g * kGroupBytes,
+              Cache::Cg);
     }
     b.note("every consumer's partial is written; thread 0 counts the CTA in at the tile's counter (acq_rel)");
     bar_sync(b, TmaStoreEpilogue::kNamedBarrier, threads);
@@ -95,13 +98,13 @@ Value SplitKFixup::reduce(const WorkTile& at, std::vector<Value>& acc) const {
       b.note("the last arrival: the sum of every split's partial in the order s = 0, 1, ... (its own included)");
       Value p0 = slot(at, b.constant(0, Type::S32));
       for (int g = 0; g < groups; ++g) {
-        const std::vector<Value> v = b.load(Space::Global, Type::F32, p0, g * kGroupBytes, 4);
+        const std::vector<Value> v = b.load(Space::Global, Type::F32, p0, g * kGroupBytes, 4, kPartialLoad);
         for (int e = 0; e < 4; ++e) b.assign(acc[static_cast<size_t>(4 * g + e)], v[static_cast<size_t>(e)]);
       }
       b.for_range(b.constant(1, Type::S32), t_.splits, 1, [&](Value s) {
         Value ps = slot(at, s);
         for (int g = 0; g < groups; ++g) {
-          const std::vector<Value> v = b.load(Space::Global, Type::F32, ps, g * kGroupBytes, 4);
+          const std::vector<Value> v = b.load(Space::Global, Type::F32, ps, g * kGroupBytes, 4, kPartialLoad);
           for (int e = 0; e < 4; ++e) {
             Value& a = acc[static_cast<size_t>(4 * g + e)];
             b.assign(a, a + v[static_cast<size_t>(e)]);
