@@ -122,8 +122,9 @@ std::string mods(const Instr& i) {
 }
 std::string sem(const Instr& i) {
   std::string s;
-  if (i.has(kRelease)) s += ".release";
-  if (i.has(kAcquire)) s += ".acquire";
+  if (i.has(kRelease) && i.has(kAcquire)) s += ".acq_rel";  // atom's read-modify-write: both at once
+  else if (i.has(kRelease)) s += ".release";
+  else if (i.has(kAcquire)) s += ".acquire";
   if (i.has(kCluster)) s += ".cluster";
   return s;
 }

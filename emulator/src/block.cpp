@@ -367,6 +367,13 @@ void BlockRunner::access(uint32_t t, const Decoded& d, uint64_t addr, void* data
                                                  hex(addr) + ", " + L_.memory.describe(addr));
       }
       std::byte* p = b->data.data() + (addr - b->addr);
+      if (is_atomic) {
+        // atomic(): GlobalOrder::atomic, once per read-modify-write
+      } else if (write) {
+        L_.order.store(linear_block(), addr, n);
+      } else {
+        L_.order.load(linear_block(), addr, n);
+      }
       write ? std::memcpy(p, data, n) : std::memcpy(data, p, n);
       return;
     }
@@ -414,6 +421,11 @@ void BlockRunner::store(uint32_t t, const Decoded& d, const uint64_t* R) {
   access(t, d, value(R, d.src[0]) + static_cast<uint64_t>(d.offset), buf, n, true, false);
 }
 
+uint32_t BlockRunner::linear_block() const {
+  const auto& g = L_.plan.grid;
+  return ctaid_[0] + g[0] * (ctaid_[1] + g[1] * ctaid_[2]);
+}
+
 void BlockRunner::atomic(uint32_t t, const Decoded& d, uint64_t* R) {
   const uint32_t es = static_cast<uint32_t>(bytes(d.type));
   const uint64_t addr = value(R, d.src[0]) + static_cast<uint64_t>(d.offset);
@@ -422,6 +434,11 @@ void BlockRunner::atomic(uint32_t t, const Decoded& d, uint64_t* R) {
   access(t, d, addr, &old, es, false, true);
   const uint64_t v = atomic_result(d.atom, d.type, old, b, c);
   access(t, d, addr, const_cast<uint64_t*>(&v), es, true, true);
+  const bool global = d.space == Space::Global ||
+                      ((d.space == Space::Generic || d.space == Space::None) &&
+                       !(addr >= kSharedWindow && addr < kSharedWindow + kWindowSize) &&
+                       !(addr >= kParamWindow && addr < kParamWindow + kWindowSize));
+  if (global) L_.order.atomic(linear_block(), addr, es, (d.flags & kAcquire) != 0, (d.flags & kRelease) != 0);
   if (d.op == Op::Atom && d.ndst > 0 && d.dst[0] >= 0) {
     R[d.dst[0]] = extend(old & width_mask(bits(d.type)), d.type) & L_.program.slot_mask[d.dst[0]];
   }

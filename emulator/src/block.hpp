@@ -13,6 +13,7 @@
 #include <deque>
 #include <vector>
 
+#include "global_order.hpp"
 #include "mbarrier.hpp"
 #include "program.hpp"
 #include "shared_memory.hpp"
@@ -31,6 +32,7 @@ struct Launch {
   std::vector<std::byte> params;  // the parameter space, laid out as Program::params
   RunStats stats;
   uint64_t steps_left = 0;
+  GlobalOrder order{false};  // release and acquire of global memory between the blocks
 };
 
 class BlockRunner;
@@ -138,6 +140,7 @@ class BlockRunner {
   void store(uint32_t t, const Decoded& d, const uint64_t* R);
   void atomic(uint32_t t, const Decoded& d, uint64_t* R);
   void access(uint32_t t, const Decoded& d, uint64_t addr, void* data, uint32_t n, bool write, bool is_atomic);
+  uint32_t linear_block() const;  // the block's index in the grid, x fastest
 
   uint64_t* regs(uint32_t t) { return regs_.data() + size_t{t} * L_.program.nslots; }
   std::string thread_name(uint32_t t) const;

@@ -2,6 +2,7 @@
 // the kernel once and runs the clusters in linear order, the blocks of a cluster together.
 #include "tessel/emulator/run.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -81,7 +82,12 @@ RunStats run(const LaunchPlan& plan, Memory& mem, const RunOptions& options) {
     fail("emulator: launch of " + k.name + ": " + std::to_string(shared_bytes) +
          " bytes of shared memory per block (at most 232448)");
   }
-  detail::Launch launch{p, plan, mem, options, parameter_space(plan, p), {}, options.max_steps};
+  // Release and acquire between blocks are checked where the kernel can hand data over at all.
+  const bool atomics = std::any_of(p.code.begin(), p.code.end(), [](const detail::Decoded& d) {
+    return (d.op == codegen::Op::Atom || d.op == codegen::Op::Red) && d.space != codegen::Space::Shared;
+  });
+  detail::Launch launch{p, plan, mem, options, parameter_space(plan, p), {}, options.max_steps,
+                        detail::GlobalOrder(atomics)};
   // The clusters in linear order, the blocks of each run together: one pass over each block's
   // threads in turn (rank order), until all have exited; a round in which no thread of the
   // cluster ran is a deadlock.

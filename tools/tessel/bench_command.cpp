@@ -578,7 +578,10 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
     kernels::Artifact artifact;
     std::shared_ptr<rt::DeviceBuffer> workspace;
     double ms = 0;
-    std::string name() const { return kernel ? kernel->name() : "tessel::gemm"; }
+    int splits = 1;  // a split-K kernel: the count the cost model chooses for it (GemmArguments::split_k)
+    std::string name() const {
+      return kernel ? kernel->name() + (splits > 1 ? " (split-K x " + std::to_string(splits) + ")" : "") : "tessel::gemm";
+    }
   };
   std::vector<Candidate> candidates;
   // The one-call API on the same buffers (with neither --kernel nor --class): what a user's call
@@ -593,10 +596,18 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
       row.notes.push_back(std::string("tessel::gemm: ") + e.what());
     }
   }
+  const kernels::GemmDevice gemm_dev{dev.cc, dev.props.sm_count};
   for (const kernels::KernelPtr& k : found) {
     try {
-      Candidate cand{k, k->compile(args[0], dev.cc), nullptr, 0};
-      if (const size_t ws = k->workspace_size(args[0])) cand.workspace = std::make_shared<rt::DeviceBuffer>(ws);
+      // A split-K kernel runs with the count the one-call model would give it; where it gives
+      // none, the kernel would only repeat its data-parallel twin.
+      const int splits = kernels::choose_splits(k->metadata(), args[0], gemm_dev);
+      if (k->metadata().options.count("schedule") && k->metadata().options.at("schedule") == "split-k" && splits < 2)
+        continue;
+      GemmArguments split_args = args[0];
+      split_args.split_k = splits;
+      Candidate cand{k, k->compile(split_args, dev.cc), nullptr, 0, splits};
+      if (const size_t ws = k->workspace_size(split_args)) cand.workspace = std::make_shared<rt::DeviceBuffer>(ws);
       candidates.push_back(std::move(cand));
     } catch (const Error& e) {
       row.notes.push_back(k->name() + " did not compile: " + e.what());
@@ -607,6 +618,12 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
       const size_t s = static_cast<size_t>(i) % sets;
       if (!cand_ptr->kernel) {
         kernels::gemm(args[s], stream);
+        return;
+      }
+      if (cand_ptr->splits > 1) {
+        GemmArguments g = args[s];
+        g.split_k = cand_ptr->splits;
+        cand_ptr->kernel->run(g, cand_ptr->artifact, stream, cand_ptr->workspace->ptr());
         return;
       }
       cand_ptr->kernel->run(args[s], cand_ptr->artifact, stream, cand_ptr->workspace ? cand_ptr->workspace->ptr() : 0);
@@ -631,7 +648,7 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
     // The one-call choice against the fastest catalog kernel that takes the operands as they lie.
     if (api && fastest_kernel)
       row.notes.push_back("one-call choice " + one_call + ": " + fmt("%.3f", fastest_kernel->ms / api->ms) +
-                          "x the fastest catalog kernel (" + fastest_kernel->kernel->name() + ")");
+                          "x the fastest catalog kernel (" + fastest_kernel->name() + ")");
   } else if (candidates.size() == 1) {
     best = &candidates[0];
   }
@@ -687,7 +704,7 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
     } else if (peer) {
       row.cublas_tflops = tflops(median_ms(peer_run, o.warmup, o.iters, stream));
     }
-    if (best) row.kernel = best->kernel ? best->kernel->name() : "tessel::gemm: " + one_call;
+    if (best) row.kernel = best->kernel ? best->name() : "tessel::gemm: " + one_call;
   } catch (const Error& e) {
     row.error = true;
     row.notes.push_back(std::string("error while timing: ") + e.what());

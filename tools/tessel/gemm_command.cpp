@@ -30,6 +30,7 @@ namespace tessel::cli {
 void print_gemm_help(std::ostream& out) {
   out << "usage: tessel gemm --m M --n N --k K [--l L] [--dtype T] [--out T] [--a-major k|m] [--b-major k|n]\n"
          "                   [--out-major n|m] [--lda N] [--ldb N] [--ldc N] [--alpha X] [--beta X]\n"
+         "                   [--schedule data-parallel|split-k] [--splits S]\n"
          "                   [--explain [--cc N --sms N] | --emulate] [--seed S]\n"
          "\n"
          "out (L,M,N) = alpha * A (L,M,K) @ B (L,K,N) + beta * out through the one-call API\n"
@@ -45,6 +46,10 @@ void print_gemm_help(std::ostream& out) {
          "  --out-major n|m      out's (default n)\n"
          "  --lda, --ldb, --ldc  leading dimensions in elements (default: compact)\n"
          "  --alpha, --beta      the epilogue's scalars (default 1 and 0)\n"
+         "  --schedule S         only this schedule: data-parallel (each tile's whole K in one unit) or\n"
+         "                       split-k (units of a share of a tile's k-tiles, partials summed in a\n"
+         "                       fixed order); default: the cost model's choice\n"
+         "  --splits S           split-K with S splits (2 to 32, at most the k-tiles), forcing split-k\n"
          "  --explain            print the ranked candidates, the reasons of the refused, and the\n"
          "                       choice, without running anything\n"
          "  --cc N, --sms N      with --explain: the device to choose for (default: the GPU in use)\n"
@@ -89,7 +94,8 @@ int gemm_command(const std::vector<std::string>& args) {
   std::set<std::string> flags;
   static const std::set<std::string> kValued = {"--m",   "--n",   "--k",     "--l",       "--dtype", "--out",
                                                 "--a-major", "--b-major", "--out-major", "--lda", "--ldb",
-                                                "--ldc", "--alpha", "--beta", "--cc",  "--sms",  "--seed"};
+                                                "--ldc", "--alpha", "--beta", "--cc",  "--sms",  "--seed",
+                                                "--schedule", "--splits"};
   static const std::set<std::string> kFlags = {"--explain", "--emulate", "-h", "--help"};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -119,6 +125,8 @@ int gemm_command(const std::vector<std::string>& args) {
   Problem p;
   uint64_t seed = std::random_device{}();
   std::optional<kernels::GemmDevice> asked;
+  kernels::GemmSchedule schedule = kernels::GemmSchedule::Any;
+  int splits = 1;
   try {
     for (const char* required : {"--m", "--n", "--k"})
       if (!v.count(required)) throw Error("tessel gemm needs --m, --n and --k");
@@ -139,6 +147,18 @@ int gemm_command(const std::vector<std::string>& args) {
     if (v.count("--alpha")) p.alpha = parse_finite("--alpha", v["--alpha"]);
     if (v.count("--beta")) p.beta = parse_finite("--beta", v["--beta"]);
     if (v.count("--seed")) seed = parse_unsigned("--seed", v["--seed"]);
+    if (v.count("--schedule")) {
+      const std::string& sc = v["--schedule"];
+      if (sc == "data-parallel") schedule = kernels::GemmSchedule::DataParallel;
+      else if (sc == "split-k") schedule = kernels::GemmSchedule::SplitK;
+      else throw Error("--schedule '" + sc + "' is not a schedule (valid: data-parallel, split-k)");
+    }
+    if (v.count("--splits")) {
+      splits = static_cast<int>(parse_integer("--splits", v["--splits"], 2, 32));
+      if (schedule == kernels::GemmSchedule::DataParallel)
+        throw Error("--splits " + v["--splits"] + " splits K, which --schedule data-parallel does not");
+      schedule = kernels::GemmSchedule::SplitK;
+    }
     if (v.count("--cc") != v.count("--sms")) throw Error("--cc and --sms go together (the device to choose for)");
     if (v.count("--cc")) {
       if (!flags.count("--explain")) throw Error("--cc and --sms choose for a device without running: use --explain");
@@ -178,8 +198,9 @@ int gemm_command(const std::vector<std::string>& args) {
 
   if (explain) {
     // Addresses made up, 256-byte aligned: the choice depends on their alignment only.
-    const kernels::GemmArguments a = gp.arguments(uint64_t{1} << 32, uint64_t{2} << 32, uint64_t{3} << 32);
-    const kernels::GemmRanking r = kernels::rank_gemm(a, dev);
+    kernels::GemmArguments a = gp.arguments(uint64_t{1} << 32, uint64_t{2} << 32, uint64_t{3} << 32);
+    a.split_k = splits;
+    const kernels::GemmRanking r = kernels::rank_gemm(a, dev, schedule);
     std::cout << "device: sm_" << dev.cc << ", " << dev.sm_count << " SMs\nproblem: " << gp.describe() << "\n";
     std::cout << r.ranked.size() << " candidates, best first:\n";
     for (size_t i = 0; i < r.ranked.size() && i < 12; ++i)
@@ -196,17 +217,20 @@ int gemm_command(const std::vector<std::string>& args) {
       std::cout << "choice: none\n";
       return 1;
     }
-    std::cout << "choice: " << r.ranked.front().describe() << "\n";
+    std::cout << "choice: " << r.ranked.front().describe() << "\nschedule: " << r.ranked.front().schedule() << "\n";
     return 0;
   }
 
   std::cout << "seed " << seed << "\n";
   try {
     if (emulate) {
-      const kernels::GemmRanking r = kernels::rank_gemm(gp.arguments(uint64_t{1} << 32, uint64_t{2} << 32, uint64_t{3} << 32), dev);
-      if (r.ranked.empty()) throw Error("no kernel of the catalog runs these arguments");
+      kernels::GemmArguments a = gp.arguments(uint64_t{1} << 32, uint64_t{2} << 32, uint64_t{3} << 32);
+      a.split_k = splits;
+      const kernels::GemmRanking r = kernels::rank_gemm(a, dev, schedule);
+      if (r.ranked.empty()) throw Error("no kernel of the catalog runs these arguments with this schedule");
       const kernels::GemmChoice& choice = r.ranked.front();
-      std::cout << "kernel: " << choice.describe() << "\n  " << choice.terms << "\n";
+      std::cout << "kernel: " << choice.describe() << "\nschedule: " << choice.schedule() << "\n  " << choice.terms
+                << "\n";
       std::unique_ptr<kernels::Machine> m = kernels::emulator_machine(progress_printer());
       const kernels::DemoRun run = kernels::run_gemm_choice(choice, gp, *m);
       std::cout << (run.ok ? "ok    " : "FAIL  ") << run.problem << ": " << run.result << " (" << std::fixed
@@ -215,13 +239,15 @@ int gemm_command(const std::vector<std::string>& args) {
     }
     rt::DeviceBuffer a = rt::DeviceBuffer::from(gp.A.bytes), b = rt::DeviceBuffer::from(gp.B.bytes),
                      o = rt::DeviceBuffer::from(gp.out.bytes);
-    const kernels::GemmArguments ga = gp.arguments(a.ptr(), b.ptr(), o.ptr());
+    kernels::GemmArguments ga = gp.arguments(a.ptr(), b.ptr(), o.ptr());
+    ga.split_k = splits;
     rt::Stream stream;
     const auto t0 = std::chrono::steady_clock::now();
-    const kernels::GemmChoice& choice = tessel::gemm(ga, stream);  // chooses, compiles, runs
+    const kernels::GemmChoice& choice = tessel::gemm(ga, stream, schedule);  // chooses, compiles, runs
     const auto t1 = std::chrono::steady_clock::now();
     stream.synchronize();
-    std::cout << "kernel: " << choice.describe() << "\n  " << choice.terms << "\n";
+    std::cout << "kernel: " << choice.describe() << "\nschedule: " << choice.schedule() << "\n  " << choice.terms
+              << "\n";
     const std::string diff = kernels::check_gemm(gp, o.to_vector<uint8_t>());
     // Timed calls after the first (inputs unchanged; beta != 0 accumulates, which the check above
     // has already seen): the host's time per call and the GPU's.
@@ -229,7 +255,7 @@ int gemm_command(const std::vector<std::string>& args) {
     rt::Event start, stop;
     const auto h0 = std::chrono::steady_clock::now();
     start.record(stream);
-    for (int i = 0; i < kCalls; ++i) tessel::gemm(ga, stream);
+    for (int i = 0; i < kCalls; ++i) tessel::gemm(ga, stream, schedule);
     stop.record(stream);
     const auto h1 = std::chrono::steady_clock::now();
     stop.synchronize();

@@ -85,11 +85,21 @@ Artifact Kernel::compile(const Arguments& args, std::optional<int> cc, std::opti
 
 void Kernel::run(const Arguments& args, const Artifact& artifact, rt::StreamRef stream, uint64_t workspace) const {
   if (const Status s = supports(args); !s) fail(name() + " cannot run these arguments: " + s.reason);
-  if (const std::size_t need = workspace_size(args); need > 0 && workspace == 0) {
+  // A GEMM's workspace travels in its arguments (GemmArguments::workspace), where its plan reads it.
+  const auto* g = std::get_if<GemmArguments>(&args);
+  const bool has_workspace = workspace != 0 || (g && g->workspace != 0);
+  if (const std::size_t need = workspace_size(args); need > 0 && !has_workspace) {
     fail(name() + " needs a workspace of " + std::to_string(need) + " bytes (workspace_size), got none");
   }
   if (artifact.kernel != name()) fail(name() + ": run with the artifact of " + artifact.kernel);
-  const codegen::LaunchPlan p = plan_for_launch(args, artifact);
+  codegen::LaunchPlan p;
+  if (g && workspace != 0 && g->workspace != workspace) {
+    GemmArguments with = *g;
+    with.workspace = workspace;
+    p = plan_for_launch(with, artifact);
+  } else {
+    p = plan_for_launch(args, artifact);
+  }
   const rt::Function f = artifact.function();
   for (const codegen::Kernel& k : artifact.module.kernels) {
     if (k.name == artifact.kernel) return launch_kernel(f, k, p, stream);

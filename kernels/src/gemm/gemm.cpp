@@ -65,11 +65,24 @@ std::string layout_text(const TensorView& v) {
 
 }  // namespace
 
+namespace {
+
+// The GEMM's own arguments: split-K's count, and its workspace after the copies' regions.
+GemmArguments with_split_k(const GemmChoice& choice, GemmArguments g, uint64_t workspace, std::size_t copies) {
+  if (choice.splits > 1) {
+    g.split_k = choice.splits;
+    g.workspace = workspace + split_k_workspace_offset(copies);
+  }
+  return g;
+}
+
+}  // namespace
+
 std::vector<GemmStep> gemm_steps(const GemmChoice& choice, const GemmArguments& args, uint64_t workspace) {
   if (!choice.kernel) fail("gemm_steps: a choice without a kernel");
   std::vector<GemmStep> steps;
   if (!choice.any_packed()) {
-    steps.push_back({choice.kernel, args, "gemm"});
+    steps.push_back({choice.kernel, with_split_k(choice, args, workspace, 0), "gemm"});
     return steps;
   }
   const std::optional<Packing> p = plan_packing(choice.kernel->metadata(), args, workspace);
@@ -77,7 +90,7 @@ std::vector<GemmStep> gemm_steps(const GemmChoice& choice, const GemmArguments& 
   if (p->packed[kPackA]) steps.push_back(copy_step(args.A, p->views[kPackA], "copy A into the workspace: " + layout_text(p->views[kPackA])));
   if (p->packed[kPackB]) steps.push_back(copy_step(args.B, p->views[kPackB], "copy B into the workspace: " + layout_text(p->views[kPackB])));
   if (p->packed[kPackC]) steps.push_back(copy_step(args.c(), p->views[kPackC], "copy C into the workspace: " + layout_text(p->views[kPackC])));
-  steps.push_back({choice.kernel, p->packed_args, "gemm"});
+  steps.push_back({choice.kernel, with_split_k(choice, p->packed_args, workspace, p->workspace_bytes), "gemm"});
   if (p->packed[kPackOut]) steps.push_back(copy_step(p->views[kPackOut], args.out, "copy out back from the workspace"));
   return steps;
 }
@@ -86,9 +99,10 @@ namespace {
 
 // What a choice and its launches depend on, as raw bytes: the context (hence the device), the
 // types, extents and strides of A, B and out (and of C where it is a tensor of its own), each
-// address modulo 16 bytes, the accumulator type, and whether alpha and beta are 0. Written into
+// address modulo 16 bytes, the accumulator type, whether alpha and beta are 0, the split count
+// asked for and the schedule. Written into
 // `key` (reused: no allocation once it has grown).
-void shape_key(std::string& key, const GemmArguments& g, void* context) {
+void shape_key(std::string& key, const GemmArguments& g, void* context, GemmSchedule schedule) {
   key.clear();
   const auto raw = [&](const auto& x) { key.append(reinterpret_cast<const char*>(&x), sizeof x); };
   raw(context);
@@ -102,6 +116,8 @@ void shape_key(std::string& key, const GemmArguments& g, void* context) {
   raw(static_cast<uint8_t>(g.C.has_value()));
   raw(static_cast<int32_t>(g.accumulator_type));
   raw(static_cast<uint8_t>((g.alpha != 0) | (g.beta != 0) << 1));
+  raw(static_cast<int32_t>(g.split_k));
+  raw(static_cast<int32_t>(schedule));
 }
 
 // What a launch reads beyond the shape key: the addresses, alpha and beta (and the workspace).
@@ -158,14 +174,14 @@ std::shared_ptr<const Bound> bind(const GemmChoice& choice, const GemmArguments&
 
 }  // namespace
 
-const GemmChoice& gemm(const GemmArguments& args, rt::StreamRef stream) {
+const GemmChoice& gemm(const GemmArguments& args, rt::StreamRef stream, GemmSchedule schedule) {
   void* context = rt::current_context();
   if (!context) {  // device 0's primary context, made current for the process (device_in_use)
     device_in_use();
     context = rt::current_context();
   }
   thread_local std::string key;
-  shape_key(key, args, context);
+  shape_key(key, args, context, schedule);
   Cache& c = cache();
   Entry* entry = nullptr;
   {
@@ -175,7 +191,7 @@ const GemmChoice& gemm(const GemmArguments& args, rt::StreamRef stream) {
   }
   if (!entry) {
     const GemmDevice dev = gemm_device_in_use();
-    GemmRanking r = rank_gemm(args, dev);
+    GemmRanking r = rank_gemm(args, dev, schedule);
     if (r.ranked.empty()) {
       std::string why;
       for (size_t i = 0; i < r.refused.size() && i < 6; ++i)

@@ -25,6 +25,9 @@ struct Packing {
 // supports() must still be asked about packed_args.
 std::optional<Packing> plan_packing(const KernelMetadata& md, const GemmArguments& args, uint64_t workspace = 0);
 
+// Where a choice's split-K workspace starts, after `copies` bytes of copies (256-byte aligned).
+inline std::size_t split_k_workspace_offset(std::size_t copies) { return (copies + 255) / 256 * 256; }
+
 // Whether TMA can describe the view: its address and every stride of a mode longer than 1 (but the
 // unit one) multiples of 16 bytes.
 bool tma_aligned(const TensorView& v);

@@ -2,6 +2,7 @@
 // operands lie, or after copies into the workspace) and the cost model that ranks them.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "gemm/packing.hpp"
@@ -60,9 +61,20 @@ constexpr double kDramBytesPerUs = 3.0e6;    // about 90% of the H100's 3.35 TB/
 constexpr double kCopyBytesPerUs = 2.5e6;    // the elementwise copy, read and write counted
 constexpr double kStoreBytesPerUsPerSm = 2.0e4;  // an epilogue's share of the store bandwidth
 constexpr double kLaunchUs = 3.0;
+// What one SM moves: DRAM bytes (a grid of a few CTAs cannot reach the device's bandwidth; about
+// 30 GB/s each, so that some 100 SMs saturate it) and split-K's partial tiles, written once by
+// every unit and read by the tile's last one, mostly in L2 (about 100 GB/s).
+constexpr double kDramBytesPerUsPerSm = 3.0e4;
+constexpr double kPartialBytesPerUsPerSm = 1.0e5;
 constexpr uint64_t kNominalWorkspace = uint64_t{1} << 40;  // where the ranking pretends the workspace is
 
 int64_t bytes_of(const TensorView& v) { return v.size() * codegen::bytes(v.dtype); }
+
+std::string schedule_of(const KernelMetadata& md) {
+  auto it = md.options.find("schedule");
+  return it == md.options.end() ? "" : it->second;
+}
+bool is_split_k(const KernelMetadata& md) { return schedule_of(md) == "split-k"; }
 
 }  // namespace
 
@@ -78,23 +90,39 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
   const int64_t ktiles = std::max<int64_t>(1, ceil_div(e.K, tk));
   const bool beta = g.beta != 0;
   double compute_us = 0;
+  int64_t active = dev.sm_count;  // CTAs moving bytes at once
   if (tensor) {
-    // A persistent grid: each CTA takes ceil(tiles / CTAs) tiles, one after another.
+    // A persistent grid: each CTA takes ceil(units / CTAs) units, one after another; a unit is a
+    // tile, or split-K's (tile, split) with its share of the k-tiles.
+    const int64_t splits = is_split_k(md) ? std::max(1, g.split_k) : 1;
     const int64_t ctas = std::max<int64_t>(cs, dev.sm_count / cs * cs);
-    const int64_t rounds = ceil_div(tiles, ctas);
-    const double mainloop = static_cast<double>(ktiles) * 2.0 * tm * tn * tk / rate;
-    const bool pingpong = md.options.count("schedule") && md.options.at("schedule") == "pingpong";
+    const int64_t units = tiles * splits;
+    const int64_t rounds = ceil_div(units, ctas);
+    active = std::min(units, ctas);
+    const double mainloop = static_cast<double>(ceil_div(ktiles, splits)) * 2.0 * tm * tn * tk / rate;
+    const bool pingpong = schedule_of(md) == "pingpong";
     const double epilogue = static_cast<double>(tm) * tn * codegen::bytes(g.out.dtype) * (beta ? 2 : 1) /
                             kStoreBytesPerUsPerSm * (pingpong ? 0.15 : 0.5);
-    compute_us = static_cast<double>(rounds) * (mainloop + epilogue) + 1.0;  // + the pipeline's first fill
+    if (splits == 1) {
+      compute_us = static_cast<double>(rounds) * (mainloop + epilogue) + 1.0;  // + the pipeline's first fill
+    } else {
+      // Every unit writes its f32 partial; each tile's last unit reads all of them and stores.
+      const double partial = static_cast<double>(tm) * tn * 4 / kPartialBytesPerUsPerSm;
+      const double last_rounds = static_cast<double>(ceil_div(tiles, ctas));
+      compute_us = static_cast<double>(rounds) * (mainloop + partial) +
+                   last_rounds * (static_cast<double>(splits) * partial + epilogue) + 1.0;
+    }
   } else {
     // One block per tile, a few resident per SM: the whole grid shares the SMs' CUDA cores.
     const double flops = 2.0 * static_cast<double>(e.M) * e.N * e.K * e.L;
     compute_us = flops / (rate * dev.sm_count);
   }
+  const double dram_rate = std::min(kDramBytesPerUs, static_cast<double>(std::max<int64_t>(active, 1)) * kDramBytesPerUsPerSm);
   const double dram_us =
-      static_cast<double>(bytes_of(g.A) + bytes_of(g.B) + bytes_of(g.out) * (beta ? 2 : 1)) / kDramBytesPerUs;
-  return std::max(compute_us, dram_us) + kLaunchUs;
+      static_cast<double>(bytes_of(g.A) + bytes_of(g.B) + bytes_of(g.out) * (beta ? 2 : 1)) / dram_rate;
+  // Compute and memory overlap, not perfectly: a tenth of the smaller shows (which also prefers,
+  // of two kernels that wait on the same bytes, the one with less work).
+  return std::max(compute_us, dram_us) + 0.1 * std::min(compute_us, dram_us) + kLaunchUs;
 }
 
 GemmDevice gemm_device_in_use() {
@@ -109,24 +137,77 @@ std::string GemmChoice::describe() const {
   for (int i = 0; i < 4; ++i)
     if (packed[static_cast<size_t>(i)]) copies += (copies.empty() ? "" : ", ") + std::string(names[i]);
   if (!copies.empty()) s += " (through the workspace: " + copies + ")";
+  if (splits > 1) s += " (split-K x " + std::to_string(splits) + ")";
   return s;
 }
 
-GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev) {
+std::string GemmChoice::schedule() const {
+  if (splits > 1) return "split-K x " + std::to_string(splits);
+  return kernel && schedule_of(kernel->metadata()) == "pingpong" ? "ping-pong" : "data-parallel";
+}
+
+int choose_splits(const KernelMetadata& md, const GemmArguments& args, const GemmDevice& dev, bool force) {
+  if (!is_split_k(md)) return 1;
+  const Extents e = extents_of(args);
+  const int64_t ktiles = ceil_div(e.K, std::max(md.design.tile[2], 1));
+  // Every split keeps at least 4 k-tiles (the pipeline's fill and the partial's write and read
+  // cost about that); forced, any split of at least one k-tile.
+  int64_t most = std::min<int64_t>(32, ktiles / 4);
+  if (force && most < 2) most = std::min<int64_t>(32, ktiles);
+  GemmArguments g = args;
+  g.split_k = 1;
+  const double whole = estimate_gemm_us(md, g, dev);
+  int best = 1;
+  double best_us = force ? std::numeric_limits<double>::infinity() : whole;
+  for (int s = 2; s <= most; ++s) {
+    g.split_k = s;
+    const double us = estimate_gemm_us(md, g, dev);
+    if (us < best_us) {
+      best = s;
+      best_us = us;
+    }
+  }
+  if (!force && best_us > 0.97 * whole) return 1;  // not worth a workspace and a second pass over the tile
+  return best;
+}
+
+GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSchedule schedule) {
   GemmRanking r;
   const MetadataFilter gemms = [](const KernelMetadata& md) { return md.operation == Operation::Gemm; };
   const Extents e = extents_of(args);
   bool tensor_candidate = false;
   for (const KernelPtr& k : list_kernels(gemms, dev.cc)) {
     const KernelMetadata& md = k->metadata();
+    const bool split = is_split_k(md);
+    if (schedule == GemmSchedule::DataParallel && split) {
+      r.refused.emplace_back(k->name(), "a split-K kernel; --schedule data-parallel asked");
+      continue;
+    }
+    if (schedule == GemmSchedule::SplitK && !split) {
+      r.refused.emplace_back(k->name(), "not a split-K kernel; --schedule split-k asked");
+      continue;
+    }
     GemmChoice c;
     c.kernel = k;
-    const Status direct = k->supports(args);
+    std::size_t copied = 0;  // the copies' workspace
+    // Split-K: the count forced by the arguments, or the model's.
+    GemmArguments run = args;
+    bool no_split = false;
+    if (split && args.split_k == 1) {
+      run.split_k = choose_splits(md, args, dev, schedule == GemmSchedule::SplitK);
+      no_split = run.split_k < 2;
+    }
+    const Status direct = k->supports(run);
+    if (direct && no_split) {
+      r.refused.emplace_back(k->name(), "split-K: no split count beats the whole K per tile by the model");
+      continue;
+    }
     if (direct) {
-      c.estimate_us = estimate_gemm_us(md, args, dev);
+      c.estimate_us = estimate_gemm_us(md, run, dev);
+      c.workspace_bytes = k->workspace_size(run);
     } else {
       // Tensor-core kernels of the problem's types may take it after copies (packing.hpp).
-      const std::optional<Packing> p = md.min_cc >= 90 ? plan_packing(md, args, kNominalWorkspace) : std::nullopt;
+      const std::optional<Packing> p = md.min_cc >= 90 ? plan_packing(md, run, kNominalWorkspace) : std::nullopt;
       if (!p) {
         r.refused.emplace_back(k->name(), direct.reason);
         continue;
@@ -136,17 +217,30 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev) {
         r.refused.emplace_back(k->name(), direct.reason + "; after copies into the workspace: " + packed.reason);
         continue;
       }
+      if (no_split) {
+        r.refused.emplace_back(k->name(), "split-K: no split count beats the whole K per tile by the model");
+        continue;
+      }
       c.packed = p->packed;
-      c.workspace_bytes = p->workspace_bytes;
+      copied = p->workspace_bytes;
+      // The copies' regions, then split-K's (gemm_steps lays them out so).
+      c.workspace_bytes = split_k_workspace_offset(p->workspace_bytes) + k->workspace_size(p->packed_args);
       c.estimate_us = estimate_gemm_us(md, p->packed_args, dev) +
                       static_cast<double>(p->copied_bytes) * 2 / kCopyBytesPerUs + kLaunchUs * p->copies;
     }
+    if (split) c.splits = run.split_k;
     tensor_candidate = tensor_candidate || md.min_cc >= 90;
     std::ostringstream t;
     const int tm = md.design.tile[0], tn = md.design.tile[1], tk = std::max(md.design.tile[2], 1);
-    t << ceil_div(e.M, std::max(tm, 1)) * ceil_div(e.N, std::max(tn, 1)) * e.L << " tiles of " << tm << "x" << tn
-      << " on " << dev.sm_count << " SMs, " << ceil_div(e.K, tk) << " k-tiles each";
-    if (c.any_packed()) t << ", " << c.workspace_bytes << " bytes copied through the workspace";
+    const int64_t tiles = ceil_div(e.M, std::max(tm, 1)) * ceil_div(e.N, std::max(tn, 1)) * e.L;
+    if (c.splits > 1)
+      t << "split-K x " << c.splits << ": " << tiles * c.splits << " units (" << tiles << " tiles of " << tm << "x"
+        << tn << ") on " << dev.sm_count << " SMs, " << ceil_div(e.K, tk) << " k-tiles split " << c.splits
+        << " ways, " << k->workspace_size(run) << " bytes of partial tiles";
+    else
+      t << tiles << " tiles of " << tm << "x" << tn << " on " << dev.sm_count << " SMs, " << ceil_div(e.K, tk)
+        << " k-tiles each";
+    if (c.any_packed()) t << ", " << copied << " bytes copied through the workspace";
     t << ": about " << std::fixed;
     t.precision(1);
     t << c.estimate_us << " us";

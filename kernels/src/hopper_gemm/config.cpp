@@ -37,7 +37,7 @@ std::string HopperGemmConfig::name() const {
          std::to_string(tile_n) + "x" + std::to_string(tile_k()) + "_s" + std::to_string(stages) + "_" +
          major_letter(a_major, true) + major_letter(b_major, false) + (out_major == Major::Row ? "r" : "c") +
          (cluster_size() > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : "") +
-         (pingpong ? "_pp" : "");
+         (pingpong ? "_pp" : "") + (split_k ? "_sk" : "");
 }
 
 void HopperGemmConfig::check() const {
@@ -57,6 +57,10 @@ void HopperGemmConfig::check() const {
     fail(who + "ping-pong with a 128 x " + std::to_string(tile_n) +
          " tile (at most 128 x 128: one warpgroup holds a whole tile's accumulators, 128 registers a thread)");
   if (pingpong && cluster_size() > 1) fail(who + "ping-pong in a cluster (not implemented: 1x1 only)");
+  if (split_k && pingpong) fail(who + "split-K with ping-pong (not implemented: split-K is cooperative)");
+  if (split_k && cluster_size() > 1)
+    fail(who + "split-K in a cluster " + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) +
+         " (not implemented: 1x1 only)");
   if (cluster_m != 1 && cluster_m != 2) fail(who + "cluster_m " + std::to_string(cluster_m) + " (1 or 2)");
   if (cluster_n != 1 && cluster_n != 2) fail(who + "cluster_n " + std::to_string(cluster_n) + " (1 or 2)");
   if (cluster_size() > 2)

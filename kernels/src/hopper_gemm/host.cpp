@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <atomic>
 #include <limits>
 #include <mutex>
+#include <random>
 #include <unordered_map>
 
 #include "common/gemm_c.hpp"
@@ -117,6 +119,24 @@ bool broadcast_batches(const TensorView& v) {
   return m.shape[0] > 1 && m.stride[0] == 0;
 }
 
+
+// Split-K's rules on GemmArguments::split_k (K: the problem's).
+Status hopper_gemm_split_k_supports(const HopperGemmConfig& c, const GemmArguments& g, int64_t K) {
+  if (!c.split_k) {
+    if (g.split_k != 1)
+      return Status::failure("split_k " + str(g.split_k) +
+                             ": this kernel does not split K (1 only; the split-K kernels, named _sk, do)");
+    return Status::success();
+  }
+  const int64_t k_tiles = (K + c.tile_k() - 1) / c.tile_k();
+  if (g.split_k < 1 || g.split_k > kHopperGemmMaxSplits)
+    return Status::failure("split_k " + str(g.split_k) + " (1 to " + str(kHopperGemmMaxSplits) + ")");
+  if (g.split_k > std::max<int64_t>(k_tiles, 1))
+    return Status::failure("split_k " + str(g.split_k) + " with K = " + str(K) + ": " + str(k_tiles) +
+                           " k-tiles of " + str(c.tile_k()) + ", and every split needs at least one k-tile");
+  return Status::success();
+}
+
 }  // namespace
 
 Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& g) {
@@ -161,7 +181,7 @@ Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& g) {
   if (!std::isfinite(g.alpha) || !std::isfinite(g.beta))
     return Status::failure("alpha = " + std::to_string(g.alpha) + ", beta = " + std::to_string(g.beta) +
                            ": they must be finite");
-  return Status::success();
+  return hopper_gemm_split_k_supports(c, g, K);
 }
 
 namespace {
@@ -257,7 +277,7 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const Gem
   // Persistent: one cluster per cluster_size() SMs at most, each walking cluster tiles (cluster_m x
   // cluster_n tiles).
   const int64_t cm = c.tile_m * c.cluster_m, cn = c.tile_n * c.cluster_n, cs = c.cluster_size();
-  const int64_t tiles = ((M + cm - 1) / cm) * ((N + cn - 1) / cn) * L;
+  const int64_t tiles = ((M + cm - 1) / cm) * ((N + cn - 1) / cn) * L * (c.split_k ? args.split_k : 1);
   const int64_t clusters = std::clamp<int64_t>(tiles, 1, std::max<int64_t>(1, max_ctas / cs));
   codegen::LaunchPlan p;
   p.kernel = config.name();
@@ -271,7 +291,37 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const Gem
   p.arg(static_cast<int32_t>(M)).arg(static_cast<int32_t>(N)).arg(static_cast<int32_t>(K)).arg(static_cast<int32_t>(L));
   p.arg(ld).arg(o.stride[0]).arg(static_cast<float>(g.alpha)).arg(static_cast<float>(g.beta));
   p.arg(hopper_gemm_flags(g.A, g.B, c_read(g)));
+  if (c.split_k) {
+    const std::size_t ws = hopper_gemm_workspace_size(config, args);
+    if (ws > 0 && args.workspace == 0)
+      fail(config.name() + " with split_k " + str(args.split_k) + " needs a workspace of " + str(static_cast<int64_t>(ws)) +
+           " bytes (workspace_size; GemmArguments::workspace or Kernel::run's), got none");
+    if (ws > 0 && args.workspace % 16 != 0)
+      fail(config.name() + ": the workspace at " + str(static_cast<int64_t>(args.workspace)) +
+           " is not 16-byte aligned (split-K's partial tiles move in 16-byte vectors)");
+    p.arg(static_cast<int32_t>(args.split_k)).arg(args.workspace).arg(hopper_gemm_split_k_launch_id());
+  }
   return p;
+}
+
+std::size_t hopper_gemm_workspace_size(const HopperGemmConfig& config, const GemmArguments& args) {
+  if (!config.split_k || args.split_k <= 1) return 0;
+  const GemmArguments g = kernel_arguments(config, args);
+  const Matrix o = as_matrix(g.out);
+  const int64_t tiles =
+      ((o.shape[1] + config.tile_m - 1) / config.tile_m) * ((o.shape[2] + config.tile_n - 1) / config.tile_n) * o.shape[0];
+  const int64_t counters = (tiles * 8 + 255) / 256 * 256;  // SplitKFixup::counter_bytes
+  return static_cast<std::size_t>(counters + tiles * args.split_k * config.tile_m * config.tile_n * 4);
+}
+
+uint64_t hopper_gemm_split_k_launch_id() {
+  // Seeded per process, so that a workspace left by another process is as unlikely to hold a
+  // matching id as any random 48 bits.
+  static std::atomic<uint64_t> next{std::random_device{}() ^ (uint64_t{std::random_device{}()} << 32)};
+  for (;;) {
+    const uint64_t id = next.fetch_add(1) & ((uint64_t{1} << 48) - 1);
+    if (id != 0) return id;
+  }
 }
 
 KernelMetadata hopper_gemm_metadata(const HopperGemmConfig& c) {
@@ -319,6 +369,10 @@ class HopperGemm : public Kernel {
   }
   codegen::LaunchPlan plan_for_launch(const Arguments& args, const Artifact&) const override {
     return launch(args, {});
+  }
+  std::size_t workspace_size(const Arguments& args) const override {
+    const auto* g = std::get_if<GemmArguments>(&args);
+    return g ? hopper_gemm_workspace_size(config_, *g) : 0;
   }
 
  private:
@@ -382,14 +436,17 @@ std::vector<HopperGemmConfig> HopperGemmClass::configurations() {
         for (codegen::Major bm : {codegen::Major::K, codegen::Major::MN}) {
           if (!wide && (am != codegen::Major::K || bm != codegen::Major::K)) continue;
           for (Major om : {Major::Row, Major::Column}) {
-            for (std::array<int, 3> v : {std::array<int, 3>{1, 1, 0}, {2, 1, 0}, {1, 2, 0}, {1, 1, 1}}) {
-              const bool clustered = v[0] * v[1] > 1, pingpong = v[2] == 1;
+            // v: cluster_m, cluster_n, schedule (0 cooperative, 1 ping-pong, 2 split-K)
+            for (std::array<int, 3> v : {std::array<int, 3>{1, 1, 0}, {2, 1, 0}, {1, 2, 0}, {1, 1, 1}, {1, 1, 2}}) {
+              const bool clustered = v[0] * v[1] > 1, pingpong = v[2] == 1, split_k = v[2] == 2;
+              if (split_k && tile.m == 64 && tile.n == 256) continue;  // split-K: 128x256, 128x128, 64x128
               if (clustered && tile.m != 128) continue;  // the large tiles, where L2 traffic limits
               if (pingpong && tile.m * tile.n > 128 * 128) continue;  // a warpgroup holds a whole tile
               HopperGemmConfig c;
               c.cluster_m = v[0];
               c.cluster_n = v[1];
               c.pingpong = pingpong;
+              c.split_k = split_k;
               c.ab = t.ab;
               c.out = t.out;
               c.tile_m = tile.m;
@@ -431,6 +488,7 @@ HopperGemmConfig hopper_gemm_config(const Options& o) {
   c.cluster_m = static_cast<int>(parse_integer("cluster-m", o.at("cluster-m"), 1, 16));
   c.cluster_n = static_cast<int>(parse_integer("cluster-n", o.at("cluster-n"), 1, 16));
   c.pingpong = o.at("schedule") == "pingpong";
+  c.split_k = o.at("schedule") == "split-k";
   return c;
 }
 
@@ -445,7 +503,7 @@ Options hopper_gemm_options(const HopperGemmConfig& c) {
           {"stages", std::to_string(c.stages)},
           {"cluster-m", std::to_string(c.cluster_m)},
           {"cluster-n", std::to_string(c.cluster_n)},
-          {"schedule", c.pingpong ? "pingpong" : "cooperative"}};
+          {"schedule", c.pingpong ? "pingpong" : c.split_k ? "split-k" : "cooperative"}};
 }
 
 std::vector<OptionSpec> HopperGemmClass::options() const {
@@ -459,8 +517,9 @@ std::vector<OptionSpec> HopperGemmClass::options() const {
           {"stages", {"4", "2", "3", "5", "6", "7", "8"}, "shared-memory stages"},
           {"cluster-m", {"1", "2"}, "CTAs per cluster along M (2: B multicast to the pair)"},
           {"cluster-n", {"1", "2"}, "CTAs per cluster along N (2: A multicast to the pair; not with cluster-m 2)"},
-          {"schedule", {"cooperative", "pingpong"},
-           "consumer warpgroups on 64-row slabs of each tile, or on alternate tiles (up to 128 x 128)"}};
+          {"schedule", {"cooperative", "pingpong", "split-k"},
+           "consumer warpgroups on 64-row slabs of each tile, on alternate tiles (up to 128 x 128), or "
+           "cooperative on (tile, split of K) units, the splits a run-time argument (GemmArguments::split_k)"}};
 }
 
 KernelPtr HopperGemmClass::configure(const Options& options) const {

@@ -3,7 +3,9 @@
 //   shared storage (hopper_gemm_shared_storage) -> the TMA pipeline and the ping-pong turns
 //   (sm90_pipeline) -> the persistent tile scheduler (sm90_tile_scheduler) -> warpgroup 0 the
 //   producer (TMA loads), warpgroups 1.. the consumers (the wgmma mainloop on the stages laid out by
-//   sm90_stage_layout, then the epilogue of sm90_epilogue).
+//   sm90_stage_layout, then the epilogue of sm90_epilogue). Split-K (config.split_k): the
+//   scheduler's units are (tile, split) with a share of the k-tiles, and sm90_split_k's fix-up runs
+//   between the mainloop and the epilogue, which only the tile's last unit reaches.
 //
 // The PTX is byte-identical to the one-function kernel these blocks came from: each block emits
 // its instructions in the order the kernel did, which is why some are split where they are (the
@@ -18,6 +20,7 @@
 #include "sm90/epilogue.hpp"
 #include "sm90/pipeline.hpp"
 #include "sm90/shared_storage.hpp"
+#include "sm90/split_k.hpp"
 #include "sm90/stage_layout.hpp"
 #include "sm90/tile_scheduler.hpp"
 #include "tessel/codegen/async_copy.hpp"
@@ -38,9 +41,10 @@ constexpr int kGroupRows = 8;  // tile-rows per rasterization group (L2 reuse)
 // The kernel's parameters, in the order of hopper_gemm.hpp.
 struct GemmParams {
   Value tmap_a, tmap_b, tmap_out, tmap_c, out, M, N, K, L, ld_out, batch_stride_out, alpha, beta, flags;
+  Value splits, workspace, launch;  // split-K only
 };
 
-GemmParams declare_params(KernelBuilder& b) {
+GemmParams declare_params(KernelBuilder& b, bool split_k) {
   b.note("parameters: the TMA descriptors of A, B, out and C, out, the sizes, out's strides, alpha, beta, flags");
   GemmParams p;
   p.tmap_a = b.tensor_map_param("tmap_a");
@@ -57,6 +61,12 @@ GemmParams declare_params(KernelBuilder& b) {
   p.alpha = b.param("alpha", Type::F32);
   p.beta = b.param("beta", Type::F32);
   p.flags = b.param("flags", Type::U32);
+  if (split_k) {
+    b.note("split-K: the split count, the workspace (counters, then partial tiles) and the launch's id");
+    p.splits = b.param("splits", Type::S32);
+    p.workspace = b.global_pointer_param("workspace");
+    p.launch = b.param("launch", Type::U64);
+  }
   return p;
 }
 
@@ -140,7 +150,10 @@ void producer(const GemmKernel& k) {
   b.if_(k.tid == 0, [&] {
     PipelineState state = k.pipeline.make_state();
     k.scheduler.for_each_tile([&](const WorkTile& at) {
-      b.for_range(b.constant(0, Type::S32), k.scheduler.k_tiles(), 1, [&](Value kt) { load_k_tile(k, state, at, kt); });
+      if (k.c.split_k)  // the unit's share of the tile's k-tiles
+        b.for_range(at.k_begin, at.k_begin + at.k_count, 1, [&](Value kt) { load_k_tile(k, state, at, kt); });
+      else
+        b.for_range(b.constant(0, Type::S32), k.scheduler.k_tiles(), 1, [&](Value kt) { load_k_tile(k, state, at, kt); });
     });
     k.pipeline.producer_tail(state);
   });
@@ -153,11 +166,13 @@ void producer(const GemmKernel& k) {
 class ConsumerMainloop {
  public:
   ConsumerMainloop(const GemmKernel& k, Value w, Value lane0);
-  // The tile's k-tiles into the accumulators; ping-pong: in the warpgroup's turn.
-  void run(OrderedSequenceBarrier::State* turn);
+  // The tile's `k_tiles` (s32: all of them, or split-K's share) into the accumulators; ping-pong:
+  // in the warpgroup's turn.
+  void run(OrderedSequenceBarrier::State* turn, Value k_tiles);
   // Ping-pong: past the other warpgroup's k-tiles of its tile in the ring.
   void skip_k_tiles() { state_.advance(k_.scheduler.k_tiles()); }
   const std::vector<std::vector<Value>>& accumulators() const { return accs_; }
+  std::vector<std::vector<Value>>& accumulators() { return accs_; }
 
  private:
   void mma_k_tile(Value kt);
@@ -195,15 +210,15 @@ ConsumerMainloop::ConsumerMainloop(const GemmKernel& k, Value w, Value lane0) : 
                         : b.cvt(b.constant(0, Type::U32), Type::U64);
 }
 
-void ConsumerMainloop::run(OrderedSequenceBarrier::State* turn) {
+void ConsumerMainloop::run(OrderedSequenceBarrier::State* turn, Value k_tiles) {
   KernelBuilder& b = k_.b;
   if (turn) k_.turns->wait(*turn);
   for (std::vector<Value>& acc : accs_)
     for (Value& r : acc) b.assign(r, zero_);
-  b.for_range(b.constant(0, Type::S32), k_.scheduler.k_tiles(), 1, [&](Value kt) { mma_k_tile(kt); });
+  b.for_range(b.constant(0, Type::S32), k_tiles, 1, [&](Value kt) { mma_k_tile(kt); });
   if (turn) k_.turns->arrive(*turn, lane0_);
   wgmma_wait_group(b, 0);
-  b.if_(k_.scheduler.k_tiles() > 0, [&] { b.if_(lane0_, [&] { k_.pipeline.consumer_release(prev_); }); });
+  b.if_(k_tiles > 0, [&] { b.if_(lane0_, [&] { k_.pipeline.consumer_release(prev_); }); });
 }
 
 void ConsumerMainloop::mma_k_tile(Value kt) {
@@ -236,6 +251,12 @@ TmaStoreEpilogue make_epilogue(const GemmKernel& k, Value w, Value t128) {
   return TmaStoreEpilogue(k.b, ep, et, k.smem, k.regions.epilogue, k.regions.c_full, w, t128);
 }
 
+SplitKFixup make_fixup(const GemmKernel& k, Value w, Value t128) {
+  const SplitKFixup::Params fp{k.c.tile_m, k.c.tile_n, k.c.consumers()};
+  const SplitKFixup::Tensors ft{k.p.splits, k.p.workspace, k.p.launch, k.scheduler.tiles()};
+  return SplitKFixup(k.b, fp, ft, k.smem, k.regions.split_k_last, w, t128);
+}
+
 // Warpgroups 1..: per tile, the mainloop then the epilogue. Cooperative: warpgroup w takes slab w
 // of every tile. Ping-pong: warpgroup w takes the CTA's tiles w, w + 2, ... of the producer's
 // sequence, and skips, in the stage ring, the k-tiles of the other's tiles; the other's mainloop
@@ -257,10 +278,17 @@ void consumer(const GemmKernel& k, Value wg) {
   std::optional<OrderedSequenceBarrier::State> turn;
   if (pingpong) turn = k.turns->make_state(w);
   const TmaStoreEpilogue epilogue = make_epilogue(k, w, t128);
+  std::optional<SplitKFixup> fixup;
+  if (k.c.split_k) fixup.emplace(make_fixup(k, w, t128));
   k.scheduler.for_each_tile(
       [&](const WorkTile& at) {
-        mainloop.run(turn ? &*turn : nullptr);
-        epilogue.store(at, mainloop.accumulators());
+        mainloop.run(turn ? &*turn : nullptr, fixup ? at.k_count : k.scheduler.k_tiles());
+        if (fixup) {  // split-K: the unit that arrives last stores the sum of the tile's partials
+          Value stores = fixup->reduce(at, mainloop.accumulators().front());
+          b.if_(stores, [&] { epilogue.store(at, mainloop.accumulators()); });
+        } else {
+          epilogue.store(at, mainloop.accumulators());
+        }
         if (pingpong) mainloop.skip_k_tiles();  // the other warpgroup's next tile
       },
       pingpong ? std::optional<Value>(b.cvt(w, Type::S32)) : std::nullopt);
@@ -300,7 +328,7 @@ Module hopper_gemm(const HopperGemmConfig& config) {
   atom.check();
   KernelBuilder b(config.name());
   set_launch_bounds(b, c);
-  const GemmParams p = declare_params(b);
+  const GemmParams p = declare_params(b, c.split_k);
 
   const HopperGemmSharedStorage regions(c);
   b.note("shared memory: the base rounded up to the 1024-byte period of the 128-byte swizzle");
@@ -327,7 +355,8 @@ Module hopper_gemm(const HopperGemmConfig& config) {
     bar_sync(b);
 
   const ClusterRank rank = cluster_rank(b, c.cluster_m, c.cluster_n);
-  const PersistentTileScheduler scheduler(b, scheduler_params(c), rank, p.M, p.N, p.K, p.L);
+  const PersistentTileScheduler scheduler(b, scheduler_params(c), rank, p.M, p.N, p.K, p.L,
+                                          c.split_k ? std::optional<Value>(p.splits) : std::nullopt);
   const GemmKernel k{b, c, atom, p, regions, smem, pipeline, turns ? &*turns : nullptr, scheduler, rank, tid};
   b.if_(
       wg == 0, [&] { producer(k); }, [&] { consumer(k, wg); });

@@ -14,8 +14,8 @@ ClusterRank cluster_rank(KernelBuilder& b, int cluster_m, int cluster_n) {
 }
 
 PersistentTileScheduler::PersistentTileScheduler(KernelBuilder& b, const Params& p, ClusterRank rank, Value M, Value N,
-                                                 Value K, Value L)
-    : b_(b), p_(p), rank_(rank) {
+                                                 Value K, Value L, std::optional<Value> splits)
+    : b_(b), p_(p), rank_(rank), splits_(splits) {
   const int BM = p.tile_m, BN = p.tile_n, BK = p.tile_k, CM = p.cluster_m, CN = p.cluster_n;
   b.note(
       "the persistent tile loop: cluster tiles clusterid.x, + nclusterid.x, ... of ceil(M/(CM BM)) x ceil(N/(CN BN)) "
@@ -24,7 +24,12 @@ PersistentTileScheduler::PersistentTileScheduler(KernelBuilder& b, const Params&
   tiles_m_ = (M + (BM * CM - 1)) / (BM * CM);
   tiles_n_ = (N + (BN * CN - 1)) / (BN * CN);
   per_batch_ = tiles_m_ * tiles_n_;
-  total_ = per_batch_ * L;
+  if (splits) {
+    tiles_ = per_batch_ * L;
+    total_ = tiles_ * *splits;
+  } else {
+    total_ = per_batch_ * L;
+  }
   k_tiles_ = (K + (BK - 1)) / BK;
   const bool cluster = CM * CN > 1;
   first_ = b.cvt(b.special(cluster ? Special::ClusterIdX : Special::CtaidX), Type::S32);
@@ -35,12 +40,25 @@ PersistentTileScheduler::PersistentTileScheduler(KernelBuilder& b, const Params&
 // so that the CTAs running at once cover a few rows and columns of tiles (their A and B stay in L2).
 WorkTile PersistentTileScheduler::work_tile(Value t) const {
   const int BM = p_.tile_m, BN = p_.tile_n, CM = p_.cluster_m, CN = p_.cluster_n, G = p_.group_rows;
+  std::optional<Value> tile, split;
+  if (splits_) {  // split-K: unit t is split t % splits of tile t / splits
+    tile = t / *splits_;
+    split = t - *tile * *splits_;
+    t = *tile;
+  }
   Value l = t / per_batch_, r = t % per_batch_;
   Value group = r / (tiles_n_ * G), in_group = r % (tiles_n_ * G);
   Value first_m = group * G;
   Value rows = b_.min(tiles_m_ - first_m, b_.constant(G, Type::S32));
   Value mi = first_m + in_group % rows, ni = in_group / rows;
-  return WorkTile{mi * (BM * CM) + rank_.m * BM, ni * (BN * CN) + rank_.n * BN, l};
+  WorkTile w{mi * (BM * CM) + rank_.m * BM, ni * (BN * CN) + rank_.n * BN, l, {}, {}, {}, {}};
+  if (splits_) {
+    w.tile = *tile;
+    w.split = *split;
+    w.k_begin = (*split * k_tiles_) / *splits_;
+    w.k_count = ((*split + 1) * k_tiles_) / *splits_ - w.k_begin;
+  }
+  return w;
 }
 
 void PersistentTileScheduler::for_each_tile(const std::function<void(const WorkTile&)>& body,

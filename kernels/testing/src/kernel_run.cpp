@@ -23,11 +23,19 @@ DemoRun run_gemm(const Kernel& k, Machine& machine, std::mt19937_64& rng) {
   const GemmProblem p = machine.emulated() ? make_gemm_problem(md, rng, false, 3 * tile_k, 2)
                                            : make_gemm_problem(md, rng, false, 5 * tile_k, 3);
   const uint64_t a = machine.upload(p.A.bytes), b = machine.upload(p.B.bytes), out = machine.upload(p.out.bytes);
-  const GemmArguments args = p.arguments(a, b, out);
+  GemmArguments args = p.arguments(a, b, out);
+  // A split-K kernel splits (up to 3 ways, as the k-tiles allow) into a poisoned workspace.
+  const auto schedule = md.options.find("schedule");
+  if (schedule != md.options.end() && schedule->second == "split-k") {
+    args.split_k = static_cast<int>(std::min<int64_t>(3, (args.A.shape.back() + tile_k - 1) / tile_k));
+    args.split_k = std::max(args.split_k, 1);
+    if (const size_t ws = k.workspace_size(args)) args.workspace = machine.poisoned(ws, 0xFF);
+  }
   DemoRun r;
   r.kernel_ms = machine.run(k, args);
   const std::string stats = machine.stats();
-  r.problem = p.describe() + (stats.empty() ? "" : ", " + stats);
+  r.problem = p.describe() + (args.split_k > 1 ? ", split_k " + std::to_string(args.split_k) : "") +
+              (stats.empty() ? "" : ", " + stats);
   r.bytes = static_cast<double>(p.A.bytes.size() + p.B.bytes.size() + 2 * p.out.bytes.size());
   const std::string diff = check_gemm(p, machine.download(out, p.out.bytes.size()));
   r.ok = diff.empty();

@@ -39,10 +39,18 @@ struct GemmChoice {
   std::array<bool, 4> packed{};           // by GemmOperand
   double estimate_us = 0;                 // the cost model's time, copies included
   std::string terms;                      // the model's terms: tiles, waves, k-tiles, copies
-  std::size_t workspace_bytes = 0;        // for the copies
+  std::size_t workspace_bytes = 0;        // for the copies, then split-K's partial tiles
+  int splits = 1;                         // split-K: the kernel's split_k (1: the whole K per tile)
   bool any_packed() const { return packed[0] || packed[1] || packed[2] || packed[3]; }
-  std::string describe() const;           // "tessel_hopper_gemm_... (A copied K-major first)"
+  std::string describe() const;           // "tessel_hopper_gemm_... (through the workspace: A)"
+  // The schedule: "data-parallel", "ping-pong" or "split-K x 4" (docs/gemm.md, "Schedules").
+  std::string schedule() const;
 };
+
+// Which schedules rank_gemm may choose (`tessel gemm --schedule`): any; data-parallel only (each
+// output tile's whole K in one unit: the cooperative and ping-pong kernels); split-K only (its
+// count chosen by the cost model unless the arguments' split_k forces one).
+enum class GemmSchedule { Any, DataParallel, SplitK };
 
 struct GemmRanking {
   std::vector<GemmChoice> ranked;                           // best first
@@ -51,10 +59,18 @@ struct GemmRanking {
 
 // Every catalog GEMM kernel that runs `args` on `device` (directly or after copies), ranked by the
 // cost model, and the reasons of the others. Microseconds of host time; needs no GPU.
-GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& device);
+// With args.split_k > 1 only the split-K kernels rank, with that count; otherwise the cost model
+// chooses each split-K kernel's count (and leaves it out where no count beats one split).
+GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& device,
+                      GemmSchedule schedule = GemmSchedule::Any);
 
-// The cost model's estimate for a kernel on arguments it supports as they are (get_kernels ranks
-// its GEMM results with it).
+// Split-K's count for a kernel of this metadata on `args` (split_k 1): the model's best from 2 up
+// to min(32, k-tiles / 4) (every split keeps at least 4 k-tiles), and 1 where none beats the
+// whole K per tile by 3% (or, with `force`, the best of them anyway, if any).
+int choose_splits(const KernelMetadata& md, const GemmArguments& args, const GemmDevice& device, bool force = false);
+
+// The cost model's estimate for a kernel on arguments it supports as they are, args.split_k
+// included (get_kernels ranks its GEMM results with it).
 double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& args, const GemmDevice& device);
 
 // The launches of a choice, in order: copies into the workspace (at `workspace`, at least
@@ -75,8 +91,9 @@ std::vector<GemmStep> gemm_steps(const GemmChoice& choice, const GemmArguments& 
 // allocation); with other addresses or scalars it checks and plans the launches again
 // (docs/gemm.md). Returns the choice (a reference into the process-wide cache, valid for the
 // process). Throws tessel::Error naming why nothing runs the arguments (every kernel's reason),
-// or the rule new addresses break (C overlapping out).
-const GemmChoice& gemm(const GemmArguments& args, rt::StreamRef stream = {});
+// or the rule new addresses break (C overlapping out). `schedule` limits the choice (rank_gemm);
+// args.split_k > 1 forces split-K with that count.
+const GemmChoice& gemm(const GemmArguments& args, rt::StreamRef stream = {}, GemmSchedule schedule = GemmSchedule::Any);
 
 }  // namespace tessel::kernels
 

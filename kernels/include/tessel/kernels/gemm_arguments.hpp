@@ -27,6 +27,15 @@ struct GemmArguments {
   std::optional<TensorView> C;
   codegen::Type accumulator_type = codegen::Type::F32;
   double alpha = 1.0, beta = 0.0;
+  // Split-K: the K range of every output tile in `split_k` parts, each a unit of work of its own
+  // whose f32 partial tile goes to `workspace`, summed in the order 0, 1, ... by the unit that
+  // arrives last (the same bits every run). 1: the whole K per tile. Kernels that cannot split
+  // refuse other values (supports() says); the split-K Hopper kernels take 1..32, at most the
+  // k-tiles (docs/gemm.md, "Schedules").
+  int split_k = 1;
+  // Device scratch memory of at least the kernel's workspace_size(args) bytes (0: none);
+  // Kernel::run(args, ..., workspace) fills it in, any contents will do.
+  uint64_t workspace = 0;
 
   // The tensor beta scales: *C, or out when C is empty.
   const TensorView& c() const { return C ? *C : out; }

@@ -17,7 +17,9 @@
 //     shared-memory boxes of 64 rows x 128 bytes (stmatrix.x4 for 16-bit out), each stored by a TMA
 //     store (cp.async.bulk.tensor global.shared) that clips the ragged edge; two boxes per consumer warpgroup, so that the
 //     threads fill one while the TMA reads the other, and the global writes drain while the next
-//     tile's mainloop runs. Out-of-range rows, columns and k of A and B are zero-filled by the TMA.
+//     tile's mainloop runs. Out-of-range rows, columns and k of A and B are zero-filled by the TMA;
+//   - split-K (`split_k`, the _sk kernels): units of (tile, share of its k-tiles), f32 partial tiles
+//     in the workspace, summed in split order by the tile's last unit (docs/gemm.md, "Schedules").
 #pragma once
 
 #include <functional>
@@ -55,6 +57,12 @@ struct HopperGemmConfig {
   // that one's epilogue runs under the other's MMAs; otherwise (cooperative) each takes a 64-row
   // slab of every tile.
   bool pingpong = false;
+  // Split-K (cooperative, 1x1 clusters): the work units are (output tile, split), split s taking
+  // a contiguous share of the tile's k-tiles; GemmArguments::split_k (a kernel parameter, so one
+  // kernel serves every split count) says how many. Each unit writes its f32 partial tile to the
+  // workspace and counts itself in at the tile's counter; the last to arrive sums the partials in
+  // the order s = 0, 1, ... and runs the epilogue (sm90/split_k.hpp).
+  bool split_k = false;
 
   int consumers() const { return pingpong ? 2 : tile_m / 64; }
   int slabs() const { return tile_m / 64; }                      // 64-row slabs of a tile
@@ -67,7 +75,7 @@ struct HopperGemmConfig {
   // 1024 bytes of slack to align the base to the 128-byte swizzle's 1024-byte period.
   int shared_bytes() const;
   // tessel_hopper_gemm_bf16_bf16_128x128x64_s4_kkr (majors of A, B: k or m/n; out: r or c),
-  // with _c2x1 or _c1x2 for a cluster of 2 and _pp for ping-pong.
+  // with _c2x1 or _c1x2 for a cluster of 2, _pp for ping-pong and _sk for split-K.
   std::string name() const;
   // Throws tessel::Error naming the value and the rule.
   void check() const;
@@ -75,7 +83,8 @@ struct HopperGemmConfig {
 
 // The kernel. Parameters, in order: tmap_a, tmap_b, tmap_out, tmap_c (TMA descriptors, see
 // hopper_gemm_tensor_maps), out (u64), M, N, K, L (s32), ld_out, batch_stride_out (s64, elements),
-// alpha, beta (f32), flags (u32, hopper_gemm_flags). C is loaded through tmap_c only when beta != 0.
+// alpha, beta (f32), flags (u32, hopper_gemm_flags); split-K kernels also splits (s32), workspace
+// (u64) and launch (u64, hopper_gemm_split_k_launch_id). C is loaded through tmap_c only when beta != 0.
 // Block threads(), dynamic shared memory shared_bytes(), any grid (persistent: CTA i takes tiles
 // i, i + gridDim.x, ...).
 codegen::Module hopper_gemm(const HopperGemmConfig& c);
@@ -120,9 +129,18 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& c, const GemmArgu
 
 KernelMetadata hopper_gemm_metadata(const HopperGemmConfig& c);
 
+// Split-K's workspace for `args` (args.split_k > 1; 0 otherwise): a u64 counter per output tile
+// (rounded up to 256 bytes), then split_k f32 partial tiles of tile_m x tile_n per output tile.
+// The counters need no initial value: each holds the launch's id beside its count.
+constexpr int kHopperGemmMaxSplits = 32;  // split_k's most (s * k-tiles stays in int32)
+std::size_t hopper_gemm_workspace_size(const HopperGemmConfig& c, const GemmArguments& args);
+// A fresh id for a split-K launch (48 bits, never 0 in a process): a counter whose id is not the
+// launch's counts from zero, so the workspace needs no clearing between launches.
+uint64_t hopper_gemm_split_k_launch_id();
+
 // The catalog class "hopper_gemm": types x tiles x stages x majors; its options (--dtype, --out,
 // --a-major k|m, --b-major k|n, --out-major n|m, --tile-m, --tile-n, --stages, --cluster-m,
-// --cluster-n, --schedule) configure any valid configuration.
+// --cluster-n, --schedule cooperative|pingpong|split-k) configure any valid configuration.
 class HopperGemmClass : public KernelClass {
  public:
   std::string name() const override { return "hopper_gemm"; }
