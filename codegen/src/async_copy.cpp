@@ -130,6 +130,14 @@ void tma_store(KernelBuilder& b, Value tensor_map, const std::vector<Value>& coo
   b.emit(i);
 }
 
+void tma_prefetch(KernelBuilder& b, Value tensor_map, const std::vector<Value>& coords) {
+  Operand tensor = tensor_operand("tma_prefetch", tensor_map, coords);
+  Instr i = make(Op::TmaPrefetch);
+  i.n = static_cast<int32_t>(coords.size());
+  i.ops = {std::move(tensor)};
+  b.emit(i);
+}
+
 void cp_async_bulk_commit_group(KernelBuilder& b) { b.emit(make(Op::BulkCommit)); }
 
 void cp_async_bulk_wait_group(KernelBuilder& b, int n, bool read) {

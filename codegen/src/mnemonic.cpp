@@ -205,6 +205,8 @@ std::string custom(const Instr& i, const std::string& root) {
              (i.has(kMulticast) ? ".multicast::cluster" : "");
     case Op::TmaStore:
       return root + "." + std::to_string(i.n) + "d.global.shared::cta.bulk_group";
+    case Op::TmaPrefetch:
+      return root + "." + std::to_string(i.n) + "d.L2.global.tile";
     case Op::BulkWait:
       return root + (i.has(kRead) ? ".read" : "");
     case Op::MbarArrive:

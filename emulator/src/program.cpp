@@ -39,7 +39,8 @@ uint32_t align_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
 // What the emulator does with an instruction, from its emulator class (codegen/op_table.hpp).
 // The Nop class: without a register allocator, register-count hints change nothing it models (nor
 // does fence.mbarrier_init, the mbarriers being exact, nor wgmma.fence, wgmma reading its
-// registers when its group is waited for). TMA loads complete when they are issued (legal: their
+// registers when its group is waited for, nor an L2 prefetch of a tensor box, the emulator having
+// no caches). TMA loads complete when they are issued (legal: their
 // results may only be used after the mbarrier says so); TMA stores and wgmma are held until their
 // group is waited for (block.hpp). Memory accesses and address conversions are refused in the
 // state spaces it does not model.

@@ -420,6 +420,7 @@ TEST_CASE("codegen: TMA loads of rank 1 to 5, multicast, the tensor store and bu
   cp_async_bulk_commit_group(b);
   cp_async_bulk_wait_group(b, 1);
   cp_async_bulk_wait_group(b, 0, true);
+  tma_prefetch(b, tmap, {x, y, x});
   Module m = one(b.finish());
   const std::string ptx = print_ptx(m);
   // A kernel with a tensor-map parameter targets sm_90 (PTX ISA 8.0); multicast asks for sm_90a.
@@ -452,6 +453,7 @@ TEST_CASE("codegen: TMA loads of rank 1 to 5, multicast, the tensor store and bu
                        "\tcp.async.bulk.commit_group;",
                        "\tcp.async.bulk.wait_group \t1;",
                        "\tcp.async.bulk.wait_group.read \t0;",
+                       "\tcp.async.bulk.prefetch.tensor.3d.L2.global.tile \t[%rd2, {%r1, %r2, %r1}];",
                    });
   test::check_assembles(m);
 }
@@ -493,6 +495,11 @@ TEST_CASE("codegen: async copy errors name the value and the rule") {
   CHECK_THROWS_WITH_AS(
       tma_load(b, tile, tmap, {x}, wide),
       doctest::Contains("tma_load: the mbarrier address is a s64 value (a shared address is u32 or u64)"), Error);
+  CHECK_THROWS_WITH_AS(tma_prefetch(b, tmap, {}),
+                       doctest::Contains("tma_prefetch: 0 coordinates is not a tensor rank in [1, 5]"), Error);
+  CHECK_THROWS_WITH_AS(
+      tma_prefetch(b, tmap, {wide}),
+      doctest::Contains("tma_prefetch: coordinate 0 is a s64 value (coordinates are 32-bit integers, .s32)"), Error);
   CHECK_THROWS_WITH_AS(cp_async_bulk_wait_group(b, -2, true),
                        doctest::Contains("cp_async_bulk_wait_group: group count -2 is negative"), Error);
 }

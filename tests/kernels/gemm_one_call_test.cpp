@@ -54,6 +54,15 @@ TEST_CASE("gemm: the one-call choice copies what the tensor cores cannot read, a
   CHECK(c.kernel->metadata().kernel_class == "hopper_gemm");
   CHECK(c.packed == std::array<bool, 4>{true, false, false, false});
   CHECK(c.describe().find("(through the workspace: A)") != std::string::npos);
+  // An N-major B with 3000-byte rows: its rows are padded in its own major (a kernel that reads B
+  // N-major), not transposed into a K-major copy, which reads across B's rows; both would run.
+  const kernels::GemmArguments odd_b = kernels::make_gemm_arguments(
+      matrix_view(Type::BF16, 0, 2000, 1000, true, 1000), matrix_view(Type::BF16, 0, 1000, 1500, true, 1500),
+      matrix_view(Type::BF16, 0, 2000, 1500, false, 2000), 0.5, 2.0);
+  c = best(odd_b);
+  INFO(c.describe() << ": " << c.terms);
+  CHECK(c.packed == std::array<bool, 4>{false, true, false, false});
+  CHECK(c.kernel->metadata().operand("B").major == kernels::Major::Row);  // (K, N) row-major: N-major
   // tf32 with an N-major B: wgmma reads tf32 K-major only.
   const kernels::GemmArguments tf32 = kernels::make_gemm_arguments(
       matrix_view(Type::F32, 0, 3000, 3000, true, 3000), matrix_view(Type::F32, 0, 3000, 3000, true, 3000),

@@ -113,6 +113,9 @@ TEST_CASE("hopper_gemm: the PTX has the pipeline's instructions") {
   // C's loads (beta != 0): per box one of a row-major C, one of a column-major 16-bit C (a
   // run-time choice, so both are in the PTX).
   CHECK(count("cp.async.bulk.tensor.3d.shared::cluster.global") == 2 + 4 + 2 * 256 / 64);
+  // The producer's L2 prefetch of each tile's C (beta != 0), per 64 x 64 box of the 128 x 256
+  // tile: row-major C in boxes of 64 columns x 64 rows, column-major in 64 rows x 64 columns.
+  CHECK(count("cp.async.bulk.prefetch.tensor.3d.L2.global.tile") == 2 * (128 / 64) * (256 / 64));
   // The epilogue: a 256-wide bf16 slab leaves in four 64-column boxes, each written to swizzled
   // shared memory by stmatrix.x4 (16 x 16 elements per warp each), fenced for the async proxy,
   // and stored by the TMA.
@@ -133,6 +136,8 @@ TEST_CASE("hopper_gemm: the PTX has the pipeline's instructions") {
   CHECK(count("stmatrix") == 0);
   CHECK(count("st.shared.v2.f32") == 64 * 256 / 128 / 2);
   CHECK(count("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group") == 256 / 32);
+  // f32 C: 32 elements per 128-byte box row (row-major: 2 x 8 boxes; column-major: 4 x 8).
+  CHECK(count("cp.async.bulk.prefetch.tensor.3d.L2.global.tile") == (128 / 64) * (256 / 32) + (128 / 32) * (256 / 32));
 }
 
 TEST_CASE("hopper_gemm: configuration errors name the value and the rule") {

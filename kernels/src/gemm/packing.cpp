@@ -88,15 +88,20 @@ std::optional<Packing> plan_packing(const KernelMetadata& md, const GemmArgument
     return view;
   };
   auto fits = [](const TensorView& v, Major major) { return has_major(v, major) && tma_aligned(v); };
+  // A copy into another major than the view's reads (or writes) across its unit stride.
+  auto count = [&](const TensorView& v, Major major) {
+    const int64_t bytes = copied_elements(v) * codegen::bytes(v.dtype);
+    p.copied_bytes += bytes;
+    if (!has_major(v, major)) p.transposed_bytes += bytes;
+    ++p.copies;
+  };
   if (!fits(args.A, ma.major)) {
     p.packed_args.A = place(kPackA, args.A, ma.major);
-    p.copied_bytes += copied_elements(args.A) * codegen::bytes(args.A.dtype);
-    ++p.copies;
+    count(args.A, ma.major);
   }
   if (!fits(args.B, mb.major)) {
     p.packed_args.B = place(kPackB, args.B, mb.major);
-    p.copied_bytes += copied_elements(args.B) * codegen::bytes(args.B.dtype);
-    ++p.copies;
+    count(args.B, mb.major);
   }
   const bool out_fits = fits(args.out, mo.major);
   if (!out_fits) {

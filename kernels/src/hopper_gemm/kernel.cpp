@@ -132,7 +132,17 @@ void load_k_tile(const GemmKernel& k, PipelineState& state, const WorkTile& at, 
   state.advance();
 }
 
-// Warpgroup 0: gives its registers away; one thread issues every TMA load.
+TmaStoreEpilogue::Params epilogue_params(const GemmKernel& k) {
+  return TmaStoreEpilogue::Params{k.c.out, k.c.tile_n, k.c.pingpong, k.c.consumers()};
+}
+
+TmaStoreEpilogue::Tensors epilogue_tensors(const GemmKernel& k) {
+  return TmaStoreEpilogue::Tensors{k.p.tmap_out, k.p.tmap_c, k.p.out,   k.p.M,    k.p.N,    k.p.ld_out,
+                                   k.p.batch_stride_out, k.p.alpha, k.p.beta, k.p.flags};
+}
+
+// Warpgroup 0: gives its registers away; one thread issues every TMA load (and, with beta != 0,
+// the L2 prefetch of each tile's C before the tile's k-tiles).
 void producer(const GemmKernel& k) {
   KernelBuilder& b = k.b;
   b.note("producer warpgroup: gives registers away; thread 0 issues every TMA load");
@@ -140,6 +150,7 @@ void producer(const GemmKernel& k) {
   b.if_(k.tid == 0, [&] {
     PipelineState state = k.pipeline.make_state();
     k.scheduler.for_each_tile([&](const WorkTile& at) {
+      TmaStoreEpilogue::prefetch_c(b, epilogue_params(k), epilogue_tensors(k), k.c.tile_m, at);
       b.for_range(b.constant(0, Type::S32), k.scheduler.k_tiles(), 1, [&](Value kt) { load_k_tile(k, state, at, kt); });
     });
     k.pipeline.producer_tail(state);
@@ -230,10 +241,8 @@ void ConsumerMainloop::mma_k_tile(Value kt) {
 // ---- The consumers -------------------------------------------------------------------------------
 
 TmaStoreEpilogue make_epilogue(const GemmKernel& k, Value w, Value t128) {
-  const TmaStoreEpilogue::Params ep{k.c.out, k.c.tile_n, k.c.pingpong, k.c.consumers()};
-  const TmaStoreEpilogue::Tensors et{k.p.tmap_out, k.p.tmap_c, k.p.out,   k.p.M,    k.p.N,    k.p.ld_out,
-                                     k.p.batch_stride_out, k.p.alpha, k.p.beta, k.p.flags};
-  return TmaStoreEpilogue(k.b, ep, et, k.smem, k.regions.epilogue, k.regions.c_full, w, t128);
+  return TmaStoreEpilogue(k.b, epilogue_params(k), epilogue_tensors(k), k.smem, k.regions.epilogue, k.regions.c_full,
+                          w, t128);
 }
 
 // Warpgroups 1..: per tile, the mainloop then the epilogue. Cooperative: warpgroup w takes slab w

@@ -119,6 +119,25 @@ void TmaStoreEpilogue::init(const SharedStorage& smem, SmemRegion c_full) {
   for (int i = 0; i < c_full.count; ++i) mbarrier_init(smem.base().builder(), smem.element(c_full, i), 1);
 }
 
+void TmaStoreEpilogue::prefetch_c(KernelBuilder& b, const Params& p, const Tensors& t, int tile_m, const WorkTile& at) {
+  const int chunk = kSwizzleRow / bytes(p.out);  // C's elements per 128-byte box row
+  b.if_(t.beta != b.constant_f32(0.0f), [&] {
+    b.note("C's tile into the L2 (TMA prefetches of the epilogue's boxes): its loads then wait on the L2, not DRAM");
+    const Value batch = b.select((t.flags & kHopperGemmBroadcastC) != 0, b.constant(0, Type::S32), at.l);
+    b.if_(
+        (t.flags & kHopperGemmColumnMajorC) != 0,
+        [&] {  // (M, N, L), boxes of 128 bytes of M x `chunk` columns
+          for (int j = 0; j < tile_m / chunk; ++j)
+            for (int i = 0; i < p.tile_n / chunk; ++i) tma_prefetch(b, t.tmap_c, {at.m0 + j * chunk, at.n0 + i * chunk, batch});
+        },
+        [&] {  // (N, M, L), boxes of 128 bytes of N x 64 rows
+          for (int j = 0; j < tile_m / kBoxRows; ++j)
+            for (int i = 0; i < p.tile_n / chunk; ++i)
+              tma_prefetch(b, t.tmap_c, {at.n0 + i * chunk, at.m0 + j * kBoxRows, batch});
+        });
+  });
+}
+
 void TmaStoreEpilogue::store(const WorkTile& at, const std::vector<std::vector<Value>>& accs) const {
   b_.note(
       "epilogue: per 128-byte-wide box of the slab, alpha * acc (+ beta * C, C loaded by the TMA into the box) -> "

@@ -47,6 +47,12 @@ class TmaStoreEpilogue {
   // expect_tx) per phase.
   static void init(const SharedStorage& smem, SmemRegion c_full);
 
+  // The producer's part (one thread, at the start of each of its tiles, before the tile's k-tiles):
+  // where beta != 0, starts bringing the tile's C (tile_m x tile_n, in C's major) into the L2 by
+  // TMA prefetches of the boxes the epilogue will load, so that those loads, which wait, find C
+  // there instead of in DRAM (the mainloop hides the prefetch).
+  static void prefetch_c(codegen::KernelBuilder& b, const Params& p, const Tensors& t, int tile_m, const WorkTile& at);
+
   // Stores the tile from the accumulators of the warpgroup's slabs (wgmma fragments, f32).
   void store(const WorkTile& at, const std::vector<std::vector<codegen::Value>>& accs) const;
   // Before the CTA exits: its last TMA stores have read their shared memory.

@@ -58,6 +58,13 @@ void tma_load(KernelBuilder& b, Value smem_dst, Value tensor_map, const std::vec
 // PTX ISA 9.0 §9.7.9.25.5.2 cp.async.bulk.tensor: the same rules on rank, coordinates and map.
 void tma_store(KernelBuilder& b, Value tensor_map, const std::vector<Value>& coords, Value smem_src);
 
+// `cp.async.bulk.prefetch.tensor.Nd.L2.global.tile [tensor_map, {c0, ..., cN-1}]`: starts bringing
+// the box of the tensor map at `coords` into the L2 cache; no shared memory, no completion to wait
+// for (a hint: a later load of the box finds it in L2). PTX ISA 9.0, cp.async.bulk.prefetch.tensor
+// (PTX ISA 8.0, sm_90; the `.tile` load mode): the same rules on rank, coordinates and map as the
+// loads.
+void tma_prefetch(KernelBuilder& b, Value tensor_map, const std::vector<Value>& coords);
+
 // `cp.async.bulk.commit_group`: closes a bulk async-group of this thread's prior bulk copies.
 // PTX ISA 9.0 §9.7.9.25.6.1 cp.async.bulk.commit_group.
 void cp_async_bulk_commit_group(KernelBuilder& b);
