@@ -94,6 +94,14 @@ void cp_async_wait_group(KernelBuilder& b, int n) {
   b.emit(i);
 }
 
+void cp_async_mbarrier_arrive(KernelBuilder& b, Value mbar, bool noinc) {
+  check_shared("cp_async_mbarrier_arrive", "the mbarrier address", mbar);
+  Instr i = make(Op::CpAsyncMbarArrive);
+  if (noinc) i.flags |= kNoinc;
+  i.ops = {Operand::addr(mbar.op())};
+  b.emit(i);
+}
+
 void cp_async_wait_all(KernelBuilder& b) {
   Instr i = make(Op::CpAsyncWait);
   i.n = -1;  // the mnemonic's wait_all form

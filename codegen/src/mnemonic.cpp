@@ -198,6 +198,8 @@ std::string custom(const Instr& i, const std::string& root) {
       return root + (i.space == Space::None ? "" : std::string(".") + ptx_name(i.space));
     case Op::CpAsync:
       return root + ptx_suffix(i.cache) + ".shared.global";
+    case Op::CpAsyncMbarArrive:
+      return root + (i.has(kNoinc) ? ".noinc" : "") + ".shared::cta.b64";
     case Op::CpAsyncWait:
       return root + (i.n < 0 ? ".wait_all" : ".wait_group");
     case Op::TmaLoad:

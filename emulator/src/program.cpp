@@ -271,6 +271,22 @@ struct Decoder {
         break;
       case Op::BulkWait:  // N, an immediate (Decoded::n)
         break;
+      case Op::CpAsync:  // [dst], [src], bytes{, src-size}: src = dst, src{, src-size}; n = bytes
+        address_src(i, d, i.ops[0]);
+        address_src(i, d, i.ops[1]);
+        if (i.ops[2].kind != Operand::Kind::Imm) bad(i, "the copy size is not an immediate");
+        d.n = static_cast<int32_t>(i.ops[2].imm);
+        if (i.ops.size() > 3) add_src(i, d, i.ops[3], Type::U32);
+        break;
+      case Op::CpAsyncWait:  // wait_group N (an immediate) or wait_all (Instr::n = -1)
+        if (i.n >= 0) {
+          if (i.ops.empty() || i.ops[0].kind != Operand::Kind::Imm) bad(i, "the pending-group count is not an immediate");
+          d.n = static_cast<int32_t>(i.ops[0].imm);
+        }
+        break;
+      case Op::CpAsyncMbarArrive:  // [mbar]
+        address(i, d, i.ops[0]);
+        break;
       case Op::Bra: {
         auto it = labels.find(i.ops[0].name);
         if (it == labels.end()) bad(i, "label " + i.ops[0].name + " is never defined");

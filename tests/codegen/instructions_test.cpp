@@ -397,6 +397,29 @@ TEST_CASE("codegen: cp.async with its sizes, zero fill, commit and wait on sm_80
   test::check_assembles(m);
 }
 
+TEST_CASE("codegen: cp.async.mbarrier.arrive with and without .noinc") {
+  KernelBuilder b("tessel_test_cp_async_mbarrier");
+  Value in = b.global_pointer_param("in");
+  Value tile = b.shared_array("tile", 256, 16);
+  Value bar = b.shared_array("bar", 8, 8);
+  mbarrier_init(b, bar, 1);
+  cp_async(b, tile, in, 16);
+  cp_async_mbarrier_arrive(b, bar);
+  cp_async_mbarrier_arrive(b, bar, false);
+  Module m = one(b.finish());
+  const std::string ptx = print_ptx(m);
+  check_target(ptx, "7.8", "sm_80");  // .shared::cta
+  check_block(ptx, {
+                       "	cp.async.mbarrier.arrive.noinc.shared::cta.b64 \t[%r2];",
+                       "	cp.async.mbarrier.arrive.shared::cta.b64 \t[%r2];",
+                   });
+  test::check_assembles(m);
+  KernelBuilder e("tessel_test_cp_async_mbarrier_errors");
+  Value n = e.param("n", Type::S32);
+  CHECK_THROWS_WITH_AS(cp_async_mbarrier_arrive(e, n),
+                       doctest::Contains("cp_async_mbarrier_arrive: the mbarrier address is a s32 value"), Error);
+}
+
 TEST_CASE("codegen: TMA loads of rank 1 to 5, multicast, the tensor store and bulk groups") {
   KernelBuilder b("tessel_test_tma");
   b.kernel().cluster_dims = std::array<int, 3>{2, 1, 1};

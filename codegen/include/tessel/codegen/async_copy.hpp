@@ -36,6 +36,14 @@ void cp_async_wait_group(KernelBuilder& b, int n);
 // `cp.async.wait_all`: commit, then wait for every group.
 void cp_async_wait_all(KernelBuilder& b);
 
+// `cp.async.mbarrier.arrive{.noinc}.shared::cta.b64 [mbar]`: an arrive-on operation on the
+// mbarrier at `mbar`, triggered once every cp.async this thread issued before it has completed.
+// Without .noinc the mbarrier's pending count is first incremented, so the arrival does not count
+// toward the arrivals of its phase; with `noinc` it does (init the barrier with the producers'
+// count). PTX ISA 9.0, cp.async.mbarrier.arrive (PTX ISA 7.0, sm_80; `.shared::cta` as written
+// here needs PTX ISA 7.8).
+void cp_async_mbarrier_arrive(KernelBuilder& b, Value mbar, bool noinc = true);
+
 // --- sm_90: cp.async.bulk.tensor (TMA) ----------------------------------------------------------
 
 // `cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes{.multicast::cluster}
