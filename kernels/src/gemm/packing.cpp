@@ -106,7 +106,9 @@ std::optional<Packing> plan_packing(const KernelMetadata& md, const GemmArgument
   const bool out_fits = fits(args.out, mo.major);
   if (!out_fits) {
     p.packed_args.out = place(kPackOut, args.out, mo.major);
-    p.copied_bytes += args.out.size() * codegen::bytes(args.out.dtype);  // the copy back
+    const int64_t bytes = args.out.size() * codegen::bytes(args.out.dtype);  // the copy back
+    p.copied_bytes += bytes;
+    if (!has_major(args.out, mo.major)) p.transposed_bytes += bytes;
     ++p.copies;
   }
   // C: read only when beta != 0. The kernel takes a C of its own in either major if TMA can read it
@@ -119,8 +121,7 @@ std::optional<Packing> plan_packing(const KernelMetadata& md, const GemmArgument
       else p.packed_args.C.reset();  // C is out, in place
     } else {
       p.packed_args.C = place(kPackC, c, mo.major);
-      p.copied_bytes += copied_elements(c) * codegen::bytes(c.dtype);
-      ++p.copies;
+      count(c, mo.major);
     }
   } else {
     p.packed_args.C.reset();
