@@ -133,7 +133,7 @@ void load_k_tile(const GemmKernel& k, PipelineState& state, const WorkTile& at, 
 }
 
 TmaStoreEpilogue::Params epilogue_params(const GemmKernel& k) {
-  return TmaStoreEpilogue::Params{k.c.out, k.c.tile_n, k.c.pingpong, k.c.consumers()};
+  return TmaStoreEpilogue::Params{k.c.out, k.c.tile_n, k.c.pingpong, k.c.consumers(), k.c.slabs()};
 }
 
 TmaStoreEpilogue::Tensors epilogue_tensors(const GemmKernel& k) {
@@ -268,6 +268,7 @@ void consumer(const GemmKernel& k, Value wg) {
   const TmaStoreEpilogue epilogue = make_epilogue(k, w, t128);
   k.scheduler.for_each_tile(
       [&](const WorkTile& at) {
+        epilogue.preload_c(at);
         mainloop.run(turn ? &*turn : nullptr);
         epilogue.store(at, mainloop.accumulators());
         if (pingpong) mainloop.skip_k_tiles();  // the other warpgroup's next tile
