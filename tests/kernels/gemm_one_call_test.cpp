@@ -114,6 +114,11 @@ TEST_CASE("gemm: one-call choices through copies match the host in the emulator"
   check("e4m3 with an M-major A", matrix_view(Type::E4M3, 0, 96, 160, false, 96),
         matrix_view(Type::E4M3, 0, 160, 80, false, 160), matrix_view(Type::BF16, 0, 96, 80, true, 80), std::nullopt, 1.0, 0.0,
         {true, false, false, false});
+  // Issue 18's column-major out with beta and a K-major B, small: no copies (C, out itself, read by
+  // the TMA ahead box by box, several tiles per CTA).
+  check("column-major out with beta, K-major B", matrix_view(Type::BF16, 0, 150, 64, true, 64),
+        matrix_view(Type::BF16, 0, 64, 140, false, 64), matrix_view(Type::BF16, 0, 150, 140, false, 152), std::nullopt, 0.5,
+        2.0, {false, false, false, false});
   // An N-major B with unaligned rows under a column-major out with beta (issue 18's "B N-major"
   // row, small): B padded in its own major, out and C (out itself) as they lie.
   check("unaligned N-major B, column-major out with beta", matrix_view(Type::BF16, 0, 90, 64, true, 64),
