@@ -82,7 +82,6 @@ struct TmaStoreEpilogue::Slab {
   Layout out_box;  // out's (64, SUBN) box, row-major with out's leading dimension
   Value out_base, rows_left, cols_left;
   Value use_c;       // beta != 0
-  Value c_batch;     // C's batch coordinate: 0 when C broadcasts one batch to all
   Value rows_whole;  // out's rows end on 16-byte granules: every box may go through the TMA
   Value boxes;       // the warpgroup's two staging boxes
 };
@@ -169,7 +168,6 @@ TmaStoreEpilogue::Slab TmaStoreEpilogue::make_slab(const Tile& tile, int j) cons
   sl.rows_left = t.M - sl.row0 - (idx_t & 63);
   sl.cols_left = t.N - at.n0 - (idx_t >> 6);
   sl.use_c = t.beta != b.constant_f32(0.0f);
-  sl.c_batch = b.select((t.flags & kHopperGemmBroadcastC) != 0, b.constant(0, Type::S32), at.l);
   // The TMA store writes whole 16-byte granules of a row: exact when rows end on one.
   sl.rows_whole = ((t.N * ob_) & 15) == 0;
   sl.boxes = smem_.element(staging_, w_);
