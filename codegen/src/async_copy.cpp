@@ -94,6 +94,14 @@ void cp_async_wait_group(KernelBuilder& b, int n) {
   b.emit(i);
 }
 
+void cp_async_mbarrier_arrive(KernelBuilder& b, Value mbar, bool noinc) {
+  check_shared("cp_async_mbarrier_arrive", "the mbarrier address", mbar);
+  Instr i = make(Op::CpAsyncMbarArrive);
+  if (noinc) i.flags |= kNoinc;
+  i.ops = {Operand::addr(mbar.op())};
+  b.emit(i);
+}
+
 void cp_async_wait_all(KernelBuilder& b) {
   Instr i = make(Op::CpAsyncWait);
   i.n = -1;  // the mnemonic's wait_all form
@@ -127,6 +135,14 @@ void tma_store(KernelBuilder& b, Value tensor_map, const std::vector<Value>& coo
   Instr i = make(Op::TmaStore);
   i.n = static_cast<int32_t>(coords.size());
   i.ops = {std::move(tensor), Operand::addr(smem_src.op())};
+  b.emit(i);
+}
+
+void tma_prefetch(KernelBuilder& b, Value tensor_map, const std::vector<Value>& coords) {
+  Operand tensor = tensor_operand("tma_prefetch", tensor_map, coords);
+  Instr i = make(Op::TmaPrefetch);
+  i.n = static_cast<int32_t>(coords.size());
+  i.ops = {std::move(tensor)};
   b.emit(i);
 }
 

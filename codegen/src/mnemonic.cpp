@@ -199,6 +199,8 @@ std::string custom(const Instr& i, const std::string& root) {
       return root + (i.space == Space::None ? "" : std::string(".") + ptx_name(i.space));
     case Op::CpAsync:
       return root + ptx_suffix(i.cache) + ".shared.global";
+    case Op::CpAsyncMbarArrive:
+      return root + (i.has(kNoinc) ? ".noinc" : "") + ".shared::cta.b64";
     case Op::CpAsyncWait:
       return root + (i.n < 0 ? ".wait_all" : ".wait_group");
     case Op::TmaLoad:
@@ -206,6 +208,8 @@ std::string custom(const Instr& i, const std::string& root) {
              (i.has(kMulticast) ? ".multicast::cluster" : "");
     case Op::TmaStore:
       return root + "." + std::to_string(i.n) + "d.global.shared::cta.bulk_group";
+    case Op::TmaPrefetch:
+      return root + "." + std::to_string(i.n) + "d.L2.global.tile";
     case Op::BulkWait:
       return root + (i.has(kRead) ? ".read" : "");
     case Op::MbarArrive:

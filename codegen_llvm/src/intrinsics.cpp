@@ -33,6 +33,13 @@ I::ID tma_store_id(int rank) {
   return ids[rank - 1];
 }
 
+I::ID tma_prefetch_id(int rank) {
+  static const I::ID ids[] = {I::nvvm_cp_async_bulk_tensor_prefetch_tile_1d, I::nvvm_cp_async_bulk_tensor_prefetch_tile_2d,
+                              I::nvvm_cp_async_bulk_tensor_prefetch_tile_3d, I::nvvm_cp_async_bulk_tensor_prefetch_tile_4d,
+                              I::nvvm_cp_async_bulk_tensor_prefetch_tile_5d};
+  return ids[rank - 1];
+}
+
 I::ID stmatrix_id(int n, bool trans) {
   if (n == 1) return trans ? I::nvvm_stmatrix_sync_aligned_m8n8_x1_trans_b16 : I::nvvm_stmatrix_sync_aligned_m8n8_x1_b16;
   if (n == 2) return trans ? I::nvvm_stmatrix_sync_aligned_m8n8_x2_trans_b16 : I::nvvm_stmatrix_sync_aligned_m8n8_x2_b16;
@@ -117,6 +124,15 @@ bool KernelLowering::intrinsic(const Instr& i) {
       args.push_back(b.getInt64(0));
       args.push_back(b.getFalse());
       call(tma_store_id(i.n), args);
+      return true;
+    }
+    case Op::TmaPrefetch: {
+      // descriptor, coordinates, cache hint, then the flag: use the hint.
+      std::vector<llvm::Value*> args;
+      tensor(i.ops.at(0), args);
+      args.push_back(b.getInt64(0));
+      args.push_back(b.getFalse());
+      call(tma_prefetch_id(i.n), args);
       return true;
     }
     case Op::BulkCommit:

@@ -138,6 +138,7 @@ void BlockRunner::start(std::array<unsigned, 3> ctaid, Cluster& cluster, uint32_
   }
   for (Barrier& b : barriers_) b = Barrier{};
   bulk_.assign(nthreads_, BulkGroups{});
+  copies_.assign(nthreads_, CopyGroups{});
   wgmma_.assign((nthreads_ + 127) / 128, WgmmaGroups{});
   wgmma_commits_.assign(nthreads_, 0);
   shared_.reset(P, block_, L_.options.check_uninitialized_shared, L_.options.check_shared_races);
@@ -191,6 +192,7 @@ void BlockRunner::execute(uint32_t t, uint32_t& pc) {
   for (;;) {
     if (pc >= n) {
       th.state = State::Exited;
+      cp_async_wait(t, 0, true);
       bulk_wait(t, 0);
       wgmma_wait(t, 0);
       return;
@@ -224,6 +226,7 @@ void BlockRunner::execute(uint32_t t, uint32_t& pc) {
         continue;
       case Op::Ret:
         th.state = State::Exited;
+        cp_async_wait(t, 0, true);
         bulk_wait(t, 0);
         wgmma_wait(t, 0);
         return;
@@ -249,6 +252,18 @@ void BlockRunner::execute(uint32_t t, uint32_t& pc) {
         break;
       case Op::BulkCommit:
         bulk_commit(t);
+        break;
+      case Op::CpAsync:
+        cp_async(t, d, R);
+        break;
+      case Op::CpAsyncCommit:
+        cp_async_commit(t);
+        break;
+      case Op::CpAsyncWait:  // Decoded::n: the groups left pending; -1: wait_all
+        cp_async_wait(t, d.n);
+        break;
+      case Op::CpAsyncMbarArrive:
+        cp_async_mbarrier_arrive(t, d, R);
         break;
       case Op::WgmmaCommit:
         wgmma_commit(t);

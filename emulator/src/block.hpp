@@ -112,6 +112,23 @@ class BlockRunner {
   void bulk_commit(uint32_t t);
   void bulk_wait(uint32_t t, size_t pending);  // performs the oldest groups until `pending` remain
   void perform_store(uint32_t t, const PendingStore& s);
+  // cp.async (cp_async.cpp): queued per thread at issue (checked then), performed when a wait of
+  // the thread needs its group, at its cp.async.mbarrier.arrive, or at its exit.
+  struct PendingCopy {
+    uint32_t dst = 0, bytes = 0, src_bytes = 0;
+    uint64_t src = 0;
+  };
+  struct CopyGroups {
+    std::vector<PendingCopy> open;                     // issued, not yet committed
+    std::deque<std::vector<PendingCopy>> committed;  // oldest first
+  };
+  void cp_async(uint32_t t, const Decoded& d, const uint64_t* R);
+  void cp_async_commit(uint32_t t);
+  // Performs the oldest groups until `pending` remain (< 0: wait_all); `all_open`: the uncommitted
+  // copies too (the thread's exit, cp.async.mbarrier.arrive).
+  void cp_async_wait(uint32_t t, int64_t pending, bool all_open = false);
+  void perform_copy(uint32_t t, const PendingCopy& c);
+  void cp_async_mbarrier_arrive(uint32_t t, const Decoded& d, const uint64_t* R);
   void wgmma(const Decoded& d, uint32_t first);  // the warpgroup of threads first..first+127: checks, queues
   // A wgmma reads its shared-memory operands and updates the accumulators at the latest moment the
   // PTX allows: when a wgmma.wait_group of its warpgroup needs its group (or a thread exits). A
@@ -158,6 +175,7 @@ class BlockRunner {
   SharedMemory shared_;
   Mbarriers mbarriers_;
   std::vector<BulkGroups> bulk_;  // per thread
+  std::vector<CopyGroups> copies_;  // per thread: cp.async
   std::vector<WgmmaGroups> wgmma_;         // per warpgroup
   std::vector<uint64_t> wgmma_commits_;   // per thread: wgmma.commit_group executed
 };

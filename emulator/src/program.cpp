@@ -39,7 +39,8 @@ uint32_t align_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
 // What the emulator does with an instruction, from its emulator class (codegen/op_table.hpp).
 // The Nop class: without a register allocator, register-count hints change nothing it models (nor
 // does fence.mbarrier_init, the mbarriers being exact, nor wgmma.fence, wgmma reading its
-// registers when its group is waited for). TMA loads complete when they are issued (legal: their
+// registers when its group is waited for, nor an L2 prefetch of a tensor box, the emulator having
+// no caches). TMA loads complete when they are issued (legal: their
 // results may only be used after the mbarrier says so); TMA stores and wgmma are held until their
 // group is waited for (block.hpp). Memory accesses and address conversions are refused in the
 // state spaces it does not model.
@@ -269,6 +270,22 @@ struct Decoder {
         d.n = static_cast<int32_t>(i.ops[0].imm);
         break;
       case Op::BulkWait:  // N, an immediate (Decoded::n)
+        break;
+      case Op::CpAsync:  // [dst], [src], bytes{, src-size}: src = dst, src{, src-size}; n = bytes
+        address_src(i, d, i.ops[0]);
+        address_src(i, d, i.ops[1]);
+        if (i.ops[2].kind != Operand::Kind::Imm) bad(i, "the copy size is not an immediate");
+        d.n = static_cast<int32_t>(i.ops[2].imm);
+        if (i.ops.size() > 3) add_src(i, d, i.ops[3], Type::U32);
+        break;
+      case Op::CpAsyncWait:  // wait_group N (an immediate) or wait_all (Instr::n = -1)
+        if (i.n >= 0) {
+          if (i.ops.empty() || i.ops[0].kind != Operand::Kind::Imm) bad(i, "the pending-group count is not an immediate");
+          d.n = static_cast<int32_t>(i.ops[0].imm);
+        }
+        break;
+      case Op::CpAsyncMbarArrive:  // [mbar]
+        address(i, d, i.ops[0]);
         break;
       case Op::Bra: {
         auto it = labels.find(i.ops[0].name);

@@ -397,6 +397,29 @@ TEST_CASE("codegen: cp.async with its sizes, zero fill, commit and wait on sm_80
   test::check_assembles(m);
 }
 
+TEST_CASE("codegen: cp.async.mbarrier.arrive with and without .noinc") {
+  KernelBuilder b("tessel_test_cp_async_mbarrier");
+  Value in = b.global_pointer_param("in");
+  Value tile = b.shared_array("tile", 256, 16);
+  Value bar = b.shared_array("bar", 8, 8);
+  mbarrier_init(b, bar, 1);
+  cp_async(b, tile, in, 16);
+  cp_async_mbarrier_arrive(b, bar);
+  cp_async_mbarrier_arrive(b, bar, false);
+  Module m = one(b.finish());
+  const std::string ptx = print_ptx(m);
+  check_target(ptx, "7.8", "sm_80");  // .shared::cta
+  check_block(ptx, {
+                       "	cp.async.mbarrier.arrive.noinc.shared::cta.b64 \t[%r2];",
+                       "	cp.async.mbarrier.arrive.shared::cta.b64 \t[%r2];",
+                   });
+  test::check_assembles(m);
+  KernelBuilder e("tessel_test_cp_async_mbarrier_errors");
+  Value n = e.param("n", Type::S32);
+  CHECK_THROWS_WITH_AS(cp_async_mbarrier_arrive(e, n),
+                       doctest::Contains("cp_async_mbarrier_arrive: the mbarrier address is a s32 value"), Error);
+}
+
 TEST_CASE("codegen: TMA loads of rank 1 to 5, multicast, the tensor store and bulk groups") {
   KernelBuilder b("tessel_test_tma");
   b.kernel().cluster_dims = std::array<int, 3>{2, 1, 1};
@@ -420,6 +443,7 @@ TEST_CASE("codegen: TMA loads of rank 1 to 5, multicast, the tensor store and bu
   cp_async_bulk_commit_group(b);
   cp_async_bulk_wait_group(b, 1);
   cp_async_bulk_wait_group(b, 0, true);
+  tma_prefetch(b, tmap, {x, y, x});
   Module m = one(b.finish());
   const std::string ptx = print_ptx(m);
   // A kernel with a tensor-map parameter targets sm_90 (PTX ISA 8.0); multicast asks for sm_90a.
@@ -452,6 +476,7 @@ TEST_CASE("codegen: TMA loads of rank 1 to 5, multicast, the tensor store and bu
                        "\tcp.async.bulk.commit_group;",
                        "\tcp.async.bulk.wait_group \t1;",
                        "\tcp.async.bulk.wait_group.read \t0;",
+                       "\tcp.async.bulk.prefetch.tensor.3d.L2.global.tile \t[%rd2, {%r1, %r2, %r1}];",
                    });
   test::check_assembles(m);
 }
@@ -493,6 +518,11 @@ TEST_CASE("codegen: async copy errors name the value and the rule") {
   CHECK_THROWS_WITH_AS(
       tma_load(b, tile, tmap, {x}, wide),
       doctest::Contains("tma_load: the mbarrier address is a s64 value (a shared address is u32 or u64)"), Error);
+  CHECK_THROWS_WITH_AS(tma_prefetch(b, tmap, {}),
+                       doctest::Contains("tma_prefetch: 0 coordinates is not a tensor rank in [1, 5]"), Error);
+  CHECK_THROWS_WITH_AS(
+      tma_prefetch(b, tmap, {wide}),
+      doctest::Contains("tma_prefetch: coordinate 0 is a s64 value (coordinates are 32-bit integers, .s32)"), Error);
   CHECK_THROWS_WITH_AS(cp_async_bulk_wait_group(b, -2, true),
                        doctest::Contains("cp_async_bulk_wait_group: group count -2 is negative"), Error);
 }

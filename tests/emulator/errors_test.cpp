@@ -7,6 +7,7 @@
 #include "emulator/support.hpp"
 #include "tessel/codegen/async_copy.hpp"
 #include "tessel/codegen/sync.hpp"
+#include "tessel/codegen/warp.hpp"
 
 using namespace tessel;
 using namespace tessel::codegen;
@@ -124,13 +125,17 @@ TEST_CASE("emulator: a shuffle whose lanes wait at a barrier instead is a deadlo
 }
 
 TEST_CASE("emulator: an instruction it does not run yet is named") {
-  KernelBuilder b("tessel_test_cp_async");
-  cp_async_commit_group(b);
+  KernelBuilder b("tessel_test_mma_sync");
+  std::vector<Value> r;
+  for (int k = 0; k < 4; ++k) r.push_back(b.constant(0, Type::B32));
+  std::vector<Value> c;
+  for (int k = 0; k < 4; ++k) c.push_back(b.constant_f32(0.0f));
+  mma_sync(b, Type::F16, r, {r[0], r[1]}, c);
   emu::Memory mem;
   LaunchPlan plan = test::plan_of(b.finish(), 1, 32);
   test::check_contains(test::emulation_error(plan, mem),
-                 {"emulator: not emulated yet: cp.async.commit_group: kernel tessel_test_cp_async, block "
-                  "(0,0,0), thread (0,0,0), instruction `cp.async.commit_group`"});
+                       {"emulator: not emulated yet: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32: kernel "
+                        "tessel_test_mma_sync, block (0,0,0), thread (0,0,0), instruction `mma.sync"});
 }
 
 TEST_CASE("emulator: a plan that does not fit its kernel is a tessel::Error") {

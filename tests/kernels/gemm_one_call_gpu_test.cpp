@@ -32,6 +32,13 @@ TEST_CASE("gemm: gpu tessel::gemm runs what the tensor cores cannot take as it l
        matrix_view(Type::F32, 0, 600, 600, true, 600), std::nullopt, 1, 0},
       {"column-major out with beta, B N-major", matrix_view(Type::BF16, 0, 700, 300, true, 300),
        matrix_view(Type::BF16, 0, 300, 500, true, 500), matrix_view(Type::BF16, 0, 700, 500, false, 700), std::nullopt, 0.5, 2},
+      // As the TMA takes them (no copies): C loaded ahead box by box and prefetched into the L2.
+      {"column-major out with beta, B K-major (issue 18's, smaller)", matrix_view(Type::BF16, 0, 1000, 300, true, 300),
+       matrix_view(Type::BF16, 0, 300, 700, false, 300), matrix_view(Type::BF16, 0, 1000, 700, false, 1000), std::nullopt,
+       0.5, 2},
+      {"row-major out with a distinct column-major C", matrix_view(Type::BF16, 2, 600, 256, true, 256),
+       matrix_view(Type::BF16, 2, 256, 512, true, 512), matrix_view(Type::BF16, 2, 600, 512, true, 512),
+       matrix_view(Type::BF16, 2, 600, 512, false, 600), 1, 1.5},
       {"f16 -> f32 batched, odd sizes", matrix_view(Type::F16, 3, 333, 177, true, 177),
        matrix_view(Type::F16, 3, 177, 555, true, 555), matrix_view(Type::F32, 3, 333, 555, true, 555), std::nullopt, 1, 0},
       {"e4m3 with an M-major A", matrix_view(Type::E4M3, 0, 512, 384, false, 512),

@@ -54,6 +54,15 @@ TEST_CASE("gemm: the one-call choice copies what the tensor cores cannot read, a
   CHECK(c.kernel->metadata().kernel_class == "hopper_gemm");
   CHECK(c.packed == std::array<bool, 4>{true, false, false, false});
   CHECK(c.describe().find("(through the workspace: A)") != std::string::npos);
+  // An N-major B with 3000-byte rows: its rows are padded in its own major (a kernel that reads B
+  // N-major), not transposed into a K-major copy, which reads across B's rows; both would run.
+  const kernels::GemmArguments odd_b = kernels::make_gemm_arguments(
+      matrix_view(Type::BF16, 0, 2000, 1000, true, 1000), matrix_view(Type::BF16, 0, 1000, 1500, true, 1500),
+      matrix_view(Type::BF16, 0, 2000, 1500, false, 2000), 0.5, 2.0);
+  c = best(odd_b);
+  INFO(c.describe() << ": " << c.terms);
+  CHECK(c.packed == std::array<bool, 4>{false, true, false, false});
+  CHECK(c.kernel->metadata().operand("B").major == kernels::Major::Row);  // (K, N) row-major: N-major
   // tf32 with an N-major B: wgmma reads tf32 K-major only.
   const kernels::GemmArguments tf32 = kernels::make_gemm_arguments(
       matrix_view(Type::F32, 0, 3000, 3000, true, 3000), matrix_view(Type::F32, 0, 3000, 3000, true, 3000),
@@ -105,6 +114,16 @@ TEST_CASE("gemm: one-call choices through copies match the host in the emulator"
   check("e4m3 with an M-major A", matrix_view(Type::E4M3, 0, 96, 160, false, 96),
         matrix_view(Type::E4M3, 0, 160, 80, false, 160), matrix_view(Type::BF16, 0, 96, 80, true, 80), std::nullopt, 1.0, 0.0,
         {true, false, false, false});
+  // Issue 18's column-major out with beta and a K-major B, small: no copies (C, out itself, read by
+  // the TMA ahead box by box, several tiles per CTA).
+  check("column-major out with beta, K-major B", matrix_view(Type::BF16, 0, 150, 64, true, 64),
+        matrix_view(Type::BF16, 0, 64, 140, false, 64), matrix_view(Type::BF16, 0, 150, 140, false, 152), std::nullopt, 0.5,
+        2.0, {false, false, false, false});
+  // An N-major B with unaligned rows under a column-major out with beta (issue 18's "B N-major"
+  // row, small): B padded in its own major, out and C (out itself) as they lie.
+  check("unaligned N-major B, column-major out with beta", matrix_view(Type::BF16, 0, 90, 64, true, 64),
+        matrix_view(Type::BF16, 0, 64, 70, true, 70), matrix_view(Type::BF16, 0, 90, 70, false, 96), std::nullopt, 0.5,
+        2.0, {false, true, false, false});
   // A column-major out with an odd leading dimension and beta: computed in the workspace from a
   // copy of C (out itself), then copied back.
   check("column-major unaligned out with beta", matrix_view(Type::BF16, 0, 90, 64, true, 64),

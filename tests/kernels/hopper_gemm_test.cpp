@@ -111,8 +111,12 @@ TEST_CASE("hopper_gemm: the PTX has the pipeline's instructions") {
     return n;
   };
   // C's loads (beta != 0): per box one of a row-major C, one of a column-major 16-bit C (a
-  // run-time choice, so both are in the PTX).
+  // run-time choice, so both are in the PTX): boxes 0 and 1 at the tile's start, 2 and 3 during
+  // boxes 1 and 2; each on the mbarrier of its staging box.
   CHECK(count("cp.async.bulk.tensor.3d.shared::cluster.global") == 2 + 4 + 2 * 256 / 64);
+  // The producer's L2 prefetch of each tile's C (beta != 0), per 64 x 64 box of the 128 x 256
+  // tile: row-major C in boxes of 64 columns x 64 rows, column-major in 64 rows x 64 columns.
+  CHECK(count("cp.async.bulk.prefetch.tensor.3d.L2.global.tile") == 2 * (128 / 64) * (256 / 64));
   // The epilogue: a 256-wide bf16 slab leaves in four 64-column boxes, each written to swizzled
   // shared memory by stmatrix.x4 (16 x 16 elements per warp each), fenced for the async proxy,
   // and stored by the TMA.
@@ -120,10 +124,11 @@ TEST_CASE("hopper_gemm: the PTX has the pipeline's instructions") {
   CHECK(count("fence.proxy.async.shared::cta") == 256 / 64);
   CHECK(count("stmatrix.sync.aligned.m8n8.x4.shared.b16") == 256 / 16);
   CHECK(count("st.shared") == 0);
-  // Before the store and before C's load into the box; C's load after an element-wise box (no
-  // group committed) waits for every store instead.
-  CHECK(count("cp.async.bulk.wait_group.read 1") == 2 * (256 / 64 - 1));
-  CHECK(count("cp.async.bulk.wait_group.read 0") == 2 + (256 / 64 - 1));
+  // Before each store but the slab's first (which waits for every store); C's loads wait for
+  // every store: the tile's first two boxes at the tile's start (once), and box b + 1 at the
+  // start of box b for b = 1 .. 2 (the box before's store has read the staging box).
+  CHECK(count("cp.async.bulk.wait_group.read 1") == 256 / 64 - 1);
+  CHECK(count("cp.async.bulk.wait_group.read 0") == 1 + 1 + (256 / 64 - 2));
   CHECK(count("cp.async.bulk.wait_group 0") == 1);
   // A box across an N whose rows end inside a 16-byte granule goes element by element instead.
   CHECK(count("st.global.b16") == 64 * 256 / 128);
@@ -133,6 +138,8 @@ TEST_CASE("hopper_gemm: the PTX has the pipeline's instructions") {
   CHECK(count("stmatrix") == 0);
   CHECK(count("st.shared.v2.f32") == 64 * 256 / 128 / 2);
   CHECK(count("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group") == 256 / 32);
+  // f32 C: 32 elements per 128-byte box row (row-major: 2 x 8 boxes; column-major: 4 x 8).
+  CHECK(count("cp.async.bulk.prefetch.tensor.3d.L2.global.tile") == (128 / 64) * (256 / 32) + (128 / 32) * (256 / 32));
 }
 
 TEST_CASE("hopper_gemm: configuration errors name the value and the rule") {
@@ -220,9 +227,9 @@ TEST_CASE("hopper_gemm: ping-pong consumers take turns") {
     for (size_t at = ptx.find(needle); at != std::string::npos; at = ptx.find(needle, at + 1)) ++n;
     return n;
   };
-  // Per stage a full and an empty barrier, the two turn barriers of the mainloops, and a C barrier
-  // per consumer warpgroup.
-  CHECK(count("mbarrier.init") == 2 * 4 + 2 + 2);
+  // Per stage a full and an empty barrier, the two turn barriers of the mainloops, and two C
+  // barriers (one per staging box) per consumer warpgroup.
+  CHECK(count("mbarrier.init") == 2 * 4 + 2 + 2 * 2);
   // Each warpgroup's epilogue has its own named barrier: the id is a register (1 + warpgroup).
   CHECK(std::regex_search(ptx, std::regex("bar\\.sync %r[0-9]+, 128;")));
   CHECK(ptx.find("setmaxnreg.inc.sync.aligned.u32 232") != std::string::npos);
@@ -230,7 +237,7 @@ TEST_CASE("hopper_gemm: ping-pong consumers take turns") {
   CHECK(count("wgmma.mma_async.sync.aligned.m64n256k16") == 4);
   CHECK(count("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group") == 4);
   // The epilogue buffers of both warpgroups and 16 bytes of turn barriers fit with 4 stages.
-  CHECK(c.shared_bytes() == 4 * (8192 + 32768 + 16) + 2 * 2 * 8192 + 16 + 16 + 1024);
+  CHECK(c.shared_bytes() == 4 * (8192 + 32768 + 16) + 2 * 2 * 8192 + 16 + 2 * 16 + 1024);
   // A 128 x 128 tile per warpgroup: both 64-row slabs, two wgmmas per k-block, two 64-column boxes
   // per slab; each slab's first box waits for all of the warpgroup's stores, its second for one.
   c.tile_m = 128;
@@ -238,9 +245,10 @@ TEST_CASE("hopper_gemm: ping-pong consumers take turns") {
   ptx = std::regex_replace(codegen::print_ptx(hopper_gemm(c)), std::regex("[ \t]+"), " ");
   CHECK(count("wgmma.mma_async.sync.aligned.m64n128k16") == 2 * 4);
   CHECK(count("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group") == 2 * 2);
-  // And the same for C's loads into the boxes (the second box's: 1, or 0 after an element-wise box).
-  CHECK(count("cp.async.bulk.wait_group.read 0") == 2 + 2 + 2);
-  CHECK(count("cp.async.bulk.wait_group.read 1") == 2 + 2);
+  // C's loads wait for every store: the first two boxes' at the tile's start, the third's and the
+  // fourth's at the start of boxes 1 and 2 (the warpgroup's boxes run on across its two slabs).
+  CHECK(count("cp.async.bulk.wait_group.read 0") == 2 + 1 + 2);
+  CHECK(count("cp.async.bulk.wait_group.read 1") == 2);
 }
 
 TEST_CASE("hopper_gemm: a cluster of two multicasts the shared operand's halves") {

@@ -88,20 +88,27 @@ std::optional<Packing> plan_packing(const KernelMetadata& md, const GemmArgument
     return view;
   };
   auto fits = [](const TensorView& v, Major major) { return has_major(v, major) && tma_aligned(v); };
+  // A copy into another major than the view's reads (or writes) across its unit stride.
+  auto count = [&](const TensorView& v, Major major) {
+    const int64_t bytes = copied_elements(v) * codegen::bytes(v.dtype);
+    p.copied_bytes += bytes;
+    if (!has_major(v, major)) p.transposed_bytes += bytes;
+    ++p.copies;
+  };
   if (!fits(args.A, ma.major)) {
     p.packed_args.A = place(kPackA, args.A, ma.major);
-    p.copied_bytes += copied_elements(args.A) * codegen::bytes(args.A.dtype);
-    ++p.copies;
+    count(args.A, ma.major);
   }
   if (!fits(args.B, mb.major)) {
     p.packed_args.B = place(kPackB, args.B, mb.major);
-    p.copied_bytes += copied_elements(args.B) * codegen::bytes(args.B.dtype);
-    ++p.copies;
+    count(args.B, mb.major);
   }
   const bool out_fits = fits(args.out, mo.major);
   if (!out_fits) {
     p.packed_args.out = place(kPackOut, args.out, mo.major);
-    p.copied_bytes += args.out.size() * codegen::bytes(args.out.dtype);  // the copy back
+    const int64_t bytes = args.out.size() * codegen::bytes(args.out.dtype);  // the copy back
+    p.copied_bytes += bytes;
+    if (!has_major(args.out, mo.major)) p.transposed_bytes += bytes;
     ++p.copies;
   }
   // C: read only when beta != 0. The kernel takes a C of its own in either major if TMA can read it
@@ -114,8 +121,7 @@ std::optional<Packing> plan_packing(const KernelMetadata& md, const GemmArgument
       else p.packed_args.C.reset();  // C is out, in place
     } else {
       p.packed_args.C = place(kPackC, c, mo.major);
-      p.copied_bytes += copied_elements(c) * codegen::bytes(c.dtype);
-      ++p.copies;
+      count(c, mo.major);
     }
   } else {
     p.packed_args.C.reset();

@@ -17,6 +17,7 @@ struct Packing {
   GemmArguments packed_args;              // what the GEMM kernel runs
   std::size_t workspace_bytes = 0;
   int64_t copied_bytes = 0;               // bytes the copies move (each read once, written once)
+  int64_t transposed_bytes = 0;           // of those, bytes copied into another major (strided reads)
   int copies = 0;                         // copy launches
 };
 

@@ -59,6 +59,11 @@ double tile_efficiency(const KernelMetadata& md) {
 
 constexpr double kDramBytesPerUs = 3.0e6;    // about 90% of the H100's 3.35 TB/s
 constexpr double kCopyBytesPerUs = 2.5e6;    // the elementwise copy, read and write counted
+// A copy into another major (a transpose by the elementwise copy: one side's accesses strided)
+// costs this many times a copy in the same major. An estimate, not a measurement: it breaks the
+// tie between a kernel that needs the operand transposed and its twin that only needs its rows
+// padded, in the padding copy's favour.
+constexpr double kTransposeCopyFactor = 3.0;
 constexpr double kStoreBytesPerUsPerSm = 2.0e4;  // an epilogue's share of the store bandwidth
 constexpr double kLaunchUs = 3.0;
 // What one SM moves: DRAM bytes (a grid of a few CTAs cannot reach the device's bandwidth; about
@@ -226,7 +231,9 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
       // The copies' regions, then split-K's (gemm_steps lays them out so).
       c.workspace_bytes = split_k_workspace_offset(p->workspace_bytes) + k->workspace_size(p->packed_args);
       c.estimate_us = estimate_gemm_us(md, p->packed_args, dev) +
-                      static_cast<double>(p->copied_bytes) * 2 / kCopyBytesPerUs + kLaunchUs * p->copies;
+                      static_cast<double>(p->copied_bytes + (kTransposeCopyFactor - 1) * p->transposed_bytes) * 2 /
+                          kCopyBytesPerUs +
+                      kLaunchUs * p->copies;
     }
     if (split) c.splits = run.split_k;
     tensor_candidate = tensor_candidate || md.min_cc >= 90;

@@ -142,7 +142,17 @@ void load_k_tile(const GemmKernel& k, PipelineState& state, const WorkTile& at, 
   state.advance();
 }
 
-// Warpgroup 0: gives its registers away; one thread issues every TMA load.
+TmaStoreEpilogue::Params epilogue_params(const GemmKernel& k) {
+  return TmaStoreEpilogue::Params{k.c.out, k.c.tile_n, k.c.pingpong, k.c.consumers(), k.c.slabs()};
+}
+
+TmaStoreEpilogue::Tensors epilogue_tensors(const GemmKernel& k) {
+  return TmaStoreEpilogue::Tensors{k.p.tmap_out, k.p.tmap_c, k.p.out,   k.p.M,    k.p.N,    k.p.ld_out,
+                                   k.p.batch_stride_out, k.p.alpha, k.p.beta, k.p.flags};
+}
+
+// Warpgroup 0: gives its registers away; one thread issues every TMA load (and, with beta != 0,
+// the L2 prefetch of each tile's C before the tile's k-tiles).
 void producer(const GemmKernel& k) {
   KernelBuilder& b = k.b;
   b.note("producer warpgroup: gives registers away; thread 0 issues every TMA load");
@@ -150,6 +160,8 @@ void producer(const GemmKernel& k) {
   b.if_(k.tid == 0, [&] {
     PipelineState state = k.pipeline.make_state();
     k.scheduler.for_each_tile([&](const WorkTile& at) {
+      // C into L2 ahead of the epilogue (not for split-K: only the unit that arrives last reads it)
+      if (!k.c.split_k) TmaStoreEpilogue::prefetch_c(b, epilogue_params(k), epilogue_tensors(k), k.c.tile_m, at);
       if (k.c.split_k)  // the unit's share of the tile's k-tiles
         b.for_range(at.k_begin, at.k_begin + at.k_count, 1, [&](Value kt) { load_k_tile(k, state, at, kt); });
       else
@@ -245,10 +257,8 @@ void ConsumerMainloop::mma_k_tile(Value kt) {
 // ---- The consumers -------------------------------------------------------------------------------
 
 TmaStoreEpilogue make_epilogue(const GemmKernel& k, Value w, Value t128) {
-  const TmaStoreEpilogue::Params ep{k.c.out, k.c.tile_n, k.c.pingpong, k.c.consumers()};
-  const TmaStoreEpilogue::Tensors et{k.p.tmap_out, k.p.tmap_c, k.p.out,   k.p.M,    k.p.N,    k.p.ld_out,
-                                     k.p.batch_stride_out, k.p.alpha, k.p.beta, k.p.flags};
-  return TmaStoreEpilogue(k.b, ep, et, k.smem, k.regions.epilogue, k.regions.c_full, w, t128);
+  return TmaStoreEpilogue(k.b, epilogue_params(k), epilogue_tensors(k), k.smem, k.regions.epilogue, k.regions.c_full,
+                          w, t128);
 }
 
 SplitKFixup make_fixup(const GemmKernel& k, Value w, Value t128) {
@@ -282,10 +292,15 @@ void consumer(const GemmKernel& k, Value wg) {
   if (k.c.split_k) fixup.emplace(make_fixup(k, w, t128));
   k.scheduler.for_each_tile(
       [&](const WorkTile& at) {
+        if (!fixup) epilogue.preload_c(at);  // the tile's first C boxes, under the mainloop
         mainloop.run(turn ? &*turn : nullptr, fixup ? at.k_count : k.scheduler.k_tiles());
-        if (fixup) {  // split-K: the unit that arrives last stores the sum of the tile's partials
+        if (fixup) {  // split-K: the unit that arrives last stores the sum of the tile's partials,
+                      // and only it loads C (a unit that stores nothing must leave C's barriers be)
           Value stores = fixup->reduce(at, mainloop.accumulators().front());
-          b.if_(stores, [&] { epilogue.store(at, mainloop.accumulators()); });
+          b.if_(stores, [&] {
+            epilogue.preload_c(at);
+            epilogue.store(at, mainloop.accumulators());
+          });
         } else {
           epilogue.store(at, mainloop.accumulators());
         }

@@ -1,6 +1,7 @@
 // sm90/epilogue.cpp: the consumer warpgroup's epilogue through swizzled shared memory and TMA stores.
 #include "sm90/epilogue.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -81,7 +82,6 @@ struct TmaStoreEpilogue::Slab {
   Layout out_box;  // out's (64, SUBN) box, row-major with out's leading dimension
   Value out_base, rows_left, cols_left;
   Value use_c;       // beta != 0
-  Value c_batch;     // C's batch coordinate: 0 when C broadcasts one batch to all
   Value rows_whole;  // out's rows end on 16-byte granules: every box may go through the TMA
   Value boxes;       // the warpgroup's two staging boxes
 };
@@ -91,7 +91,7 @@ TmaStoreEpilogue::TmaStoreEpilogue(KernelBuilder& b, const Params& p, const Tens
     : b_(b), p_(p), t_(t), smem_(smem), staging_(staging), c_full_(c_full), w_(w), t128_(t128) {
   // Ping-pong warpgroups are in different tiles, so each has its own named barrier (1 and 2).
   if (p.pingpong) barrier_ = b.cvt(w, Type::U32) + kNamedBarrier;
-  c_phase_ = b.constant(0, Type::U32);
+  for (Value& phase : c_phase_) phase = b.constant(0, Type::U32);
   c_column_ = (t.flags & kHopperGemmColumnMajorC) != 0;
   ob_ = bytes(p.out);
   subn_ = kSwizzleRow / ob_;
@@ -117,6 +117,25 @@ TmaStoreEpilogue::TmaStoreEpilogue(KernelBuilder& b, const Params& p, const Tens
 
 void TmaStoreEpilogue::init(const SharedStorage& smem, SmemRegion c_full) {
   for (int i = 0; i < c_full.count; ++i) mbarrier_init(smem.base().builder(), smem.element(c_full, i), 1);
+}
+
+void TmaStoreEpilogue::prefetch_c(KernelBuilder& b, const Params& p, const Tensors& t, int tile_m, const WorkTile& at) {
+  const int chunk = kSwizzleRow / bytes(p.out);  // C's elements per 128-byte box row
+  b.if_(t.beta != b.constant_f32(0.0f), [&] {
+    b.note("C's tile into the L2 (TMA prefetches of the epilogue's boxes): its loads then wait on the L2, not DRAM");
+    const Value batch = b.select((t.flags & kHopperGemmBroadcastC) != 0, b.constant(0, Type::S32), at.l);
+    b.if_(
+        (t.flags & kHopperGemmColumnMajorC) != 0,
+        [&] {  // (M, N, L), boxes of 128 bytes of M x `chunk` columns
+          for (int j = 0; j < tile_m / chunk; ++j)
+            for (int i = 0; i < p.tile_n / chunk; ++i) tma_prefetch(b, t.tmap_c, {at.m0 + j * chunk, at.n0 + i * chunk, batch});
+        },
+        [&] {  // (N, M, L), boxes of 128 bytes of N x 64 rows
+          for (int j = 0; j < tile_m / kBoxRows; ++j)
+            for (int i = 0; i < p.tile_n / chunk; ++i)
+              tma_prefetch(b, t.tmap_c, {at.n0 + i * chunk, at.m0 + j * kBoxRows, batch});
+        });
+  });
 }
 
 void TmaStoreEpilogue::store(const WorkTile& at, const std::vector<std::vector<Value>>& accs) const {
@@ -149,7 +168,6 @@ TmaStoreEpilogue::Slab TmaStoreEpilogue::make_slab(const Tile& tile, int j) cons
   sl.rows_left = t.M - sl.row0 - (idx_t & 63);
   sl.cols_left = t.N - at.n0 - (idx_t >> 6);
   sl.use_c = t.beta != b.constant_f32(0.0f);
-  sl.c_batch = b.select((t.flags & kHopperGemmBroadcastC) != 0, b.constant(0, Type::S32), at.l);
   // The TMA store writes whole 16-byte granules of a row: exact when rows end on one.
   sl.rows_whole = ((t.N * ob_) & 15) == 0;
   sl.boxes = smem_.element(staging_, w_);
@@ -170,7 +188,7 @@ void TmaStoreEpilogue::store_box(const Tile& tile, const Slab& slab, const std::
   // The same for the whole CTA (both warpgroups' slabs share n0), so the barriers inside agree.
   Value by_tma = ((tile.at.n0 + (s + 1) * subn_) <= t_.N) | slab.rows_whole;
   const int box = j * (p_.tile_n / subn_) + s;
-  load_c(tile, slab, s, by_tma, slab.boxes + int64_t{(box % 2) * kBoxBytes}, v);
+  load_c(tile, slab, box, slab.boxes + int64_t{(box % 2) * kBoxBytes}, v);
   std::vector<Value> o;
   for (Value& x : v) o.push_back(p_.out == Type::F32 ? x : b.cvt(x, p_.out, Round::Rn));
   b.if_(
@@ -178,42 +196,61 @@ void TmaStoreEpilogue::store_box(const Tile& tile, const Slab& slab, const std::
       [&] { store_box_elementwise(slab, cs, s, o); });
 }
 
-// v += beta * C where beta != 0 (C is never read otherwise): C's box through the TMA into the
-// staging box the TMA store of box s then reads, once the store before has read it. The TMA
-// zero-fills C outside the problem (those values are never stored), so every box is whole and the
-// loads complete the box's bytes on the warpgroup's mbarrier.
-void TmaStoreEpilogue::load_c(const Tile& tile, const Slab& slab, int s, Value by_tma, Value buf,
-                              std::vector<Value>& v) const {
+// C's boxes (only where beta != 0): box b of the warpgroup's tile (b = slab * boxes per slab + s)
+// goes into staging box b % 2 and completes on the warpgroup's C mbarrier b % 2. Boxes 0 and 1 are
+// loaded at the tile's start (preload_c), under the mainloop; box b + 1 at the start of box b,
+// once the store of box b - 1 has read that staging box. The TMA zero-fills C outside the problem
+// (those values are never stored), so every box is whole and its loads complete the box's bytes.
+int TmaStoreEpilogue::boxes() const { return (p_.pingpong ? p_.tile_slabs : 1) * (p_.tile_n / subn_); }
+
+void TmaStoreEpilogue::issue_c(const WorkTile& at, int box) const {
+  KernelBuilder& b = b_;
+  const int per_slab = p_.tile_n / subn_;
+  const int j = box / per_slab, s = box % per_slab;
+  const Value row0 = p_.pingpong ? at.m0 + j * 64 : at.m0 + w_ * 64;
+  const Value n0 = at.n0 + s * subn_;
+  const Value batch = b.select((t_.flags & kHopperGemmBroadcastC) != 0, b.constant(0, Type::S32), at.l);
+  const Value buf = smem_.element(staging_, w_) + int64_t{(box % 2) * kBoxBytes};
+  const Value bar = smem_.mbarrier(c_full_, w_ * 2 + (box % 2));
+  mbarrier_arrive_expect_tx(b, bar, kBoxBytes);
+  b.if_(
+      c_column_,
+      [&] {
+        const int R = c_column_rows_;
+        for (int i = 0; i < kBoxRows / R; ++i)
+          tma_load(b, buf + int64_t{i} * R * subn_ * ob_, t_.tmap_c, {row0 + i * R, n0, batch}, bar);
+      },
+      [&] { tma_load(b, buf, t_.tmap_c, {n0, row0, batch}, bar); });
+}
+
+void TmaStoreEpilogue::preload_c(const WorkTile& at) const {
+  KernelBuilder& b = b_;
+  b.if_(t_.beta != b.constant_f32(0.0f), [&] {
+    b.note("C: once the staging boxes are free, one thread loads the tile's first two C boxes (under the mainloop)");
+    // The last tile's stores have read the boxes, and every thread has read its C from them (a box
+    // stored element by element has no barrier after its reads).
+    b.if_(t128_ == 0, [&] { cp_async_bulk_wait_group(b, 0, true); });
+    sync();
+    b.if_(t128_ == 0, [&] {
+      for (int box = 0; box < std::min(2, boxes()); ++box) issue_c(at, box);
+    });
+  });
+}
+
+// v += beta * C where beta != 0 (C is never read otherwise), box `box` of the tile.
+void TmaStoreEpilogue::load_c(const Tile& tile, const Slab& slab, int box, Value buf, std::vector<Value>& v) const {
   KernelBuilder& b = b_;
   b.if_(slab.use_c, [&] {
-    b.note("C: wait until the staging box is free, one thread loads C's box into it by the TMA, all wait");
-    // The store that last read `buf` is the box two before. One pending group is the box before's
-    // when that box went through the TMA; a box stored element by element commits none, and then
-    // this one is element-wise too (by_tma only turns false along s): wait for every store, or C
-    // would land in a box whose store has yet to read it (the emulator caught exactly that).
-    b.if_(t128_ == 0, [&] {
-      if (s == 0)
-        cp_async_bulk_wait_group(b, 0, true);
-      else
-        b.if_(
-            by_tma, [&] { cp_async_bulk_wait_group(b, 1, true); }, [&] { cp_async_bulk_wait_group(b, 0, true); });
-    });
-    sync();
-    const Value bar = smem_.mbarrier(c_full_, w_);
-    const Value n0 = tile.at.n0 + s * subn_;
-    b.if_(t128_ == 0, [&] {
-      mbarrier_arrive_expect_tx(b, bar, kBoxBytes);
-      b.if_(
-          c_column_,
-          [&] {
-            const int R = c_column_rows_;
-            for (int i = 0; i < kBoxRows / R; ++i)
-              tma_load(b, buf + int64_t{i} * R * subn_ * ob_, t_.tmap_c, {slab.row0 + i * R, n0, slab.c_batch}, bar);
-          },
-          [&] { tma_load(b, buf, t_.tmap_c, {n0, slab.row0, slab.c_batch}, bar); });
-    });
-    mbarrier_wait(b, bar, c_phase_);
-    b.assign(c_phase_, c_phase_ ^ b.constant(1, Type::U32));
+    if (box >= 1 && box + 1 < boxes()) {
+      b.note("C: the next box into the other staging box, once the store of the box before has read it");
+      b.if_(t128_ == 0, [&] { cp_async_bulk_wait_group(b, 0, true); });
+      sync();  // every thread has read its C from that box (an element-wise box has no barrier after)
+      b.if_(t128_ == 0, [&] { issue_c(tile.at, box + 1); });
+    }
+    b.note("C: wait for this box's C, loaded a box (or, the first two, the mainloop) ago");
+    const Value& phase = c_phase_[static_cast<size_t>(box % 2)];
+    mbarrier_wait(b, smem_.mbarrier(c_full_, w_ * 2 + (box % 2)), phase);
+    b.assign(phase, phase ^ b.constant(1, Type::U32));
     b.if_(
         c_column_, [&] { add_c(tile, c_column_layout_, buf, v); }, [&] { add_c(tile, box_layout_, buf, v); });
   });

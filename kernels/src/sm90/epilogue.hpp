@@ -5,6 +5,7 @@
 // one fills while the TMA reads the other.
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "sm90/shared_storage.hpp"
@@ -29,6 +30,7 @@ class TmaStoreEpilogue {
     // sharing kNamedBarrier.
     bool pingpong = false;
     int consumers = 1;
+    int tile_slabs = 1;  // 64-row slabs of a tile (ping-pong: each warpgroup stores them all)
   };
   // The kernel's parameters the epilogue reads: the TMA descriptors of out and of C, out itself
   // (u64, for the element-wise boxes), its sizes (s32) and strides in elements (s64), alpha and
@@ -37,9 +39,10 @@ class TmaStoreEpilogue {
     codegen::Value tmap_out, tmap_c, out, M, N, ld_out, batch_stride_out, alpha, beta, flags;
   };
 
-  // `staging`: a region of kStagingBytes per consumer warpgroup; `c_full`: an mbarrier per consumer
-  // warpgroup (initialized by init()); `w` the warpgroup's index among the consumers and `t128` the
-  // thread's index in it (u32). Emits the named barrier's id and C's phase register.
+  // `staging`: a region of kStagingBytes per consumer warpgroup; `c_full`: two mbarriers per
+  // consumer warpgroup, one per staging box (initialized by init()); `w` the warpgroup's index
+  // among the consumers and `t128` the thread's index in it (u32). Emits the named barrier's id and
+  // C's phase registers.
   TmaStoreEpilogue(codegen::KernelBuilder& b, const Params& p, const Tensors& t, const SharedStorage& smem,
                    SmemRegion staging, SmemRegion c_full, codegen::Value w, codegen::Value t128);
 
@@ -47,6 +50,15 @@ class TmaStoreEpilogue {
   // expect_tx) per phase.
   static void init(const SharedStorage& smem, SmemRegion c_full);
 
+  // The producer's part (one thread, at the start of each of its tiles, before the tile's k-tiles):
+  // where beta != 0, starts bringing the tile's C (tile_m x tile_n, in C's major) into the L2 by
+  // TMA prefetches of the boxes the epilogue will load, so that those loads, which wait, find C
+  // there instead of in DRAM (the mainloop hides the prefetch).
+  static void prefetch_c(codegen::KernelBuilder& b, const Params& p, const Tensors& t, int tile_m, const WorkTile& at);
+
+  // At the start of the warpgroup's tile, before its mainloop (beta != 0): the tile's first two C
+  // boxes into the staging boxes, so that the mainloop hides their loads.
+  void preload_c(const WorkTile& at) const;
   // Stores the tile from the accumulators of the warpgroup's slabs (wgmma fragments, f32).
   void store(const WorkTile& at, const std::vector<std::vector<codegen::Value>>& accs) const;
   // Before the CTA exits: its last TMA stores have read their shared memory.
@@ -57,8 +69,9 @@ class TmaStoreEpilogue {
   struct Slab;
   Slab make_slab(const Tile& tile, int j) const;
   void store_box(const Tile& tile, const Slab& slab, const std::vector<codegen::Value>& acc, int j, int s) const;
-  void load_c(const Tile& tile, const Slab& slab, int s, codegen::Value by_tma, codegen::Value buf,
-              std::vector<codegen::Value>& v) const;
+  int boxes() const;  // C boxes of the warpgroup's tile
+  void issue_c(const WorkTile& at, int box) const;  // the loading thread: C's box `box` into its staging box
+  void load_c(const Tile& tile, const Slab& slab, int box, codegen::Value buf, std::vector<codegen::Value>& v) const;
   void add_c(const Tile& tile, const ComposedLayout& box, codegen::Value buf, std::vector<codegen::Value>& v) const;
   codegen::Value inside(const Slab& slab, int s, int i) const;
   void store_box_tma(const Tile& tile, const Slab& slab, int box, int s, const std::vector<codegen::Value>& o) const;
@@ -74,7 +87,7 @@ class TmaStoreEpilogue {
   SmemRegion staging_, c_full_;
   codegen::Value w_, t128_;
   codegen::Value barrier_;     // ping-pong: the warpgroup's own named barrier
-  codegen::Value c_phase_;     // the parity of the warpgroup's C mbarrier's current phase (u32)
+  std::array<codegen::Value, 2> c_phase_;  // the parities of the warpgroup's two C mbarriers' phases (u32)
   codegen::Value c_column_;    // C is M-contiguous (pred)
   int ob_ = 0, subn_ = 0;      // out's bytes; columns of a box (128 bytes of out)
   Layout frag_;                // the accumulator fragment of one box

@@ -36,6 +36,14 @@ void cp_async_wait_group(KernelBuilder& b, int n);
 // `cp.async.wait_all`: commit, then wait for every group.
 void cp_async_wait_all(KernelBuilder& b);
 
+// `cp.async.mbarrier.arrive{.noinc}.shared::cta.b64 [mbar]`: an arrive-on operation on the
+// mbarrier at `mbar`, triggered once every cp.async this thread issued before it has completed.
+// Without .noinc the mbarrier's pending count is first incremented, so the arrival does not count
+// toward the arrivals of its phase; with `noinc` it does (init the barrier with the producers'
+// count). PTX ISA 9.0, cp.async.mbarrier.arrive (PTX ISA 7.0, sm_80; `.shared::cta` as written
+// here needs PTX ISA 7.8).
+void cp_async_mbarrier_arrive(KernelBuilder& b, Value mbar, bool noinc = true);
+
 // --- sm_90: cp.async.bulk.tensor (TMA) ----------------------------------------------------------
 
 // `cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes{.multicast::cluster}
@@ -57,6 +65,13 @@ void tma_load(KernelBuilder& b, Value smem_dst, Value tensor_map, const std::vec
 // barrier before the store reads it (sync.hpp).
 // PTX ISA 9.0 §9.7.9.25.5.2 cp.async.bulk.tensor: the same rules on rank, coordinates and map.
 void tma_store(KernelBuilder& b, Value tensor_map, const std::vector<Value>& coords, Value smem_src);
+
+// `cp.async.bulk.prefetch.tensor.Nd.L2.global.tile [tensor_map, {c0, ..., cN-1}]`: starts bringing
+// the box of the tensor map at `coords` into the L2 cache; no shared memory, no completion to wait
+// for (a hint: a later load of the box finds it in L2). PTX ISA 9.0, cp.async.bulk.prefetch.tensor
+// (PTX ISA 8.0, sm_90; the `.tile` load mode): the same rules on rank, coordinates and map as the
+// loads.
+void tma_prefetch(KernelBuilder& b, Value tensor_map, const std::vector<Value>& coords);
 
 // `cp.async.bulk.commit_group`: closes a bulk async-group of this thread's prior bulk copies.
 // PTX ISA 9.0 §9.7.9.25.6.1 cp.async.bulk.commit_group.

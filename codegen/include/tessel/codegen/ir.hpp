@@ -48,6 +48,7 @@ enum Flag : uint32_t {
   kAcquire = 1u << 17,     // .acquire semantics
   kRegA = 1u << 18,        // wgmma with A in registers
   kAligned = 1u << 19,     // barrier .aligned forms
+  kNoinc = 1u << 20,       // cp.async.mbarrier.arrive .noinc
 };
 
 // An instruction operand.

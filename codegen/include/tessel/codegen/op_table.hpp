@@ -43,7 +43,7 @@ enum class EmulatorClass : uint8_t {
   Barrier,      // the thread waits for its block or cluster: bar.sync, barrier.cluster
   Fence,        // orders the generic and async proxies: fence.proxy.async
   Mbarrier,     // transaction-counting barriers in shared memory
-  Tma,          // bulk tensor copies (cp.async.bulk.tensor), performed as their bulk group completes
+  Tma,          // asynchronous copies: bulk tensor copies (cp.async.bulk.tensor), cp.async
   AsyncGroup,   // commit and wait of bulk and wgmma groups
   WarpShuffle,  // the lanes of a membermask together: shfl.sync, elect.sync
   WarpMatrix,   // every lane of the warp together: ldmatrix, stmatrix
@@ -145,12 +145,14 @@ consteval Signature parse_signature(std::string_view text) {
   ROW(FenceProxyAsync,      "fence.proxy.async",                   Custom,       "",                  Fence,       80, 90, false, "fence.proxy.async")         \
   ROW(FenceMbarrierInit,    "fence.mbarrier_init.release.cluster", Root,         "",                  Nop,         80, 90, false, "fence.mbarrier_init")       \
   /* sm_80 asynchronous copies */                                                                                                                              \
-  ROW(CpAsync,              "cp.async",                            Custom,       "a a i [s]",         Unsupported, 70, 80, false, "cp.async")                  \
-  ROW(CpAsyncCommit,        "cp.async.commit_group",               Root,         "",                  Unsupported, 70, 80, false, "cp.async")                  \
-  ROW(CpAsyncWait,          "cp.async",                            Custom,       "[i]",               Unsupported, 70, 80, false, "cp.async")                  \
+  ROW(CpAsync,              "cp.async",                            Custom,       "a a i [s]",         Tma,         70, 80, false, "cp.async")                  \
+  ROW(CpAsyncCommit,        "cp.async.commit_group",               Root,         "",                  AsyncGroup,  70, 80, false, "cp.async")                  \
+  ROW(CpAsyncWait,          "cp.async",                            Custom,       "[i]",               AsyncGroup,  70, 80, false, "cp.async")                  \
+  ROW(CpAsyncMbarArrive,    "cp.async.mbarrier.arrive",            Custom,       "a",                 Mbarrier,    78, 80, false, "cp.async.mbarrier.arrive")  \
   /* sm_90 tensor-memory accelerator (bulk tensor copies) and mbarriers */                                                                                     \
   ROW(TmaLoad,              "cp.async.bulk.tensor",                Custom,       "a t a [s]",         Tma,         80, 90, false, "cp.async.bulk.tensor")      \
   ROW(TmaStore,             "cp.async.bulk.tensor",                Custom,       "t a",               Tma,         80, 90, false, "cp.async.bulk.tensor")      \
+  ROW(TmaPrefetch,          "cp.async.bulk.prefetch.tensor",       Custom,       "t",                 Nop,         80, 90, false, "cp.async.bulk.prefetch.tensor") \
   ROW(BulkCommit,           "cp.async.bulk.commit_group",          Root,         "",                  AsyncGroup,  80, 90, false, "cp.async.bulk.tensor")      \
   ROW(BulkWait,             "cp.async.bulk.wait_group",            Custom,       "i",                 AsyncGroup,  80, 90, false, "cp.async.bulk.tensor")      \
   ROW(MbarInit,             "mbarrier.init.shared::cta.b64",       Root,         "a s",               Mbarrier,    78, 80, false, "mbarrier on shared::cta")   \

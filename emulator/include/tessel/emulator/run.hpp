@@ -33,6 +33,7 @@ struct RunStats {
   uint64_t tma_loads = 0;        // cp.async.bulk.tensor global -> shared
   uint64_t tma_stores = 0;       // cp.async.bulk.tensor shared -> global
   uint64_t wgmmas = 0;           // wgmma.mma_async instructions (one per warpgroup)
+  uint64_t cp_async_copies = 0;  // cp.async copies performed (global -> shared, per thread)
 };
 
 // Executes plan.entry() for every block of plan.grid and every thread of plan.block, one block
