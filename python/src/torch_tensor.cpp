@@ -67,8 +67,9 @@ std::optional<Imported> import_torch_cuda(py::handle obj) {
   r.device = TensorDevice{2, obj.attr("get_device")().cast<int>()};
   r.view.dtype = *type;
   r.view.data = obj.attr("data_ptr")().cast<uint64_t>();  // storage offset included
-  r.view.shape = obj.attr("shape").cast<std::vector<int64_t>>();
-  r.view.stride = obj.attr("stride")().cast<std::vector<int64_t>>();
+  // Element by element: pybind11 3 does not cast a torch.Size to a std::vector as a whole.
+  for (py::handle e : obj.attr("shape")) r.view.shape.push_back(e.cast<int64_t>());
+  for (py::handle e : obj.attr("stride")()) r.view.stride.push_back(e.cast<int64_t>());
   return r;
 }
 

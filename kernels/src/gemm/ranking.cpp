@@ -192,6 +192,14 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
       r.refused.emplace_back(k->name(), "not a split-K kernel; --schedule split-k asked");
       continue;
     }
+    // Split-K runs only when asked: on an H100 (2026-11-24) the model's split-K choices ran at 0.58x
+    // to 0.81x of the data-parallel kernel of the same tile (docs/gemm.md), so the model's terms for
+    // it are wrong and choosing it by default would make those problems slower.
+    if (split && schedule == GemmSchedule::Any && args.split_k == 1) {
+      r.refused.emplace_back(k->name(), "split-K runs only when asked (--schedule split-k, or a split count): it "
+                                        "measured slower than data-parallel on an H100");
+      continue;
+    }
     GemmChoice c;
     c.kernel = k;
     std::size_t copied = 0;  // the copies' workspace
