@@ -14,7 +14,8 @@ bash tools/setup.sh
 jobs=$(nproc 2>/dev/null || echo 2)
 
 cmake --preset asan
-cmake --build --preset asan --parallel "$jobs" --target tessel_tests
+# tessel_host_path_tests: the host path on the stand-in driver (tests/stand_in_driver), a binary of its own.
+cmake --build --preset asan --parallel "$jobs" --target tessel_tests tessel_host_path_tests
 # Also left out: the two CLI tests whose cost is a large emulation and its f64 host reference
 # (issue 18's 1000x3000x777 problem; 50 random catalog names), minutes under ASan in a Debug
 # build; their code paths run under ASan in the smaller emulator and CLI tests.
