@@ -3,6 +3,7 @@
 #include "tessel/codegen/async_copy.hpp"
 
 #include <string>
+#include <utility>
 
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/ptx.hpp"
@@ -81,7 +82,7 @@ void cp_async(KernelBuilder& b, Value smem_dst, Value gmem_src, int bytes, Cache
     }
     i.ops.push_back(src_size->op());
   }
-  b.emit(i);
+  b.emit(std::move(i));
 }
 
 void cp_async_commit_group(KernelBuilder& b) { b.emit(make(Op::CpAsyncCommit)); }
@@ -91,7 +92,7 @@ void cp_async_wait_group(KernelBuilder& b, int n) {
   Instr i = make(Op::CpAsyncWait);
   i.n = n;
   i.ops = {Operand::i(n)};
-  b.emit(i);
+  b.emit(std::move(i));
 }
 
 void cp_async_mbarrier_arrive(KernelBuilder& b, Value mbar, bool noinc) {
@@ -99,13 +100,13 @@ void cp_async_mbarrier_arrive(KernelBuilder& b, Value mbar, bool noinc) {
   Instr i = make(Op::CpAsyncMbarArrive);
   if (noinc) i.flags |= kNoinc;
   i.ops = {Operand::addr(mbar.op())};
-  b.emit(i);
+  b.emit(std::move(i));
 }
 
 void cp_async_wait_all(KernelBuilder& b) {
   Instr i = make(Op::CpAsyncWait);
   i.n = -1;  // the mnemonic's wait_all form
-  b.emit(i);
+  b.emit(std::move(i));
 }
 
 // --- cp.async.bulk.tensor -----------------------------------------------------------------------
@@ -126,7 +127,7 @@ void tma_load(KernelBuilder& b, Value smem_dst, Value tensor_map, const std::vec
     i.flags |= kMulticast;
     i.ops.push_back(cta_mask->op());
   }
-  b.emit(i);
+  b.emit(std::move(i));
 }
 
 void tma_store(KernelBuilder& b, Value tensor_map, const std::vector<Value>& coords, Value smem_src) {
@@ -135,7 +136,7 @@ void tma_store(KernelBuilder& b, Value tensor_map, const std::vector<Value>& coo
   Instr i = make(Op::TmaStore);
   i.n = static_cast<int32_t>(coords.size());
   i.ops = {std::move(tensor), Operand::addr(smem_src.op())};
-  b.emit(i);
+  b.emit(std::move(i));
 }
 
 void tma_prefetch(KernelBuilder& b, Value tensor_map, const std::vector<Value>& coords) {
@@ -143,7 +144,7 @@ void tma_prefetch(KernelBuilder& b, Value tensor_map, const std::vector<Value>& 
   Instr i = make(Op::TmaPrefetch);
   i.n = static_cast<int32_t>(coords.size());
   i.ops = {std::move(tensor)};
-  b.emit(i);
+  b.emit(std::move(i));
 }
 
 void cp_async_bulk_commit_group(KernelBuilder& b) { b.emit(make(Op::BulkCommit)); }
@@ -154,7 +155,7 @@ void cp_async_bulk_wait_group(KernelBuilder& b, int n, bool read) {
   if (read) i.flags |= kRead;
   i.n = n;
   i.ops = {Operand::i(n)};
-  b.emit(i);
+  b.emit(std::move(i));
 }
 
 }  // namespace tessel::codegen

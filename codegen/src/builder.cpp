@@ -3,6 +3,8 @@
 // memory and tensors in memory.cpp.
 #include "tessel/codegen/builder.hpp"
 
+#include <utility>
+
 #include "tessel/algebra/error.hpp"
 
 namespace tessel::codegen {
@@ -115,16 +117,20 @@ void KernelBuilder::emit(Instr i, Value guard, bool guard_negated) {
     i.guard = guard.id();
     i.guard_negated = guard_negated;
   }
-  if (note_ != last_note_) {
+  if (note_changed_) {
     i.comment = note_;
     last_note_ = note_;
+    note_changed_ = false;
   }
   Stmt s;
   s.instr = std::move(i);
   (emit_to_entry_ ? entry_ : current()).push_back(std::move(s));
 }
 
-void KernelBuilder::note(std::string text) { note_ = std::move(text); }
+void KernelBuilder::note(std::string text) {
+  note_ = std::move(text);
+  note_changed_ = note_ != last_note_;
+}
 
 // --- Parameters ---------------------------------------------------------------------------------
 
@@ -153,7 +159,7 @@ Value KernelBuilder::load_param(const std::string& name, Type t) {
   i.space = Space::Param;
   i.type = t;
   i.ops = {v.op(), Operand::addr(Operand::symbol(name))};
-  in_entry([&] { emit(i); });
+  in_entry([&] { emit(std::move(i)); });
   return v;
 }
 
@@ -185,7 +191,7 @@ Value KernelBuilder::tensor_map_param(const std::string& name) {
     cv.type = Type::U64;
     cv.flags = kToGeneric;
     cv.ops = {g.op(), p.op()};
-    emit(cv);
+    emit(std::move(cv));
   });
   return g;
 }
@@ -204,7 +210,7 @@ Value KernelBuilder::constant_f32(float v) {
   i.op = Op::Mov;
   i.type = Type::F32;
   i.ops = {r.op(), Operand::f32(v)};
-  emit(i);
+  emit(std::move(i));
   return r;
 }
 
@@ -214,7 +220,7 @@ Value KernelBuilder::constant_f64(double v) {
   i.op = Op::Mov;
   i.type = Type::F64;
   i.ops = {r.op(), Operand::f64(v)};
-  emit(i);
+  emit(std::move(i));
   return r;
 }
 
@@ -233,7 +239,7 @@ void KernelBuilder::assign(Value dst, Value src) {
   i.type = dst.type() == Type::Pred ? Type::Pred : bits_type(bits(dst.type()) < 16 ? 16 : bits(dst.type()));
   if (dst.type() == Type::F32 || dst.type() == Type::F64) i.type = dst.type();
   i.ops = {dst.op(), src.op()};
-  emit(i);
+  emit(std::move(i));
 }
 
 void KernelBuilder::assign(Value dst, int64_t imm) {
@@ -245,7 +251,7 @@ void KernelBuilder::assign(Value dst, int64_t imm) {
     fail(std::string("codegen: assign an integer immediate to a ") + ptx_name(dst.type()) + " register");
   if (reg_class(dst.type()) == RegClass::B16) i.type = bits_type(16);
   i.ops = {dst.op(), Operand::i(imm)};
-  emit(i);
+  emit(std::move(i));
 }
 
 Value KernelBuilder::special(Special s) {
@@ -256,7 +262,7 @@ Value KernelBuilder::special(Special s) {
   i.op = Op::Mov;
   i.type = Type::U32;
   i.ops = {r.op(), Operand::special(ptx_name(s))};
-  in_entry([&] { emit(i); });
+  in_entry([&] { emit(std::move(i)); });
   specials_[static_cast<int>(s)] = r;
   return r;
 }
@@ -373,7 +379,7 @@ void KernelBuilder::for_range(Value begin, Value end, int64_t step, const std::f
            add.op = Op::Add;
            add.type = i.type();
            add.ops = {i.op(), i.op(), Operand::i(step)};
-           emit(add);
+           emit(std::move(add));
          });
 }
 
@@ -384,7 +390,7 @@ void KernelBuilder::unrolled(int n, const std::function<void(int)>& body) {
 void KernelBuilder::ret() {
   Instr i;
   i.op = Op::Ret;
-  emit(i);
+  emit(std::move(i));
 }
 
 // --- Shared memory ------------------------------------------------------------------------------
@@ -397,7 +403,7 @@ Value KernelBuilder::address_of(const std::string& symbol) {
   i.op = Op::Mov;
   i.type = r.type();
   i.ops = {r.op(), Operand::symbol(symbol)};
-  emit(i);
+  emit(std::move(i));
   return r;
 }
 

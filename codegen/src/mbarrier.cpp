@@ -3,6 +3,7 @@
 #include "tessel/codegen/mbarrier.hpp"
 
 #include <string>
+#include <utility>
 
 #include "tessel/algebra/error.hpp"
 
@@ -49,7 +50,7 @@ Value mapa_operand(KernelBuilder& b, Value addr, Operand rank) {
   i.type = bits(addr.type()) == 64 ? Type::U64 : Type::U32;
   Value d = b.reg(addr.type());
   i.ops = {d.op(), addr.op(), std::move(rank)};
-  b.emit(i);
+  b.emit(std::move(i));
   return d;
 }
 
@@ -57,14 +58,14 @@ Value mapa_operand(KernelBuilder& b, Value addr, Operand rank) {
 void arrive_remote(KernelBuilder& b, Value remote) {
   Instr i = make(Op::MbarArrive, Space::SharedCluster, Operand::sink(), remote);
   i.flags = kRelease | kCluster;
-  b.emit(i);
+  b.emit(std::move(i));
 }
 
 Value try_wait(KernelBuilder& b, Value addr, Operand parity) {
   Value done = b.reg(Type::Pred);
   Instr i = make(Op::MbarTryWait, Space::Shared, done.op(), addr);
   i.ops.push_back(std::move(parity));
-  b.emit(i);
+  b.emit(std::move(i));
   return done;
 }
 
@@ -80,7 +81,7 @@ void mbarrier_init(KernelBuilder& b, Value addr, int64_t count) {
   i.space = Space::Shared;
   i.type = Type::B64;
   i.ops = {Operand::addr(addr.op()), Operand::i(count)};
-  b.emit(i);
+  b.emit(std::move(i));
 }
 
 Value mbarrier_arrive(KernelBuilder& b, Value addr) {
@@ -122,7 +123,7 @@ Value mbarrier_arrive_expect_tx(KernelBuilder& b, Value addr, int64_t tx_bytes) 
   Value state = b.reg(Type::B64);
   Instr i = make(Op::MbarArriveExpectTx, Space::Shared, state.op(), addr);
   i.ops.push_back(Operand::i(tx_bytes));
-  b.emit(i);
+  b.emit(std::move(i));
   return state;
 }
 
@@ -132,7 +133,7 @@ Value mbarrier_arrive_expect_tx(KernelBuilder& b, Value addr, Value tx_bytes) {
   Value state = b.reg(Type::B64);
   Instr i = make(Op::MbarArriveExpectTx, Space::Shared, state.op(), addr);
   i.ops.push_back(tx_bytes.op());
-  b.emit(i);
+  b.emit(std::move(i));
   return state;
 }
 

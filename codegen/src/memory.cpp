@@ -1,6 +1,7 @@
 // memory.cpp: loads, stores, atomics, tensors (pointer + space + layout) and the vectorizing
 // copy. Element types without an ld/st spelling (f16, bf16, their pairs) move as bit types.
 #include <numeric>
+#include <utility>
 
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/builder.hpp"
@@ -73,7 +74,7 @@ std::vector<Value> KernelBuilder::load(Space s, Type t, Value addr, int64_t offs
   if (o.no_allocate_l1) i.flags |= kNoAllocL1;
   if (o.prefetch_l2) i.flags |= kL2Prefetch;
   i.ops = {data_operand(out), Operand::addr(addr.op(), offset)};
-  emit(i);
+  emit(std::move(i));
   return out;
 }
 
@@ -93,7 +94,7 @@ void KernelBuilder::store(Space s, Type t, Value addr, const std::vector<Value>&
   i.vec = static_cast<uint8_t>(vec);
   i.cache = cache;
   i.ops = {Operand::addr(addr.op(), offset), data_operand(values)};
-  emit(i);
+  emit(std::move(i));
 }
 
 Value KernelBuilder::atom(Space s, AtomOp op, Type t, Value addr, Value v) {
@@ -105,7 +106,7 @@ Value KernelBuilder::atom(Space s, AtomOp op, Type t, Value addr, Value v) {
   i.type = (op == AtomOp::And || op == AtomOp::Or || op == AtomOp::Xor || op == AtomOp::Exch) ? bits_type(bits(t)) : t;
   Value r = fresh(t);
   i.ops = {r.op(), Operand::addr(addr.op()), v.op()};
-  emit(i);
+  emit(std::move(i));
   return r;
 }
 
@@ -118,7 +119,7 @@ void KernelBuilder::red(Space s, AtomOp op, Type t, Value addr, Value v) {
   i.atom = op;
   i.type = (op == AtomOp::And || op == AtomOp::Or || op == AtomOp::Xor) ? bits_type(bits(t)) : t;
   i.ops = {Operand::addr(addr.op()), v.op()};
-  emit(i);
+  emit(std::move(i));
 }
 
 // --- Tensors ------------------------------------------------------------------------------------
@@ -306,7 +307,7 @@ std::vector<Value> KernelBuilder::load_tensor(const Tensor& src, Value guard, Lo
       m.op = Op::Mov;
       m.type = Type::B32;
       m.ops = {Operand::vec(parts), w.op()};
-      emit(m);
+      emit(std::move(m));
       for (Value h : halves) {
         if (eb == 2) {
           out.push_back(h);
@@ -318,7 +319,7 @@ std::vector<Value> KernelBuilder::load_tensor(const Tensor& src, Value guard, Lo
         sh.op = Op::Shr;
         sh.type = Type::B16;
         sh.ops = {hi.op(), h.op(), Operand::i(8)};
-        emit(sh);
+        emit(std::move(sh));
         out.push_back(hi);
       }
     }
@@ -334,7 +335,7 @@ Value KernelBuilder::join_bytes(Value lo, Value hi) {
     i.op = op;
     i.type = Type::B16;
     i.ops = {r.op(), std::move(a), std::move(b)};
-    emit(i);
+    emit(std::move(i));
     return r;
   };
   Value l = op16(Op::And, lo.op(), Operand::i(0xff));
@@ -365,7 +366,7 @@ void KernelBuilder::store_tensor(const Tensor& dst, const std::vector<Value>& va
         m.op = Op::Mov;
         m.type = Type::B32;
         m.ops = {word.op(), Operand::vec(parts)};
-        emit(m);
+        emit(std::move(m));
         words.push_back(word);
       }
     } else {

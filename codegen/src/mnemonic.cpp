@@ -106,27 +106,59 @@ const char* name(ShflMode m) {
   return "";
 }
 
-std::string t(Type x) { return std::string(".") + ptx_name(x); }
-std::string sp(Space s) { return std::string(".") + short_name(s); }
-std::string vec(const Instr& i) { return i.vec > 1 ? ".v" + std::to_string(i.vec) : ""; }
-std::string mods(const Instr& i) {
-  std::string s;
-  if (i.has(kLo)) s += ".lo";
-  if (i.has(kHi)) s += ".hi";
-  if (i.has(kWide)) s += ".wide";
-  if (i.has(kApprox)) s += ".approx";
-  s += name(i.rnd);
-  if (i.has(kFtz)) s += ".ftz";
-  if (i.has(kSat)) s += ".sat";
-  return s;
+// The mnemonic is appended piece by piece to one string (the printer's output, for every
+// instruction): Spell's << takes the pieces, and the small tags below spell a field.
+struct Spell {
+  std::string& s;
+  Spell& operator<<(const char* x) {
+    s += x;
+    return *this;
+  }
+  Spell& operator<<(const std::string& x) {
+    s += x;
+    return *this;
+  }
+  Spell& operator<<(int x) {
+    s += std::to_string(x);
+    return *this;
+  }
+};
+struct T {  // `.type`
+  Type x;
+};
+struct Sp {  // `.space` as ld/st spell it
+  Space x;
+};
+struct Vec {  // `.v2`, `.v4`, or nothing
+  const Instr& i;
+};
+struct Mods {  // .lo .hi .wide .approx rounding .ftz .sat
+  const Instr& i;
+};
+struct Sem {  // .acq_rel / .release / .acquire, then .cluster
+  const Instr& i;
+};
+Spell& operator<<(Spell& o, T t) { return o << "." << ptx_name(t.x); }
+Spell& operator<<(Spell& o, Sp sp) { return o << "." << short_name(sp.x); }
+Spell& operator<<(Spell& o, Vec v) { return v.i.vec > 1 ? o << ".v" << static_cast<int>(v.i.vec) : o; }
+Spell& operator<<(Spell& o, Mods m) {
+  const Instr& i = m.i;
+  if (i.has(kLo)) o << ".lo";
+  if (i.has(kHi)) o << ".hi";
+  if (i.has(kWide)) o << ".wide";
+  if (i.has(kApprox)) o << ".approx";
+  o << name(i.rnd);
+  if (i.has(kFtz)) o << ".ftz";
+  if (i.has(kSat)) o << ".sat";
+  return o;
 }
-std::string sem(const Instr& i) {
-  std::string s;
-  if (i.has(kRelease) && i.has(kAcquire)) s += ".acq_rel";  // atom's read-modify-write: both at once
-  else if (i.has(kRelease)) s += ".release";
-  else if (i.has(kAcquire)) s += ".acquire";
-  if (i.has(kCluster)) s += ".cluster";
-  return s;
+Spell& operator<<(Spell& o, Sem m) {
+  const Instr& i = m.i;
+  if (i.has(kRelease) && i.has(kAcquire)) o << ".acq_rel";  // atom's read-modify-write: both at once
+  else if (i.has(kRelease)) o << ".release";
+  else if (i.has(kAcquire)) o << ".acquire";
+  if (i.has(kCluster)) o << ".cluster";
+  return o;
 }
 // The K of an MMA shape: 32 bytes of A per row (PTX ISA, wgmma / mma "Matrix shape").
 int mma_k(Type a) {
@@ -173,65 +205,89 @@ namespace {
 
 // The instructions whose row says Spelling::Custom: the root, then modifiers the other spellings
 // do not cover (spaces, vectors, shapes, cache operators, ...).
-std::string custom(const Instr& i, const std::string& root) {
+void custom(Spell& o, const Instr& i, const char* root) {
   switch (i.op) {
     case Op::Cvt:
-      return root + mods(i) + t(i.type) + t(i.type2);
+      o << root << Mods{i} << T{i.type} << T{i.type2};
+      return;
     case Op::Cvta:
-      return root + (i.has(kToGeneric) ? "" : ".to") + sp(i.space) + t(i.type);
+      o << root << (i.has(kToGeneric) ? "" : ".to") << Sp{i.space} << T{i.type};
+      return;
     case Op::Setp:
-      return root + name(i.cmp) + t(i.type);
+      o << root << name(i.cmp) << T{i.type};
+      return;
     case Op::Ld:
-      return root + sp(i.space) + ptx_suffix(i.cache) + (i.has(kNc) ? ".nc" : "") +
-             (i.has(kNoAllocL1) ? ".L1::no_allocate" : "") + (i.has(kL2Prefetch) ? ".L2::128B" : "") + vec(i) +
-             t(i.type);
+      o << root << Sp{i.space} << ptx_suffix(i.cache) << (i.has(kNc) ? ".nc" : "")
+        << (i.has(kNoAllocL1) ? ".L1::no_allocate" : "") << (i.has(kL2Prefetch) ? ".L2::128B" : "") << Vec{i}
+        << T{i.type};
+      return;
     case Op::St:
-      return root + sp(i.space) + ptx_suffix(i.cache) + (i.has(kNoAllocL1) ? ".L1::no_allocate" : "") + vec(i) +
-             t(i.type);
+      o << root << Sp{i.space} << ptx_suffix(i.cache) << (i.has(kNoAllocL1) ? ".L1::no_allocate" : "") << Vec{i}
+        << T{i.type};
+      return;
     case Op::Atom:
     case Op::Red:
-      return root + sem(i) + sp(i.space) + name(i.atom) + t(i.type);
+      o << root << Sem{i} << Sp{i.space} << name(i.atom) << T{i.type};
+      return;
     case Op::BarrierClusterArrive:
-      return root + (i.has(kRelease) ? ".release" : "") + (i.has(kAligned) ? ".aligned" : "");
+      o << root << (i.has(kRelease) ? ".release" : "") << (i.has(kAligned) ? ".aligned" : "");
+      return;
     case Op::BarrierClusterWait:
-      return root + (i.has(kAcquire) ? ".acquire" : "") + (i.has(kAligned) ? ".aligned" : "");
+      o << root << (i.has(kAcquire) ? ".acquire" : "") << (i.has(kAligned) ? ".aligned" : "");
+      return;
     case Op::FenceProxyAsync:
-      return root + (i.space == Space::None ? "" : std::string(".") + ptx_name(i.space));
+      o << root;
+      if (i.space != Space::None) o << "." << ptx_name(i.space);
+      return;
     case Op::CpAsync:
-      return root + ptx_suffix(i.cache) + ".shared.global";
+      o << root << ptx_suffix(i.cache) << ".shared.global";
+      return;
     case Op::CpAsyncMbarArrive:
-      return root + (i.has(kNoinc) ? ".noinc" : "") + ".shared::cta.b64";
+      o << root << (i.has(kNoinc) ? ".noinc" : "") << ".shared::cta.b64";
+      return;
     case Op::CpAsyncWait:
-      return root + (i.n < 0 ? ".wait_all" : ".wait_group");
+      o << root << (i.n < 0 ? ".wait_all" : ".wait_group");
+      return;
     case Op::TmaLoad:
-      return root + "." + std::to_string(i.n) + "d.shared::cluster.global.mbarrier::complete_tx::bytes" +
-             (i.has(kMulticast) ? ".multicast::cluster" : "");
+      o << root << "." << i.n << "d.shared::cluster.global.mbarrier::complete_tx::bytes"
+        << (i.has(kMulticast) ? ".multicast::cluster" : "");
+      return;
     case Op::TmaStore:
-      return root + "." + std::to_string(i.n) + "d.global.shared::cta.bulk_group";
+      o << root << "." << i.n << "d.global.shared::cta.bulk_group";
+      return;
     case Op::TmaPrefetch:
-      return root + "." + std::to_string(i.n) + "d.L2.global.tile";
+      o << root << "." << i.n << "d.L2.global.tile";
+      return;
     case Op::BulkWait:
-      return root + (i.has(kRead) ? ".read" : "");
+      o << root << (i.has(kRead) ? ".read" : "");
+      return;
     case Op::MbarArrive:
     case Op::MbarArriveExpectTx:
-      return root + sem(i) + "." + ptx_name(i.space) + ".b64";
+      o << root << Sem{i} << "." << ptx_name(i.space) << ".b64";
+      return;
     case Op::MbarTryWait:
-      return root + sem(i) + ".shared::cta.b64";
+      o << root << Sem{i} << ".shared::cta.b64";
+      return;
     case Op::Wgmma:
-      return root + ".m64n" + std::to_string(i.n) + "k" + std::to_string(mma_k(i.type2)) + t(i.type) + t(i.type2) +
-             t(i.type3);
+      o << root << ".m64n" << i.n << "k" << mma_k(i.type2) << T{i.type} << T{i.type2} << T{i.type3};
+      return;
     case Op::Setmaxnreg:
-      return root + (i.has(kInc) ? ".inc" : ".dec") + ".sync.aligned.u32";
+      o << root << (i.has(kInc) ? ".inc" : ".dec") << ".sync.aligned.u32";
+      return;
     case Op::Ldmatrix:
     case Op::Stmatrix:
-      return root + ".m8n8.x" + std::to_string(i.n) + (i.has(kTrans) ? ".trans" : "") + ".shared.b16";
+      o << root << ".m8n8.x" << i.n << (i.has(kTrans) ? ".trans" : "") << ".shared.b16";
+      return;
     case Op::MmaSync:
-      return root + ".m16n8k" + std::to_string(mma_k(i.type2)) + ".row.col" + t(i.type) + t(i.type2) + t(i.type3) +
-             t(i.type4);
+      o << root << ".m16n8k" << mma_k(i.type2) << ".row.col" << T{i.type} << T{i.type2} << T{i.type3}
+        << T{i.type4};
+      return;
     case Op::Shfl:
-      return root + name(i.shfl) + ".b32";
+      o << root << name(i.shfl) << ".b32";
+      return;
     case Op::Bra:
-      return root + (i.has(kUni) ? ".uni" : "");
+      o << root << (i.has(kUni) ? ".uni" : "");
+      return;
     default:
       break;
   }
@@ -241,19 +297,30 @@ std::string custom(const Instr& i, const std::string& root) {
 
 }  // namespace
 
-std::string mnemonic(const Instr& i) {
+void append_mnemonic(std::string& out, const Instr& i) {
   const OpInfo& row = op_info(i.op);
+  Spell o{out};
   switch (row.spelling) {
     case Spelling::Root:
-      return row.root;
+      o << row.root;
+      return;
     case Spelling::RootType:
-      return row.root + t(i.type);
+      o << row.root << T{i.type};
+      return;
     case Spelling::RootModsType:
-      return row.root + mods(i) + t(i.type);
+      o << row.root << Mods{i} << T{i.type};
+      return;
     case Spelling::Custom:
-      return custom(i, row.root);
+      custom(o, i, row.root);
+      return;
   }
   fail(std::string("codegen: no spelling for instruction root ") + row.name);
+}
+
+std::string mnemonic(const Instr& i) {
+  std::string s;
+  append_mnemonic(s, i);
+  return s;
 }
 
 }  // namespace tessel::codegen

@@ -4,7 +4,9 @@
 #include <charconv>
 #include <concepts>
 #include <cstdio>
+#include <cstring>
 #include <set>
+#include <vector>
 
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/legalize.hpp"
@@ -44,15 +46,42 @@ struct Out {
 struct Printer {
   const Kernel& k;
   Out& os;
+  // Every register's name (`%rd12`), spelled once per kernel by print_kernel (a kernel names its
+  // registers many times); empty for one instruction alone (print_instr), spelled as it goes.
+  struct RegName {
+    char text[15];
+    uint8_t size;
+  };
+  std::vector<RegName> names;
+
+  void spell_register_names() {
+    names.resize(k.regs.size());
+    for (size_t id = 0; id < k.regs.size(); ++id) {
+      const RegInfo& r = k.regs[id];
+      RegName& n = names[id];
+      const char* prefix = reg_prefix(r.cls);
+      const size_t len = std::strlen(prefix);
+      if (len > 4) fail(std::string("codegen: register prefix ") + prefix + " longer than the printer's table allows");
+      std::memcpy(n.text, prefix, len);
+      auto [end, ec] = std::to_chars(n.text + len, n.text + sizeof n.text, r.index);
+      if (ec != std::errc()) fail("codegen: register number " + std::to_string(r.index) + " too long to print");
+      n.size = static_cast<uint8_t>(end - n.text);
+    }
+  }
 
   void number(int64_t v) {
     char buf[24];
     auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-    os.s.append(buf, end);
+    os.s.append(buf, static_cast<size_t>(end - buf));
   }
 
   void reg(int id) {
-    const RegInfo& r = k.regs.at(id);
+    if (!names.empty()) {
+      const RegName& n = names.at(static_cast<size_t>(id));
+      os.s.append(n.text, n.size);
+      return;
+    }
+    const RegInfo& r = k.regs.at(static_cast<size_t>(id));
     os.s += reg_prefix(r.cls);
     number(r.index);
   }
@@ -126,7 +155,7 @@ struct Printer {
       reg(i.guard);
       os << " ";
     }
-    os << mnemonic(i);
+    append_mnemonic(os.s, i);
     for (size_t j = 0; j < i.ops.size(); ++j) {
       os << (j ? ", " : " \t");
       operand(i.ops[j]);
@@ -172,7 +201,10 @@ void print_kernel(const Kernel& k, Out& os, const PrintOptions& o) {
     os << "\t.reg ." << ptx_name(rc) << " \t" << reg_prefix(rc) << "<" << count[c] + 1 << ">;\n";
   }
   os << "\n";
-  Printer pr{k, os};
+  // The output grows by about a line per instruction; reserving spares most of its copies.
+  os.s.reserve(os.s.size() + 48 * k.regs.size() + 4096);
+  Printer pr{k, os, {}};
+  pr.spell_register_names();
   for_each_legalized(k, [&](const Instr& i) { pr.instr(i, o.comments); });
   os << "}\n";
 }
@@ -182,7 +214,7 @@ void print_kernel(const Kernel& k, Out& os, const PrintOptions& o) {
 std::string print_instr(const Kernel& k, const Instr& i) {
   if (i.op == Op::Label) return i.ops.at(0).name + ":";
   Out os;
-  Printer{k, os}.instr(i, false);
+  Printer{k, os, {}}.instr(i, false);
   // Drop the leading tab, the tab before the operands and the trailing ";\n".
   std::string s = os.s.substr(1, os.s.size() - 3);
   const size_t tab = s.find('\t');

@@ -3,6 +3,7 @@
 #include "tessel/codegen/sync.hpp"
 
 #include <string>
+#include <utility>
 
 #include "tessel/algebra/error.hpp"
 
@@ -36,7 +37,7 @@ void bar_sync(KernelBuilder& b, int id, int threads) {
   Instr i = make(Op::BarSync);
   i.ops = {Operand::i(id)};
   if (threads != 0) i.ops.push_back(Operand::i(threads));
-  b.emit(i);
+  b.emit(std::move(i));
 }
 
 void bar_sync(KernelBuilder& b, Value id, int threads) {
@@ -45,19 +46,19 @@ void bar_sync(KernelBuilder& b, Value id, int threads) {
   }
   Instr i = make(Op::BarSync);
   i.ops = {id.op(), Operand::i(threads)};
-  b.emit(i);
+  b.emit(std::move(i));
 }
 
 void barrier_cluster_arrive(KernelBuilder& b, bool aligned) {
   Instr i = make(Op::BarrierClusterArrive);
   if (aligned) i.flags |= kAligned;
-  b.emit(i);
+  b.emit(std::move(i));
 }
 
 void barrier_cluster_wait(KernelBuilder& b, bool aligned) {
   Instr i = make(Op::BarrierClusterWait);
   if (aligned) i.flags |= kAligned;
-  b.emit(i);
+  b.emit(std::move(i));
 }
 
 void cluster_sync(KernelBuilder& b, bool aligned) {
@@ -72,7 +73,7 @@ void fence_proxy_async(KernelBuilder& b, Space space) {
   }
   Instr i = make(Op::FenceProxyAsync);
   i.space = space;
-  b.emit(i);
+  b.emit(std::move(i));
 }
 
 void fence_mbarrier_init(KernelBuilder& b) { b.emit(make(Op::FenceMbarrierInit)); }
@@ -83,7 +84,7 @@ Value elect_sync(KernelBuilder& b, uint32_t membermask) {
   // The destination pair `_|p`: no lane id wanted, only the elected predicate.
   Instr i = make(Op::ElectSync);
   i.ops = {Operand::pair(Operand::sink(), p.op()), mask_operand(membermask)};
-  b.emit(i);
+  b.emit(std::move(i));
   return p;
 }
 
@@ -105,7 +106,7 @@ Value shfl(KernelBuilder& b, ShflMode mode, Value v, Operand lane, int c, uint32
   i.shfl = mode;
   i.type = Type::B32;
   i.ops = {d.op(), v.op(), std::move(lane), Operand::i(c), mask_operand(membermask)};
-  b.emit(i);
+  b.emit(std::move(i));
   return d;
 }
 
@@ -132,7 +133,7 @@ void setmaxnreg(KernelBuilder& b, bool increase, int regs) {
   i.n = regs;
   i.type = Type::U32;
   i.ops = {Operand::i(regs)};
-  b.emit(i);
+  b.emit(std::move(i));
 }
 
 }  // namespace tessel::codegen

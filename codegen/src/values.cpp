@@ -1,6 +1,8 @@
 // values.cpp: arithmetic, comparisons and conversions on Values. Each helper picks the PTX
 // spelling (mul.lo for integers, div.rn for floats, bN types for logic) so that the printer
 // makes no choices.
+#include <utility>
+
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/builder.hpp"
 
@@ -15,23 +17,24 @@ bool is_logic(Op op) { return op == Op::And || op == Op::Or || op == Op::Xor; }
 
 // The instruction type for `op` on values of type t (legal PTX forms only).
 Type instr_type(Op op, Type t) {
-  const std::string why = std::string(op_word(op)) + " on " + ptx_name(t);
+  // The message is spelled only on failure: this runs for every instruction the builder makes.
+  auto why = [&] { return std::string(op_word(op)) + " on " + ptx_name(t); };
   if (t == Type::Pred) {
     if (is_logic(op)) return Type::Pred;
-    fail("codegen: " + why + " (predicates take and/or/xor/not only)");
+    fail("codegen: " + why() + " (predicates take and/or/xor/not only)");
   }
   if (is_logic(op) || op == Op::Shl) {
     if (is_float(t) && t != Type::F16x2 && t != Type::BF16x2)
-      fail("codegen: " + why + " (bitwise operations take integer types)");
+      fail("codegen: " + why() + " (bitwise operations take integer types)");
     return bits_type(bits(t) < 16 ? 16 : bits(t));
   }
-  if (op == Op::Shr && !is_integer(t)) fail("codegen: " + why + " (shifts take integer types)");
-  if (op == Op::Rem && !is_integer(t)) fail("codegen: " + why + " (rem takes integer types)");
+  if (op == Op::Shr && !is_integer(t)) fail("codegen: " + why() + " (shifts take integer types)");
+  if (op == Op::Rem && !is_integer(t)) fail("codegen: " + why() + " (rem takes integer types)");
   if (t == Type::B16 || t == Type::B32 || t == Type::B64)
-    fail("codegen: " + why + " (arithmetic needs a u/s/f type, not a bit type)");
-  if (bits(t) == 8) fail("codegen: " + why + " (PTX has no 8-bit arithmetic; widen first)");
+    fail("codegen: " + why() + " (arithmetic needs a u/s/f type, not a bit type)");
+  if (bits(t) == 8) fail("codegen: " + why() + " (PTX has no 8-bit arithmetic; widen first)");
   if (t == Type::TF32 || t == Type::E4M3 || t == Type::E5M2)
-    fail("codegen: " + why + " (a storage format; convert first)");
+    fail("codegen: " + why() + " (a storage format; convert first)");
   return t;
 }
 
@@ -70,7 +73,7 @@ Value KernelBuilder::binary(Op op, Value a, Value b, uint32_t flags) {
   i.rnd = default_round(op, a.type());
   Value r = fresh(a.type());
   i.ops = {r.op(), a.op(), b.op()};
-  emit(i);
+  emit(std::move(i));
   return r;
 }
 
@@ -88,7 +91,7 @@ Value KernelBuilder::binary(Op op, Value a, int64_t imm, uint32_t flags) {
   i.flags = flags | default_flags(op, a.type());
   Value r = fresh(a.type());
   i.ops = {r.op(), a.op(), Operand::i(imm)};
-  emit(i);
+  emit(std::move(i));
   return r;
 }
 
@@ -106,7 +109,7 @@ Value KernelBuilder::unary(Op op, Value a) {
   }
   Value r = fresh(a.type());
   i.ops = {r.op(), a.op()};
-  emit(i);
+  emit(std::move(i));
   return r;
 }
 
@@ -125,7 +128,7 @@ Value KernelBuilder::mad(Value a, Value b, Value c) {
     i.type = instr_type(Op::Mul, a.type());
   }
   i.ops = {r.op(), a.op(), b.op(), c.op()};
-  emit(i);
+  emit(std::move(i));
   return r;
 }
 
@@ -139,7 +142,7 @@ Value KernelBuilder::mul_wide(Value a, Value b) {
   i.type = is_signed(a.type()) ? Type::S32 : Type::U32;
   Value r = fresh(is_signed(a.type()) ? Type::S64 : Type::U64);
   i.ops = {r.op(), a.op(), b.op()};
-  emit(i);
+  emit(std::move(i));
   return r;
 }
 
@@ -152,7 +155,7 @@ Value KernelBuilder::mul_wide(Value a, int64_t b) {
   i.type = is_signed(a.type()) ? Type::S32 : Type::U32;
   Value r = fresh(is_signed(a.type()) ? Type::S64 : Type::U64);
   i.ops = {r.op(), a.op(), Operand::i(b)};
-  emit(i);
+  emit(std::move(i));
   return r;
 }
 
@@ -192,7 +195,7 @@ Value KernelBuilder::compare(Cmp c, Value a, Value b) {
   i.cmp = spell(c, a.type());
   Value p = fresh(Type::Pred);
   i.ops = {p.op(), a.op(), b.op()};
-  emit(i);
+  emit(std::move(i));
   return p;
 }
 
@@ -205,7 +208,7 @@ Value KernelBuilder::compare(Cmp c, Value a, int64_t b) {
   i.cmp = spell(c, a.type());
   Value p = fresh(Type::Pred);
   i.ops = {p.op(), a.op(), Operand::i(b)};
-  emit(i);
+  emit(std::move(i));
   return p;
 }
 
@@ -219,7 +222,7 @@ Value KernelBuilder::select(Value pred, Value a, Value b) {
   if (a.type() == Type::F16x2 || a.type() == Type::BF16x2) i.type = Type::B32;
   Value r = fresh(a.type());
   i.ops = {r.op(), a.op(), b.op(), pred.op()};
-  emit(i);
+  emit(std::move(i));
   return r;
 }
 
@@ -244,7 +247,7 @@ Value KernelBuilder::cvt(Value v, Type to, Round rnd) {
   i.rnd = rnd;
   Value r = fresh(to);
   i.ops = {r.op(), v.op()};
-  emit(i);
+  emit(std::move(i));
   return r;
 }
 
@@ -258,7 +261,7 @@ Value KernelBuilder::cvta_to_global(Value generic) {
   i.type = Type::U64;
   Value r = fresh(Type::U64);
   i.ops = {r.op(), generic.op()};
-  emit(i);
+  emit(std::move(i));
   return r;
 }
 

@@ -2,6 +2,7 @@
 #include "tessel/codegen/warp.hpp"
 
 #include <string>
+#include <utility>
 
 #include "tessel/algebra/error.hpp"
 
@@ -48,7 +49,7 @@ std::vector<Value> ldmatrix(KernelBuilder& b, Value smem_addr, int num, bool tra
   i.n = num;
   if (trans) i.flags |= kTrans;
   i.ops = {vec(r), Operand::addr(smem_addr.op())};
-  b.emit(i);
+  b.emit(std::move(i));
   return r;
 }
 
@@ -63,7 +64,7 @@ void stmatrix(KernelBuilder& b, Value smem_addr, const std::vector<Value>& frags
   i.n = static_cast<int32_t>(frags.size());
   if (trans) i.flags |= kTrans;
   i.ops = {Operand::addr(smem_addr.op()), vec(frags)};
-  b.emit(i);
+  b.emit(std::move(i));
 }
 
 namespace {
@@ -106,7 +107,7 @@ void emit_mma(KernelBuilder& b, Type ab, const std::vector<Value>& d, const std:
   i.type3 = ab;         // B
   i.type4 = Type::F32;  // C
   i.ops = {vec(d), vec(a), vec(bm), vec(c)};
-  b.emit(i);
+  b.emit(std::move(i));
 }
 
 }  // namespace

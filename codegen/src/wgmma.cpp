@@ -2,6 +2,8 @@
 // memory layouts, the wgmma instructions and the accumulator fragment layout.
 #include "tessel/codegen/wgmma.hpp"
 
+#include <utility>
+
 #include "tessel/algebra/error.hpp"
 
 namespace tessel::codegen {
@@ -305,7 +307,7 @@ void wgmma_wait_group(KernelBuilder& b, int pending) {
   if (pending < 0 || pending > 7) fail("wgmma.wait_group: " + std::to_string(pending) + " pending groups (0 to 7)");
   Instr i = simple(Op::WgmmaWait);
   i.ops = {Operand::i(pending)};
-  b.emit(i);
+  b.emit(std::move(i));
 }
 
 void wgmma(KernelBuilder& b, const WgmmaAtom& atom, const std::vector<Value>& acc, Value desc_a, Value desc_b,
@@ -324,7 +326,7 @@ void wgmma(KernelBuilder& b, const WgmmaAtom& atom, const std::vector<Value>& ac
     i.ops.push_back(Operand::i(major_a == Major::MN ? 1 : 0));
     i.ops.push_back(Operand::i(major_b == Major::MN ? 1 : 0));
   }
-  b.emit(i);
+  b.emit(std::move(i));
 }
 
 void wgmma_reg_a(KernelBuilder& b, const WgmmaAtom& atom, const std::vector<Value>& acc, const std::vector<Value>& a,
@@ -343,7 +345,7 @@ void wgmma_reg_a(KernelBuilder& b, const WgmmaAtom& atom, const std::vector<Valu
   for (const Value& v : a) av.push_back(v.op());
   i.ops = {acc_operand(atom, acc), Operand::vec(av), desc_b.op(), scale_d.op(), Operand::i(1), Operand::i(1)};
   if (atom.a == Type::F16 || atom.a == Type::BF16) i.ops.push_back(Operand::i(major_b == Major::MN ? 1 : 0));
-  b.emit(i);
+  b.emit(std::move(i));
 }
 
 }  // namespace tessel::codegen

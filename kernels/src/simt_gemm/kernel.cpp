@@ -4,6 +4,8 @@
 // division of the identity layout gives each element's (row, col, l) for the ragged edges.
 #include "tessel/kernels/simt_gemm.hpp"
 
+#include <utility>
+
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/builder.hpp"
 #include "tessel/codegen/sync.hpp"
@@ -56,7 +58,7 @@ Value widen(KernelBuilder& b, Value raw, Type dtype, Type acc) {
     mov.op = Op::Mov;
     mov.type = Type::B32;
     mov.ops = {f.op(), bits32.op()};
-    b.emit(mov);
+    b.emit(std::move(mov));
     return f;
   }
   return b.cvt(raw, acc);

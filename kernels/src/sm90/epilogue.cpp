@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tessel/algebra/error.hpp"
@@ -27,7 +28,7 @@ Value pack_halves(Value lo, Value hi) {
   m.op = Op::Mov;
   m.type = Type::B32;
   m.ops = {w.op(), Operand::vec({lo.op(), hi.op()})};
-  b.emit(m);
+  b.emit(std::move(m));
   return w;
 }
 
@@ -70,16 +71,28 @@ void check_stmatrix_matches_fragment(const Layout& stm, const Layout& frag, int 
 }  // namespace
 
 // The symbols of one tile's epilogue: the thread's index in the warpgroup and out's leading
-// dimension (supports() asks 16-byte multiples of it: pairs of columns move as vectors).
+// dimension (supports() asks 16-byte multiples of it: pairs of columns move as vectors); and this
+// thread's views of a box, composed once per tile (every box has the same views at another base,
+// and composing them per box was a tenth of a GEMM's generation time):
 struct TmaStoreEpilogue::Tile {
   const WorkTile& at;
   Int t, ld;
+  Tensor box_frag;       // a staging box, row-major (box_layout_), at the fragment's values
+  Tensor c_column_frag;  // a staging box of a column-major C (c_column_layout_), at the fragment's values
+  Tensor box_stm;        // a staging box at stmatrix's rows (16-bit out)
+  Tensor out_frag;       // out's (64, SUBN) box in global memory at the fragment's values
 };
+
+// `view` at another base.
+Tensor TmaStoreEpilogue::at_base(const Tensor& view, Value base) {
+  Tensor t = view;
+  t.base = base;
+  return t;
+}
 
 // One 64-row slab of the tile in out's memory, and where this thread's part of it ends.
 struct TmaStoreEpilogue::Slab {
   Value row0;
-  Layout out_box;  // out's (64, SUBN) box, row-major with out's leading dimension
   Value out_base, rows_left, cols_left;
   Value use_c;       // beta != 0
   Value rows_whole;  // out's rows end on 16-byte granules: every box may go through the TMA
@@ -142,7 +155,19 @@ void TmaStoreEpilogue::store(const WorkTile& at, const std::vector<std::vector<V
   b_.note(
       "epilogue: per 128-byte-wide box of the slab, alpha * acc (+ beta * C, C loaded by the TMA into the box) -> "
       "out's type -> swizzled shared memory -> TMA store");
-  const Tile tile{at, b_.symbol("t128", t128_, 1, 0), b_.symbol("ld_out", t_.ld_out, 16 / ob_, 0)};
+  const Int t = b_.symbol("t128", t128_, 1, 0), ld = b_.symbol("ld_out", t_.ld_out, 16 / ob_, 0);
+  const Value none;  // the views' base, replaced per box (at_base)
+  auto view = [&](Space space, const ComposedLayout& box, Type index, int64_t align, const Layout& threads) {
+    return Tensor(none, space, p_.out, box, index, align).compose(threads)(SliceCoord{t, _});
+  };
+  const Tile tile{at,
+                  t,
+                  ld,
+                  view(Space::Shared, box_layout_, Type::U32, 1024, frag_),
+                  view(Space::Shared, c_column_layout_, Type::U32, 1024, frag_),
+                  ob_ == 2 ? view(Space::Shared, box_layout_, Type::U32, 1024, stm_) : Tensor(),
+                  view(Space::Global, composition(Swizzle(), make_layout(IntTuple{64, subn_}, IntTuple{ld, 1})),
+                       Type::S64, 16, frag_)};
   for (int j = 0; j < static_cast<int>(accs.size()); ++j) {
     const Slab slab = make_slab(tile, j);
     for (int s = 0; s < p_.tile_n / subn_; ++s) store_box(tile, slab, accs[static_cast<size_t>(j)], j, s);
@@ -160,7 +185,6 @@ TmaStoreEpilogue::Slab TmaStoreEpilogue::make_slab(const Tile& tile, int j) cons
   const Tensors& t = t_;
   Slab sl;
   sl.row0 = p_.pingpong ? at.m0 + j * 64 : at.m0 + w_ * 64;
-  sl.out_box = make_layout(IntTuple{64, subn_}, IntTuple{tile.ld, 1});
   Value elem_off =
       b.cvt(at.l, Type::S64) * t.batch_stride_out + b.cvt(sl.row0, Type::S64) * t.ld_out + b.cvt(at.n0, Type::S64);
   sl.out_base = t.out + elem_off * int64_t{ob_};
@@ -182,9 +206,7 @@ void TmaStoreEpilogue::store_box(const Tile& tile, const Slab& slab, const std::
   std::vector<Value> v;
   for (int i = 0; i < nv; ++i) v.push_back(acc[static_cast<size_t>(s * nv + i)] * t_.alpha);
   // out's box in global memory, this thread's elements (for a box stored element by element).
-  const Tensor cs =
-      Tensor(slab.out_base + int64_t{s} * subn_ * ob_, Space::Global, p_.out, slab.out_box, Type::S64, 16)
-          .compose(frag_)(SliceCoord{tile.t, _});
+  const Tensor cs = at_base(tile.out_frag, slab.out_base + int64_t{s} * subn_ * ob_);
   // The same for the whole CTA (both warpgroups' slabs share n0), so the barriers inside agree.
   Value by_tma = ((tile.at.n0 + (s + 1) * subn_) <= t_.N) | slab.rows_whole;
   const int box = j * (p_.tile_n / subn_) + s;
@@ -252,14 +274,13 @@ void TmaStoreEpilogue::load_c(const Tile& tile, const Slab& slab, int box, Value
     mbarrier_wait(b, smem_.mbarrier(c_full_, w_ * 2 + (box % 2)), phase);
     b.assign(phase, phase ^ b.constant(1, Type::U32));
     b.if_(
-        c_column_, [&] { add_c(tile, c_column_layout_, buf, v); }, [&] { add_c(tile, box_layout_, buf, v); });
+        c_column_, [&] { add_c(at_base(tile.c_column_frag, buf), v); }, [&] { add_c(at_base(tile.box_frag, buf), v); });
   });
 }
 
-// v += beta * C, C in the staging box at `buf` laid out as `box` ((M64, SUBN) -> element).
-void TmaStoreEpilogue::add_c(const Tile& tile, const ComposedLayout& box, Value buf, std::vector<Value>& v) const {
+// v += beta * C, `cs` this thread's values of C in a staging box.
+void TmaStoreEpilogue::add_c(const Tensor& cs, std::vector<Value>& v) const {
   KernelBuilder& b = b_;
-  const Tensor cs = Tensor(buf, Space::Shared, p_.out, box, Type::U32, 1024).compose(frag_)(SliceCoord{tile.t, _});
   const std::vector<Value> cv = b.load_tensor(cs);
   for (size_t i = 0; i < v.size(); ++i) {
     const Value c = p_.out == Type::F32 ? cv[i] : b.cvt(cv[i], Type::F32);
@@ -299,8 +320,7 @@ void TmaStoreEpilogue::write_box(const Tile& tile, Value buf, const std::vector<
   KernelBuilder& b = b_;
   if (ob_ == 2) {
     b.note("stmatrix.x4: four 8x8 matrices (16 rows x 16 columns of the warp's rows) per instruction");
-    const Tensor st =
-        Tensor(buf, Space::Shared, p_.out, box_layout_, Type::U32, 1024).compose(stm_)(SliceCoord{tile.t, _});
+    const Tensor st = at_base(tile.box_stm, buf);
     for (int q = 0; q < subn_ / 16; ++q) {
       std::vector<Value> regs;
       for (int j = 0; j < 4; ++j) regs.push_back(pack_halves(o[8 * q + 2 * j], o[8 * q + 2 * j + 1]));
@@ -308,9 +328,7 @@ void TmaStoreEpilogue::write_box(const Tile& tile, Value buf, const std::vector<
     }
     return;
   }
-  const Tensor sb =
-      Tensor(buf, Space::Shared, p_.out, box_layout_, Type::U32, 1024).compose(frag_)(SliceCoord{tile.t, _});
-  b.store_tensor(sb, o);
+  b.store_tensor(at_base(tile.box_frag, buf), o);
 }
 
 // A box across N where out's rows end inside a 16-byte granule: the TMA store would write the

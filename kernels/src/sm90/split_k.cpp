@@ -2,6 +2,8 @@
 // last arrival's ordered sum.
 #include "sm90/split_k.hpp"
 
+#include <utility>
+
 #include "sm90/epilogue.hpp"
 #include "tessel/codegen/sync.hpp"
 
@@ -29,7 +31,7 @@ Value atom_cas_acq_rel(KernelBuilder& b, Value addr, Value compare, Value value)
   i.type = Type::B64;
   i.flags = kAcquire | kRelease;
   i.ops = {got.op(), Operand::addr(addr.op()), compare.op(), value.op()};
-  b.emit(i);
+  b.emit(std::move(i));
   return got;
 }
 

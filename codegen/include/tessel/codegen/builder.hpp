@@ -169,7 +169,7 @@ class KernelBuilder {
   // Comments naming the layout operation that produced a stretch of index arithmetic, printed
   // when PrintOptions::comments is set. The note applies until the next note or end_note().
   void note(std::string text);
-  void end_note() { note_.clear(); }
+  void end_note() { note(std::string()); }
 
   // --- Arithmetic beyond the operators. ---
   Value binary(Op op, Value a, Value b, uint32_t flags = 0);
@@ -256,6 +256,7 @@ class KernelBuilder {
   std::map<int, Value> specials_;
   int class_count_[6] = {};
   std::string note_, last_note_;
+  bool note_changed_ = false;  // note_ != last_note_, kept by note() so that emit compares no strings
   bool finished_ = false;
 };
 

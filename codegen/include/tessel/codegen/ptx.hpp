@@ -18,6 +18,8 @@ std::string print_ptx(const Module& m, const PrintOptions& o = {});
 
 // One instruction's mnemonic, e.g. `ld.global.nc.v4.f32` (without guard or operands).
 std::string mnemonic(const Instr& i);
+// The same, appended to `out` (the printer's way: no string per instruction).
+void append_mnemonic(std::string& out, const Instr& i);
 
 // One instruction of kernel k as the printer writes it, guard and operands included, without the
 // tab, `;` and newline: `@%p1 ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd5]` (for error messages).
