@@ -75,7 +75,7 @@ void cp_async(KernelBuilder& b, Value smem_dst, Value gmem_src, int bytes, Cache
   check_64("cp_async", "the source", gmem_src);
   Instr i = make(Op::CpAsync);
   i.cache = cache;
-  i.ops = {Operand::addr(smem_dst.op()), Operand::addr(gmem_src.op()), Operand::i(bytes)};
+  i.set_ops(Operand::addr(smem_dst.op()), Operand::addr(gmem_src.op()), Operand::i(bytes));
   if (src_size) {
     if (!is_int32(src_size->type())) {
       fail(std::string("cp_async: the source size is a ") + ptx_name(src_size->type()) + " value (a 32-bit integer)");
@@ -91,7 +91,7 @@ void cp_async_wait_group(KernelBuilder& b, int n) {
   check_count("cp_async_wait_group", n);
   Instr i = make(Op::CpAsyncWait);
   i.n = n;
-  i.ops = {Operand::i(n)};
+  i.set_ops(Operand::i(n));
   b.emit(std::move(i));
 }
 
@@ -99,7 +99,7 @@ void cp_async_mbarrier_arrive(KernelBuilder& b, Value mbar, bool noinc) {
   check_shared("cp_async_mbarrier_arrive", "the mbarrier address", mbar);
   Instr i = make(Op::CpAsyncMbarArrive);
   if (noinc) i.flags |= kNoinc;
-  i.ops = {Operand::addr(mbar.op())};
+  i.set_ops(Operand::addr(mbar.op()));
   b.emit(std::move(i));
 }
 
@@ -118,7 +118,7 @@ void tma_load(KernelBuilder& b, Value smem_dst, Value tensor_map, const std::vec
   check_shared("tma_load", "the mbarrier address", mbar);
   Instr i = make(Op::TmaLoad);
   i.n = static_cast<int32_t>(coords.size());
-  i.ops = {Operand::addr(smem_dst.op()), std::move(tensor), Operand::addr(mbar.op())};
+  i.set_ops(Operand::addr(smem_dst.op()), std::move(tensor), Operand::addr(mbar.op()));
   if (cta_mask) {
     const Type t = cta_mask->type();
     if (t != Type::U16 && t != Type::B16 && t != Type::S16) {
@@ -135,7 +135,7 @@ void tma_store(KernelBuilder& b, Value tensor_map, const std::vector<Value>& coo
   check_shared("tma_store", "the source", smem_src);
   Instr i = make(Op::TmaStore);
   i.n = static_cast<int32_t>(coords.size());
-  i.ops = {std::move(tensor), Operand::addr(smem_src.op())};
+  i.set_ops(std::move(tensor), Operand::addr(smem_src.op()));
   b.emit(std::move(i));
 }
 
@@ -143,7 +143,7 @@ void tma_prefetch(KernelBuilder& b, Value tensor_map, const std::vector<Value>& 
   Operand tensor = tensor_operand("tma_prefetch", tensor_map, coords);
   Instr i = make(Op::TmaPrefetch);
   i.n = static_cast<int32_t>(coords.size());
-  i.ops = {std::move(tensor)};
+  i.set_ops(std::move(tensor));
   b.emit(std::move(i));
 }
 
@@ -154,7 +154,7 @@ void cp_async_bulk_wait_group(KernelBuilder& b, int n, bool read) {
   Instr i = make(Op::BulkWait);
   if (read) i.flags |= kRead;
   i.n = n;
-  i.ops = {Operand::i(n)};
+  i.set_ops(Operand::i(n));
   b.emit(std::move(i));
 }
 

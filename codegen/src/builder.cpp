@@ -158,7 +158,7 @@ Value KernelBuilder::load_param(const std::string& name, Type t) {
   i.op = Op::Ld;
   i.space = Space::Param;
   i.type = t;
-  i.ops = {v.op(), Operand::addr(Operand::symbol(name))};
+  i.set_ops(v.op(), Operand::addr(Operand::symbol(name)));
   in_entry([&] { emit(std::move(i)); });
   return v;
 }
@@ -190,7 +190,7 @@ Value KernelBuilder::tensor_map_param(const std::string& name) {
     cv.space = Space::Param;
     cv.type = Type::U64;
     cv.flags = kToGeneric;
-    cv.ops = {g.op(), p.op()};
+    cv.set_ops(g.op(), p.op());
     emit(std::move(cv));
   });
   return g;
@@ -209,7 +209,7 @@ Value KernelBuilder::constant_f32(float v) {
   Instr i;
   i.op = Op::Mov;
   i.type = Type::F32;
-  i.ops = {r.op(), Operand::f32(v)};
+  i.set_ops(r.op(), Operand::f32(v));
   emit(std::move(i));
   return r;
 }
@@ -219,7 +219,7 @@ Value KernelBuilder::constant_f64(double v) {
   Instr i;
   i.op = Op::Mov;
   i.type = Type::F64;
-  i.ops = {r.op(), Operand::f64(v)};
+  i.set_ops(r.op(), Operand::f64(v));
   emit(std::move(i));
   return r;
 }
@@ -238,7 +238,7 @@ void KernelBuilder::assign(Value dst, Value src) {
   i.op = Op::Mov;
   i.type = dst.type() == Type::Pred ? Type::Pred : bits_type(bits(dst.type()) < 16 ? 16 : bits(dst.type()));
   if (dst.type() == Type::F32 || dst.type() == Type::F64) i.type = dst.type();
-  i.ops = {dst.op(), src.op()};
+  i.set_ops(dst.op(), src.op());
   emit(std::move(i));
 }
 
@@ -250,7 +250,7 @@ void KernelBuilder::assign(Value dst, int64_t imm) {
   if (is_float(dst.type()))
     fail(std::string("codegen: assign an integer immediate to a ") + ptx_name(dst.type()) + " register");
   if (reg_class(dst.type()) == RegClass::B16) i.type = bits_type(16);
-  i.ops = {dst.op(), Operand::i(imm)};
+  i.set_ops(dst.op(), Operand::i(imm));
   emit(std::move(i));
 }
 
@@ -261,7 +261,7 @@ Value KernelBuilder::special(Special s) {
   Instr i;
   i.op = Op::Mov;
   i.type = Type::U32;
-  i.ops = {r.op(), Operand::special(ptx_name(s))};
+  i.set_ops(r.op(), Operand::special(ptx_name(s)));
   in_entry([&] { emit(std::move(i)); });
   specials_[static_cast<int>(s)] = r;
   return r;
@@ -378,7 +378,7 @@ void KernelBuilder::for_range(Value begin, Value end, int64_t step, const std::f
            Instr add;
            add.op = Op::Add;
            add.type = i.type();
-           add.ops = {i.op(), i.op(), Operand::i(step)};
+           add.set_ops(i.op(), i.op(), Operand::i(step));
            emit(std::move(add));
          });
 }
@@ -402,7 +402,7 @@ Value KernelBuilder::address_of(const std::string& symbol) {
   Instr i;
   i.op = Op::Mov;
   i.type = r.type();
-  i.ops = {r.op(), Operand::symbol(symbol)};
+  i.set_ops(r.op(), Operand::symbol(symbol));
   emit(std::move(i));
   return r;
 }

@@ -43,7 +43,7 @@ struct Flattener {
   void emit_label(const std::string& name) {
     Instr l;
     l.op = Op::Label;
-    l.ops = {Operand::label(name)};
+    l.set_ops(Operand::label(name));
     out(l);
   }
   void emit_branch(const std::string& target, int pred, bool negated) {
@@ -52,7 +52,7 @@ struct Flattener {
     if (pred < 0) b.flags = kUni;
     b.guard = pred;
     b.guard_negated = negated;
-    b.ops = {Operand::label(target)};
+    b.set_ops(Operand::label(target));
     out(b);
   }
 

@@ -40,7 +40,7 @@ Instr make(Op op, Space space, Operand state, Value addr) {
   i.op = op;
   i.space = space;
   i.type = Type::B64;
-  i.ops = {std::move(state), Operand::addr(addr.op())};
+  i.set_ops(std::move(state), Operand::addr(addr.op()));
   return i;
 }
 
@@ -49,7 +49,7 @@ Value mapa_operand(KernelBuilder& b, Value addr, Operand rank) {
   i.op = Op::Mapa;
   i.type = bits(addr.type()) == 64 ? Type::U64 : Type::U32;
   Value d = b.reg(addr.type());
-  i.ops = {d.op(), addr.op(), std::move(rank)};
+  i.set_ops(d.op(), addr.op(), std::move(rank));
   b.emit(std::move(i));
   return d;
 }
@@ -80,7 +80,7 @@ void mbarrier_init(KernelBuilder& b, Value addr, int64_t count) {
   i.op = Op::MbarInit;
   i.space = Space::Shared;
   i.type = Type::B64;
-  i.ops = {Operand::addr(addr.op()), Operand::i(count)};
+  i.set_ops(Operand::addr(addr.op()), Operand::i(count));
   b.emit(std::move(i));
 }
 

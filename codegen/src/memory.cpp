@@ -73,7 +73,7 @@ std::vector<Value> KernelBuilder::load(Space s, Type t, Value addr, int64_t offs
   if (o.nc) i.flags |= kNc;
   if (o.no_allocate_l1) i.flags |= kNoAllocL1;
   if (o.prefetch_l2) i.flags |= kL2Prefetch;
-  i.ops = {data_operand(out), Operand::addr(addr.op(), offset)};
+  i.set_ops(data_operand(out), Operand::addr(addr.op(), offset));
   emit(std::move(i));
   return out;
 }
@@ -93,7 +93,7 @@ void KernelBuilder::store(Space s, Type t, Value addr, const std::vector<Value>&
   i.type = memory_type(t);
   i.vec = static_cast<uint8_t>(vec);
   i.cache = cache;
-  i.ops = {Operand::addr(addr.op(), offset), data_operand(values)};
+  i.set_ops(Operand::addr(addr.op(), offset), data_operand(values));
   emit(std::move(i));
 }
 
@@ -105,7 +105,7 @@ Value KernelBuilder::atom(Space s, AtomOp op, Type t, Value addr, Value v) {
   i.atom = op;
   i.type = (op == AtomOp::And || op == AtomOp::Or || op == AtomOp::Xor || op == AtomOp::Exch) ? bits_type(bits(t)) : t;
   Value r = fresh(t);
-  i.ops = {r.op(), Operand::addr(addr.op()), v.op()};
+  i.set_ops(r.op(), Operand::addr(addr.op()), v.op());
   emit(std::move(i));
   return r;
 }
@@ -118,7 +118,7 @@ void KernelBuilder::red(Space s, AtomOp op, Type t, Value addr, Value v) {
   i.space = s;
   i.atom = op;
   i.type = (op == AtomOp::And || op == AtomOp::Or || op == AtomOp::Xor) ? bits_type(bits(t)) : t;
-  i.ops = {Operand::addr(addr.op()), v.op()};
+  i.set_ops(Operand::addr(addr.op()), v.op());
   emit(std::move(i));
 }
 
@@ -306,7 +306,7 @@ std::vector<Value> KernelBuilder::load_tensor(const Tensor& src, Value guard, Lo
       Instr m;
       m.op = Op::Mov;
       m.type = Type::B32;
-      m.ops = {Operand::vec(parts), w.op()};
+      m.set_ops(Operand::vec(parts), w.op());
       emit(std::move(m));
       for (Value h : halves) {
         if (eb == 2) {
@@ -318,7 +318,7 @@ std::vector<Value> KernelBuilder::load_tensor(const Tensor& src, Value guard, Lo
         Instr sh;
         sh.op = Op::Shr;
         sh.type = Type::B16;
-        sh.ops = {hi.op(), h.op(), Operand::i(8)};
+        sh.set_ops(hi.op(), h.op(), Operand::i(8));
         emit(std::move(sh));
         out.push_back(hi);
       }
@@ -334,7 +334,7 @@ Value KernelBuilder::join_bytes(Value lo, Value hi) {
     Instr i;
     i.op = op;
     i.type = Type::B16;
-    i.ops = {r.op(), std::move(a), std::move(b)};
+    i.set_ops(r.op(), std::move(a), std::move(b));
     emit(std::move(i));
     return r;
   };
@@ -365,7 +365,7 @@ void KernelBuilder::store_tensor(const Tensor& dst, const std::vector<Value>& va
         Instr m;
         m.op = Op::Mov;
         m.type = Type::B32;
-        m.ops = {word.op(), Operand::vec(parts)};
+        m.set_ops(word.op(), Operand::vec(parts));
         emit(std::move(m));
         words.push_back(word);
       }

@@ -35,7 +35,7 @@ void bar_sync(KernelBuilder& b, int id, int threads) {
     fail("bar_sync: thread count " + std::to_string(threads) + " is not a multiple of 32 in [32, 1024]");
   }
   Instr i = make(Op::BarSync);
-  i.ops = {Operand::i(id)};
+  i.set_ops(Operand::i(id));
   if (threads != 0) i.ops.push_back(Operand::i(threads));
   b.emit(std::move(i));
 }
@@ -45,7 +45,7 @@ void bar_sync(KernelBuilder& b, Value id, int threads) {
     fail("bar_sync: thread count " + std::to_string(threads) + " is not a multiple of 32 in [32, 1024]");
   }
   Instr i = make(Op::BarSync);
-  i.ops = {id.op(), Operand::i(threads)};
+  i.set_ops(id.op(), Operand::i(threads));
   b.emit(std::move(i));
 }
 
@@ -83,7 +83,7 @@ Value elect_sync(KernelBuilder& b, uint32_t membermask) {
   Value p = b.reg(Type::Pred);
   // The destination pair `_|p`: no lane id wanted, only the elected predicate.
   Instr i = make(Op::ElectSync);
-  i.ops = {Operand::pair(Operand::sink(), p.op()), mask_operand(membermask)};
+  i.set_ops(Operand::pair(Operand::sink(), p.op()), mask_operand(membermask));
   b.emit(std::move(i));
   return p;
 }
@@ -105,7 +105,7 @@ Value shfl(KernelBuilder& b, ShflMode mode, Value v, Operand lane, int c, uint32
   Instr i = make(Op::Shfl);
   i.shfl = mode;
   i.type = Type::B32;
-  i.ops = {d.op(), v.op(), std::move(lane), Operand::i(c), mask_operand(membermask)};
+  i.set_ops(d.op(), v.op(), std::move(lane), Operand::i(c), mask_operand(membermask));
   b.emit(std::move(i));
   return d;
 }
@@ -132,7 +132,7 @@ void setmaxnreg(KernelBuilder& b, bool increase, int regs) {
   if (increase) i.flags |= kInc;
   i.n = regs;
   i.type = Type::U32;
-  i.ops = {Operand::i(regs)};
+  i.set_ops(Operand::i(regs));
   b.emit(std::move(i));
 }
 

@@ -72,7 +72,7 @@ Value KernelBuilder::binary(Op op, Value a, Value b, uint32_t flags) {
   i.flags = flags | default_flags(op, a.type());
   i.rnd = default_round(op, a.type());
   Value r = fresh(a.type());
-  i.ops = {r.op(), a.op(), b.op()};
+  i.set_ops(r.op(), a.op(), b.op());
   emit(std::move(i));
   return r;
 }
@@ -90,7 +90,7 @@ Value KernelBuilder::binary(Op op, Value a, int64_t imm, uint32_t flags) {
   i.type = it;
   i.flags = flags | default_flags(op, a.type());
   Value r = fresh(a.type());
-  i.ops = {r.op(), a.op(), Operand::i(imm)};
+  i.set_ops(r.op(), a.op(), Operand::i(imm));
   emit(std::move(i));
   return r;
 }
@@ -108,7 +108,7 @@ Value KernelBuilder::unary(Op op, Value a) {
     fail("codegen: unary takes not, neg or abs");
   }
   Value r = fresh(a.type());
-  i.ops = {r.op(), a.op()};
+  i.set_ops(r.op(), a.op());
   emit(std::move(i));
   return r;
 }
@@ -127,7 +127,7 @@ Value KernelBuilder::mad(Value a, Value b, Value c) {
     i.flags = kLo;
     i.type = instr_type(Op::Mul, a.type());
   }
-  i.ops = {r.op(), a.op(), b.op(), c.op()};
+  i.set_ops(r.op(), a.op(), b.op(), c.op());
   emit(std::move(i));
   return r;
 }
@@ -141,7 +141,7 @@ Value KernelBuilder::mul_wide(Value a, Value b) {
   i.flags = kWide;
   i.type = is_signed(a.type()) ? Type::S32 : Type::U32;
   Value r = fresh(is_signed(a.type()) ? Type::S64 : Type::U64);
-  i.ops = {r.op(), a.op(), b.op()};
+  i.set_ops(r.op(), a.op(), b.op());
   emit(std::move(i));
   return r;
 }
@@ -154,7 +154,7 @@ Value KernelBuilder::mul_wide(Value a, int64_t b) {
   i.flags = kWide;
   i.type = is_signed(a.type()) ? Type::S32 : Type::U32;
   Value r = fresh(is_signed(a.type()) ? Type::S64 : Type::U64);
-  i.ops = {r.op(), a.op(), Operand::i(b)};
+  i.set_ops(r.op(), a.op(), Operand::i(b));
   emit(std::move(i));
   return r;
 }
@@ -194,7 +194,7 @@ Value KernelBuilder::compare(Cmp c, Value a, Value b) {
   i.type = compare_type(a.type());
   i.cmp = spell(c, a.type());
   Value p = fresh(Type::Pred);
-  i.ops = {p.op(), a.op(), b.op()};
+  i.set_ops(p.op(), a.op(), b.op());
   emit(std::move(i));
   return p;
 }
@@ -207,7 +207,7 @@ Value KernelBuilder::compare(Cmp c, Value a, int64_t b) {
   i.type = compare_type(a.type());
   i.cmp = spell(c, a.type());
   Value p = fresh(Type::Pred);
-  i.ops = {p.op(), a.op(), Operand::i(b)};
+  i.set_ops(p.op(), a.op(), Operand::i(b));
   emit(std::move(i));
   return p;
 }
@@ -221,7 +221,7 @@ Value KernelBuilder::select(Value pred, Value a, Value b) {
   if (reg_class(a.type()) == RegClass::B16 && is_float(a.type())) i.type = Type::B16;
   if (a.type() == Type::F16x2 || a.type() == Type::BF16x2) i.type = Type::B32;
   Value r = fresh(a.type());
-  i.ops = {r.op(), a.op(), b.op(), pred.op()};
+  i.set_ops(r.op(), a.op(), b.op(), pred.op());
   emit(std::move(i));
   return r;
 }
@@ -246,7 +246,7 @@ Value KernelBuilder::cvt(Value v, Type to, Round rnd) {
   i.type2 = from;
   i.rnd = rnd;
   Value r = fresh(to);
-  i.ops = {r.op(), v.op()};
+  i.set_ops(r.op(), v.op());
   emit(std::move(i));
   return r;
 }
@@ -260,7 +260,7 @@ Value KernelBuilder::cvta_to_global(Value generic) {
   i.space = Space::Global;
   i.type = Type::U64;
   Value r = fresh(Type::U64);
-  i.ops = {r.op(), generic.op()};
+  i.set_ops(r.op(), generic.op());
   emit(std::move(i));
   return r;
 }

@@ -48,7 +48,7 @@ std::vector<Value> ldmatrix(KernelBuilder& b, Value smem_addr, int num, bool tra
   i.space = Space::Shared;
   i.n = num;
   if (trans) i.flags |= kTrans;
-  i.ops = {vec(r), Operand::addr(smem_addr.op())};
+  i.set_ops(vec(r), Operand::addr(smem_addr.op()));
   b.emit(std::move(i));
   return r;
 }
@@ -63,7 +63,7 @@ void stmatrix(KernelBuilder& b, Value smem_addr, const std::vector<Value>& frags
   i.space = Space::Shared;
   i.n = static_cast<int32_t>(frags.size());
   if (trans) i.flags |= kTrans;
-  i.ops = {Operand::addr(smem_addr.op()), vec(frags)};
+  i.set_ops(Operand::addr(smem_addr.op()), vec(frags));
   b.emit(std::move(i));
 }
 
@@ -106,7 +106,7 @@ void emit_mma(KernelBuilder& b, Type ab, const std::vector<Value>& d, const std:
   i.type2 = ab;         // A (the shape's K follows from it)
   i.type3 = ab;         // B
   i.type4 = Type::F32;  // C
-  i.ops = {vec(d), vec(a), vec(bm), vec(c)};
+  i.set_ops(vec(d), vec(a), vec(bm), vec(c));
   b.emit(std::move(i));
 }
 

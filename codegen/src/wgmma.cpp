@@ -306,7 +306,7 @@ void wgmma_commit_group(KernelBuilder& b) { b.emit(simple(Op::WgmmaCommit)); }
 void wgmma_wait_group(KernelBuilder& b, int pending) {
   if (pending < 0 || pending > 7) fail("wgmma.wait_group: " + std::to_string(pending) + " pending groups (0 to 7)");
   Instr i = simple(Op::WgmmaWait);
-  i.ops = {Operand::i(pending)};
+  i.set_ops(Operand::i(pending));
   b.emit(std::move(i));
 }
 
@@ -321,7 +321,7 @@ void wgmma(KernelBuilder& b, const WgmmaAtom& atom, const std::vector<Value>& ac
   i.type = atom.d;
   i.type2 = atom.a;
   i.type3 = atom.b;
-  i.ops = {acc_operand(atom, acc), desc_a.op(), desc_b.op(), scale_d.op(), Operand::i(1), Operand::i(1)};
+  i.set_ops(acc_operand(atom, acc), desc_a.op(), desc_b.op(), scale_d.op(), Operand::i(1), Operand::i(1));
   if (atom.a == Type::F16 || atom.a == Type::BF16) {
     i.ops.push_back(Operand::i(major_a == Major::MN ? 1 : 0));
     i.ops.push_back(Operand::i(major_b == Major::MN ? 1 : 0));
@@ -343,7 +343,7 @@ void wgmma_reg_a(KernelBuilder& b, const WgmmaAtom& atom, const std::vector<Valu
   i.flags = kRegA;
   std::vector<Operand> av;
   for (const Value& v : a) av.push_back(v.op());
-  i.ops = {acc_operand(atom, acc), Operand::vec(av), desc_b.op(), scale_d.op(), Operand::i(1), Operand::i(1)};
+  i.set_ops(acc_operand(atom, acc), Operand::vec(av), desc_b.op(), scale_d.op(), Operand::i(1), Operand::i(1));
   if (atom.a == Type::F16 || atom.a == Type::BF16) i.ops.push_back(Operand::i(major_b == Major::MN ? 1 : 0));
   b.emit(std::move(i));
 }

@@ -3,7 +3,8 @@
 //
 // Build and run (CPU only, no GPU or ptxas needed):
 //   cmake --build --preset default --target tessel_codegen_bench
-//   build/default/bin/tessel_codegen_bench [--reps N] [--warmup N] [CLASS ...]
+//   build/default/bin/tessel_codegen_bench [--reps N] [--warmup N] [CLASS|NAME ...]
+// A CLASS (`hopper_gemm`) runs all its configurations, a NAME (`tessel dump --list`) that one.
 // Each row is the median over N repetitions (default 200) after the warm-up ones (default 20), so
 // one-off costs (first allocations, static tables) stay out of the numbers.
 #include <algorithm>
@@ -45,7 +46,7 @@ int count_instructions(const std::string& ptx) {
 }
 
 int usage(const char* error) {
-  std::fprintf(stderr, "error: %s\nusage: tessel_codegen_bench [--reps N] [--warmup N] [CLASS ...]\n", error);
+  std::fprintf(stderr, "error: %s\nusage: tessel_codegen_bench [--reps N] [--warmup N] [CLASS|NAME ...]\n", error);
   return 2;
 }
 
@@ -70,17 +71,31 @@ int main(int argc, char** argv) {
 
   try {
     namespace k = tessel::kernels;
+    std::vector<std::string> classes, names;
     for (const std::string& name : only) {  // reject unknown names first
-      if (!k::Registry::global().find_class(name)) throw tessel::Error("unknown kernel class '" + name + "'");
+      if (k::Registry::global().find_class(name)) {
+        classes.push_back(name);
+      } else {
+        k::resolve_kernel(name);  // throws, naming it, when it is neither
+        names.push_back(name);
+      }
     }
     std::printf("%-56s %7s %7s %12s %12s %12s\n", "configuration", "lines", "instrs", "generate us", "print us",
                 "total us");
     double sum_total = 0;
     int rows = 0;
     for (const k::KernelClassPtr& c : k::Registry::global().classes()) {
-      if (!only.empty() && std::find(only.begin(), only.end(), c->name()) == only.end()) continue;
-      std::vector<k::KernelPtr> kernels = c->generate_kernels();
-      for (const k::Options& v : c->variants()) kernels.push_back(k::resolve_kernel(c->name(), v));
+      const bool whole = only.empty() || std::find(classes.begin(), classes.end(), c->name()) != classes.end();
+      std::vector<k::KernelPtr> kernels;
+      if (whole) {
+        kernels = c->generate_kernels();
+        for (const k::Options& v : c->variants()) kernels.push_back(k::resolve_kernel(c->name(), v));
+      }
+      for (const std::string& name : names) {
+        const k::KernelPtr named = k::resolve_kernel(name);
+        if (named->metadata().kernel_class == c->name()) kernels.push_back(named);
+      }
+      if (kernels.empty()) continue;
       for (const k::KernelPtr& kernel : kernels) {
         std::vector<double> generate, print, total;
         std::string ptx;

@@ -57,7 +57,7 @@ Value widen(KernelBuilder& b, Value raw, Type dtype, Type acc) {
     Instr mov;  // mov.b32 %f, %r: a bit-size move between registers of one size
     mov.op = Op::Mov;
     mov.type = Type::B32;
-    mov.ops = {f.op(), bits32.op()};
+    mov.set_ops(f.op(), bits32.op());
     b.emit(std::move(mov));
     return f;
   }

@@ -27,7 +27,7 @@ Value pack_halves(Value lo, Value hi) {
   Instr m;
   m.op = Op::Mov;
   m.type = Type::B32;
-  m.ops = {w.op(), Operand::vec({lo.op(), hi.op()})};
+  m.set_ops(w.op(), Operand::vec({lo.op(), hi.op()}));
   b.emit(std::move(m));
   return w;
 }

@@ -30,7 +30,7 @@ Value atom_cas_acq_rel(KernelBuilder& b, Value addr, Value compare, Value value)
   i.atom = AtomOp::Cas;
   i.type = Type::B64;
   i.flags = kAcquire | kRelease;
-  i.ops = {got.op(), Operand::addr(addr.op()), compare.op(), value.op()};
+  i.set_ops(got.op(), Operand::addr(addr.op()), compare.op(), value.op());
   b.emit(std::move(i));
   return got;
 }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tessel/codegen/op_table.hpp"
@@ -95,6 +96,14 @@ struct Instr {
   std::string comment;  // printed as `// comment` above the instruction when non-empty
 
   bool has(uint32_t flag) const { return (flags & flag) != 0; }
+  // Sets ops to the operands given, moved in (`ops = {...}` copies each one out of its list: the
+  // builder sets the operands of every instruction it makes).
+  template <class... O>
+  void set_ops(O&&... o) {
+    ops.clear();
+    ops.reserve(sizeof...(O));
+    (ops.push_back(std::forward<O>(o)), ...);
+  }
 };
 
 // Structured control flow. A Block is a list of statements; legalize flattens it.
