@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "algebra/support.hpp"
+#include "cli_support.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/kernels/gemm.hpp"
 #include "tessel/kernels/tuning_cache.hpp"
@@ -29,15 +30,8 @@ namespace {
 
 const kernels::GemmDevice kH100{90, 132};
 
-// A scratch folder of this test process.
-fs::path scratch_dir() {
-  static const fs::path p = [] {
-    fs::path d = fs::temp_directory_path() / ("tessel_tuning_test_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return p;
-}
+// A scratch folder of this test process, removed at exit (cli_support.hpp).
+fs::path scratch_dir() { return tessel::test::scratch(); }
 
 void write_text(const fs::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);

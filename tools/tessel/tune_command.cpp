@@ -65,7 +65,7 @@ std::optional<std::pair<std::string, kernels::TuningEntry>> tune_case(const Gemm
   std::printf("\n%s %s->%s majors %c,%c,%c%s: %zu candidates\n", case_shape(c).c_str(), codegen::ptx_name(c.dtype),
               codegen::ptx_name(c.out), c.a_major, c.b_major, c.out_major, c.beta != 0 ? " beta != 0" : "",
               cands.size());
-  std::printf("  %-8s %-72s %10s %9s\n", "model", "candidate", "ms", "TFLOP/s");
+  std::printf("  %-10s %-90s %10s %9s\n", "model rank", "candidate", "ms", "TFLOP/s");
   const Candidate* best = nullptr;
   for (Candidate& cand : cands) {
     try {
@@ -80,10 +80,10 @@ std::optional<std::pair<std::string, kernels::TuningEntry>> tune_case(const Gemm
       };
       cand.ms = median_ms(run, o.warmup, o.iters, stream);
       if (!best || cand.ms < best->ms) best = &cand;
-      std::printf("  %-8s %-72s %10.4f %9.1f\n", cand.rank.c_str(), cand.choice.describe().c_str(), cand.ms,
+      std::printf("  %-10s %-90s %10.4f %9.1f\n", cand.rank.c_str(), cand.choice.describe().c_str(), cand.ms,
                   flops / (cand.ms * 1e9));
     } catch (const Error& e) {
-      std::printf("  %-8s %-72s %10s %9s\n", cand.rank.c_str(), cand.choice.describe().c_str(), "-", "-");
+      std::printf("  %-10s %-90s %10s %9s\n", cand.rank.c_str(), cand.choice.describe().c_str(), "-", "-");
       notes.push_back(cand.choice.describe() + " failed: " + printable(e.what()));
     }
     std::fflush(stdout);
