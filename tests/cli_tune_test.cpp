@@ -51,7 +51,8 @@ TEST_CASE("cli tune: help, and the commands' list names it") {
 
 TEST_CASE("cli tune: misuses name the option and the rule") {
   const std::string file = (tessel::test::scratch() / "misuse.json").string();
-  check_misuse({"--m", "64", "--n", "64", "--k", "64"}, "tessel tune needs a file to write: --out-file PATH, or TESSEL_TUNING_CACHE=PATH");
+  check_misuse({"--m", "64", "--n", "64", "--k", "64"},
+               "tessel tune needs a file to write: --out-file PATH, or TESSEL_TUNING_CACHE=PATH");
   check_misuse({"--m", "64", "--n", "64", "--k", "64", "--out-file", file, "--candidates", "0"}, "--candidates");
   check_misuse({"--m", "64", "--n", "64", "--k", "64", "--out-file", file, "--class", "simt_gemm"},
                "tessel tune times the cost model's candidates; it takes no --kernel or --class");
@@ -67,8 +68,10 @@ TEST_CASE("cli tune: without a GPU it exits 1 with the reason, and writes nothin
   for (const bool from_env : {false, true}) {
     std::vector<std::string> args{"tune", "--m", "64", "--n", "64", "--k", "64"};
     std::vector<std::string> env{"TESSEL_LIBCUDA=/nonexistent/libcuda.so.1"};
-    if (from_env) env.push_back("TESSEL_TUNING_CACHE=" + file.string());
-    else args.insert(args.end(), {"--out-file", file.string()});
+    if (from_env)
+      env.push_back("TESSEL_TUNING_CACHE=" + file.string());
+    else
+      args.insert(args.end(), {"--out-file", file.string()});
     const tessel::test::CliRun r = run_cli(args, "", env);
     check_exit(r, 1);
     CHECK(r.err.rfind("error: tessel tune needs a GPU: no GPU found (", 0) == 0);
@@ -98,9 +101,10 @@ TEST_CASE("cli tune gpu: a tuned problem's kernel is what tessel::gemm then runs
 
   // tessel tune's problem (row-major bf16 A, B and out), on fresh random values.
   test::gpu_context();
-  const kernels::GemmProblem p = kernels::make_gemm_problem(
-      kernels::matrix_view(codegen::Type::BF16, 0, M, K, true), kernels::matrix_view(codegen::Type::BF16, 0, K, N, true),
-      kernels::matrix_view(codegen::Type::BF16, 0, M, N, true), std::nullopt, 1.0, 0.0, rng);
+  const kernels::GemmProblem p =
+      kernels::make_gemm_problem(kernels::matrix_view(codegen::Type::BF16, 0, M, K, true),
+                                 kernels::matrix_view(codegen::Type::BF16, 0, K, N, true),
+                                 kernels::matrix_view(codegen::Type::BF16, 0, M, N, true), std::nullopt, 1.0, 0.0, rng);
   rt::DeviceBuffer a = rt::DeviceBuffer::from(p.A.bytes), b = rt::DeviceBuffer::from(p.B.bytes),
                    o = rt::DeviceBuffer::from(p.out.bytes);
   const kernels::GemmArguments g = p.arguments(a.ptr(), b.ptr(), o.ptr());

@@ -19,8 +19,8 @@ inline uint64_t other_calls(const StandIn& s) {
 // Runs the launches the stand-in recorded since the last reset in the emulator, each with the
 // module of the step it must be (gemm_steps of the choice for these arguments: the recorded entry
 // and PTX must be that step's), and checks out against the reference.
-inline void run_recorded(const kernels::GemmChoice& choice, const kernels::GemmProblem& p, const kernels::GemmArguments& args,
-                  uint64_t workspace, emu::Memory& memory, uint64_t out) {
+inline void run_recorded(const kernels::GemmChoice& choice, const kernels::GemmProblem& p,
+                         const kernels::GemmArguments& args, uint64_t workspace, emu::Memory& memory, uint64_t out) {
   const std::vector<TesselStandInLaunch> launches = StandIn::get().launches();
   const std::vector<kernels::GemmStep> steps = kernels::gemm_steps(choice, args, workspace);
   REQUIRE(launches.size() == steps.size());

@@ -84,8 +84,8 @@ TEST_CASE("host path: tessel tune on the stand-in writes the entry that tessel::
   // tessel tune's problem: row-major A, B and out (its defaults), 256-byte aligned buffers.
   const int64_t M = 88, N = 96, K = 112;
   const test::CliRun run =
-      test::run_cli({"tune", "--m", std::to_string(M), "--n", std::to_string(N), "--k", std::to_string(K), "--candidates",
-                     "3", "--iters", "2", "--warmup", "1", "--out-file", file.string()});
+      test::run_cli({"tune", "--m", std::to_string(M), "--n", std::to_string(N), "--k", std::to_string(K),
+                     "--candidates", "3", "--iters", "2", "--warmup", "1", "--out-file", file.string()});
   test::check_exit(run, 0);
   CHECK(run.out.find("wrote 1 entry into the tuning cache " + file.string()) != std::string::npos);
   const kernels::TuningCache written = kernels::TuningCache::read(file.string());

@@ -3,6 +3,8 @@
 // entries, is written atomically and merged; a truncated, garbage or other-version file is refused
 // with the path and the problem (and ignored by the one-call lookup, with one warning); an entry
 // whose kernel is gone or refuses the arguments is ignored; a valid entry's kernel is the choice.
+#include "tessel/kernels/tuning_cache.hpp"
+
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -14,7 +16,6 @@
 #include "cli_support.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/kernels/gemm.hpp"
-#include "tessel/kernels/tuning_cache.hpp"
 #include "tessel/testing/gemm_check.hpp"
 
 using namespace tessel;
@@ -40,8 +41,9 @@ void write_text(const fs::path& p, const std::string& text) {
 
 // A row-major bf16 problem at 256-byte aligned addresses (rank 3 with l > 0).
 GemmArguments bf16_problem(int64_t m, int64_t n, int64_t k, int64_t l = 0) {
-  GemmArguments g = kernels::make_gemm_arguments(matrix_view(Type::BF16, l, m, k, true), matrix_view(Type::BF16, l, k, n, true),
-                                                 matrix_view(Type::BF16, l, m, n, true));
+  GemmArguments g =
+      kernels::make_gemm_arguments(matrix_view(Type::BF16, l, m, k, true), matrix_view(Type::BF16, l, k, n, true),
+                                   matrix_view(Type::BF16, l, m, n, true));
   g.A.data = uint64_t{1} << 32;
   g.B.data = uint64_t{2} << 32;
   g.out.data = uint64_t{3} << 32;
@@ -50,8 +52,9 @@ GemmArguments bf16_problem(int64_t m, int64_t n, int64_t k, int64_t l = 0) {
 
 std::string random_text(std::mt19937_64& rng) {
   // Quotes, backslashes, control characters and multi-byte UTF-8 among plain letters.
-  static const std::vector<std::string> pieces = {"a", "Z", "0", " ", "\"", "\\", "/", "\n", "\t", "\x01", "\x1f",
-                                                  "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "{", "]", ":", ","};
+  static const std::vector<std::string> pieces = {
+      "a", "Z", "0", " ", "\"", "\\", "/", "\n", "\t", "\x01", "\x1f", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+      "{", "]", ":", ","};
   std::string s;
   const int n = std::uniform_int_distribution<int>(0, 24)(rng);
   for (int i = 0; i < n; ++i) s += pieces[std::uniform_int_distribution<size_t>(0, pieces.size() - 1)(rng)];
@@ -65,7 +68,8 @@ double random_ms(std::mt19937_64& rng) {
     case 1:
       return std::uniform_real_distribution<double>(0, 1)(rng);
     case 2:
-      return std::ldexp(std::uniform_real_distribution<double>(1, 2)(rng), std::uniform_int_distribution<int>(-60, 60)(rng));
+      return std::ldexp(std::uniform_real_distribution<double>(1, 2)(rng),
+                        std::uniform_int_distribution<int>(-60, 60)(rng));
     default:
       return static_cast<double>(std::uniform_int_distribution<int>(1, 100000)(rng));
   }
@@ -83,7 +87,8 @@ TEST_CASE("tuning cache: the key separates what the ranking tells apart and join
   const GemmArguments base = bf16_problem(3072, 768, 1024);
   const std::string k = kernels::tuning_key(base, kH100);
   INFO(k);
-  CHECK(k == "sm90/132 L1 M3072 N768 K1024 acc:f32 A:bf16,k,ld16,at16 B:bf16,n,ld16,at16 D:bf16,n,ld16,at16 C:D beta:0");
+  CHECK(k ==
+        "sm90/132 L1 M3072 N768 K1024 acc:f32 A:bf16,k,ld16,at16 B:bf16,n,ld16,at16 D:bf16,n,ld16,at16 C:D beta:0");
   // The same class: other addresses (16-byte aligned), rank 3 with L = 1, another alpha.
   GemmArguments same = base;
   same.A.data += 4096;
@@ -148,9 +153,9 @@ TEST_CASE("tuning cache: the key separates what the ranking tells apart and join
   add("broadcast B", bl);
   std::set<std::string> keys = {k, kernels::tuning_key(bf16_problem(3072, 768, 1024, 2), kH100)};
   for (size_t i = 0; i < others.size(); ++i) {
-    const kernels::GemmDevice dev = std::string(others[i].first) == "device's SMs" ? kernels::GemmDevice{90, 114}
+    const kernels::GemmDevice dev = std::string(others[i].first) == "device's SMs"  ? kernels::GemmDevice{90, 114}
                                     : std::string(others[i].first) == "device's cc" ? kernels::GemmDevice{100, 132}
-                                                                                      : kH100;
+                                                                                    : kH100;
     const std::string key = kernels::tuning_key(others[i].second, dev);
     INFO(others[i].first << ": " << key);
     if (std::string(others[i].first) == "L") continue;  // in the set already
@@ -203,7 +208,8 @@ TEST_CASE("tuning cache: written atomically through a temporary file, merged wit
   CHECK(m.entries.at("two") == b.entries.at("two"));
   CHECK(m.entries.at("three") == b.entries.at("three"));
   // No temporary file is left beside it; the file was replaced (a new inode), not rewritten in place.
-  for (const auto& f : fs::directory_iterator(scratch_dir())) CHECK(f.path().filename().string().find(".tmp.") == std::string::npos);
+  for (const auto& f : fs::directory_iterator(scratch_dir()))
+    CHECK(f.path().filename().string().find(".tmp.") == std::string::npos);
   // A reader holding the old file still reads the old contents after a write (the rename replaced it).
   std::ifstream held(p, std::ios::binary);
   const std::string before = m.to_json();
@@ -244,10 +250,12 @@ TEST_CASE("tuning cache: a truncated, garbage or other-version file is refused n
       {"\x89PNG\r\n\x1a\n garbage", "not JSON: byte 0"},
       {"[1, 2, 3]", "not a tessel tuning cache"},
       {"{\"format\": \"something else\", \"version\": 1, \"entries\": []}", "not a tessel tuning cache"},
-      {"{\"format\": \"tessel tuning cache\", \"version\": 2, \"entries\": []}", "version 2, this tessel reads version 1"},
+      {"{\"format\": \"tessel tuning cache\", \"version\": 2, \"entries\": []}",
+       "version 2, this tessel reads version 1"},
       {"{\"format\": \"tessel tuning cache\", \"entries\": []}", "no \"version\""},
       {"{\"format\": \"tessel tuning cache\", \"version\": 1}", "no \"entries\" array"},
-      {"{\"format\": \"tessel tuning cache\", \"version\": 1, \"entries\": [{\"key\": \"k\"}]}", "entry 0: no \"kernel\""},
+      {"{\"format\": \"tessel tuning cache\", \"version\": 1, \"entries\": [{\"key\": \"k\"}]}",
+       "entry 0: no \"kernel\""},
       {"{\"format\": \"tessel tuning cache\", \"version\": 1, \"entries\": [{\"key\": \"k\", \"kernel\": \"x\", "
        "\"splits\": 1.5, \"ms\": 1, \"heuristic_kernel\": \"x\", \"heuristic_splits\": 1, \"heuristic_ms\": 1}]}",
        "entry 0: \"splits\" is 1.5, not a split count"},
@@ -267,6 +275,31 @@ TEST_CASE("tuning cache: a truncated, garbage or other-version file is refused n
       INFO(what);
       CHECK(what.find("the tuning cache " + p.string() + ": ") == 0);
       CHECK(what.find(b.problem) != std::string::npos);
+    }
+  }
+  // Random damage (bytes dropped, replaced or inserted): refused with an Error or read, never a crash.
+  TESSEL_RNG(rng);
+  for (int round = 0; round < 500; ++round) {
+    std::string t = good;
+    const int edits = std::uniform_int_distribution<int>(1, 4)(rng);
+    for (int i = 0; i < edits && !t.empty(); ++i) {
+      const size_t at = std::uniform_int_distribution<size_t>(0, t.size() - 1)(rng);
+      const char byte = static_cast<char>(std::uniform_int_distribution<int>(0, 255)(rng));
+      switch (std::uniform_int_distribution<int>(0, 2)(rng)) {
+        case 0:
+          t.erase(at, 1);
+          break;
+        case 1:
+          t[at] = byte;
+          break;
+        default:
+          t.insert(t.begin() + static_cast<std::ptrdiff_t>(at), byte);
+      }
+    }
+    INFO("text: " << t);
+    try {
+      TuningCache::parse(t);
+    } catch (const Error&) {
     }
   }
   // The one-call lookup: the file ignored, with one warning naming it and the problem, never a throw.
@@ -328,8 +361,10 @@ TEST_CASE("tuning cache: the one-call lookup takes a valid entry's kernel, ignor
   // Stale entries: a kernel the catalog does not have; a kernel that refuses the arguments (an f16
   // kernel for a bf16 problem); a split count beyond the 16 k-tiles. Each ignored with one warning.
   const std::vector<std::pair<TuningEntry, std::string>> stale = {
-      {TuningEntry{"tessel_hopper_gemm_no_such_kernel", 1, 0.1, "x", 1, 0.2}, "which the catalog does not have for sm_90"},
-      {TuningEntry{"tessel_hopper_gemm_f16_f16_128x128x64_s6_knr", 1, 0.1, "x", 1, 0.2}, "which refuses these arguments"},
+      {TuningEntry{"tessel_hopper_gemm_no_such_kernel", 1, 0.1, "x", 1, 0.2},
+       "which the catalog does not have for sm_90"},
+      {TuningEntry{"tessel_hopper_gemm_f16_f16_128x128x64_s6_knr", 1, 0.1, "x", 1, 0.2},
+       "which refuses these arguments"},
       {TuningEntry{sk.ranked[0].kernel->name(), 32, 0.1, "x", 1, 0.2}, "which refuses these arguments"},
   };
   for (const auto& [entry, why] : stale) {

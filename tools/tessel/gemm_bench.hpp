@@ -40,7 +40,8 @@ struct ParseError {
 // --a-major --b-major --out-major --alpha --beta --pad-ld, or --sweep), --kernel, --class,
 // --iters, --warmup, --seed, and the caller's `extra_valued` options (into extra). Sets `help` on
 // -h/--help. Throws ParseError naming the option and the valid values.
-BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help, const char* command = "tessel bench gemm",
+BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help,
+                                const char* command = "tessel bench gemm",
                                 const std::set<std::string>& extra_valued = {});
 
 // `tessel bench gemm --sweep`'s problems.
@@ -60,8 +61,8 @@ struct Layout {
 struct ProblemBuffers {
   Layout la, lb, lo;
   size_t sets = 0;
-  size_t ba = 0, bb = 0, bo = 0;         // bytes of A, B, out
-  std::vector<uint8_t> ha, hb, hc;       // host inputs (hc: out's initial values where beta != 0)
+  size_t ba = 0, bb = 0, bo = 0;    // bytes of A, B, out
+  std::vector<uint8_t> ha, hb, hc;  // host inputs (hc: out's initial values where beta != 0)
   std::vector<rt::DeviceBuffer> A, B, O;
   // Set s's arguments (rank 2 with `rank2`, else rank 3).
   kernels::GemmArguments args_for(const GemmCase& c, size_t s, bool rank2) const;

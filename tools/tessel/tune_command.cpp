@@ -71,12 +71,15 @@ std::optional<std::pair<std::string, kernels::TuningEntry>> tune_case(const Gemm
     try {
       // Every set's launches made first (checked, compiled, parameters packed): the timed runs
       // queue launches only, as tessel::gemm's repeated calls do.
-      rt::DeviceBuffer workspace(std::max<size_t>(cand.choice.workspace_bytes, 1));
+      rt::DeviceBuffer workspace =
+          cand.choice.workspace_bytes ? rt::DeviceBuffer(cand.choice.workspace_bytes) : rt::DeviceBuffer();
+      const uint64_t ws = cand.choice.workspace_bytes ? workspace.ptr() : 0;  // as tessel::gemm passes it
       std::vector<std::vector<kernels::ReadyLaunch>> launches;
       for (size_t s = 0; s < pb.sets; ++s)
-        launches.push_back(kernels::ready_gemm_launches(cand.choice, pb.args_for(c, s, rank2), workspace.ptr()));
+        launches.push_back(kernels::ready_gemm_launches(cand.choice, pb.args_for(c, s, rank2), ws));
       const RunFn run = [&](int i) {
-        for (const kernels::ReadyLaunch& l : launches[static_cast<size_t>(i) % pb.sets]) kernels::launch_ready(l, stream);
+        for (const kernels::ReadyLaunch& l : launches[static_cast<size_t>(i) % pb.sets])
+          kernels::launch_ready(l, stream);
       };
       cand.ms = median_ms(run, o.warmup, o.iters, stream);
       if (!best || cand.ms < best->ms) best = &cand;
@@ -146,12 +149,15 @@ int tune_command(const std::vector<std::string>& args) {
       return 0;
     }
     if (!o.kernel.empty() || !o.kernel_class.empty())
-      throw ParseError{"tessel tune times the cost model's candidates; it takes no --kernel or --class "
-                       "(`tessel bench gemm --kernel NAME` times one kernel)"};
+      throw ParseError{
+          "tessel tune times the cost model's candidates; it takes no --kernel or --class "
+          "(`tessel bench gemm --kernel NAME` times one kernel)"};
     if (o.extra.count("--candidates"))
       limit = static_cast<int>(parse_integer("--candidates", o.extra["--candidates"], 1, 64));
-    if (o.extra.count("--out-file")) path = o.extra["--out-file"];
-    else if (const char* env = std::getenv("TESSEL_TUNING_CACHE")) path = env;
+    if (o.extra.count("--out-file"))
+      path = o.extra["--out-file"];
+    else if (const char* env = std::getenv("TESSEL_TUNING_CACHE"))
+      path = env;
     if (path.empty())
       throw ParseError{"tessel tune needs a file to write: --out-file PATH, or TESSEL_TUNING_CACHE=PATH"};
   } catch (const ParseError& e) {
@@ -179,16 +185,19 @@ int tune_command(const std::vector<std::string>& args) {
     std::printf("device: %s\n", rt::to_string(props).c_str());
     std::printf("seed: %llu (--seed %llu reproduces the inputs)\n", static_cast<unsigned long long>(o.seed),
                 static_cast<unsigned long long>(o.seed));
-    std::printf("method: each candidate's median of %d runs after %d warm-up runs, CUDA events between back-to-back "
-                "runs on one stream, buffer sets rotated (together > 2x the L2)\n",
-                o.iters, o.warmup);
+    std::printf(
+        "method: each candidate's median of %d runs after %d warm-up runs, CUDA events between back-to-back "
+        "runs on one stream, buffer sets rotated (together > 2x the L2)\n",
+        o.iters, o.warmup);
     rt::Stream stream;
     kernels::TuningCache fresh;
     for (size_t i = 0; i < o.cases.size(); ++i) {
       try {
         const auto entry = tune_case(o.cases[i], o, limit, props, dev, stream, o.seed + i * 0x100);
-        if (entry) fresh.entries[entry->first] = entry->second;
-        else any_error = true;
+        if (entry)
+          fresh.entries[entry->first] = entry->second;
+        else
+          any_error = true;
       } catch (const Error& e) {
         std::printf("\n%s: error: %s\n", case_shape(o.cases[i]).c_str(), printable(e.what()).c_str());
         any_error = true;

@@ -36,8 +36,7 @@ class Reader {
   size_t i_ = 0;
 
   [[noreturn]] void error(const std::string& expected) const {
-    fail("byte " + std::to_string(i_) + ": expected " + expected +
-         (i_ < s_.size() ? "" : " (the text ends there)"));
+    fail("byte " + std::to_string(i_) + ": expected " + expected + (i_ < s_.size() ? "" : " (the text ends there)"));
   }
   void space() {
     while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
@@ -104,8 +103,10 @@ class Reader {
       if (i_ == d) error("a digit");
     };
     if (i_ < s_.size() && s_[i_] == '-') ++i_;
-    if (i_ < s_.size() && s_[i_] == '0') ++i_;
-    else digits();
+    if (i_ < s_.size() && s_[i_] == '0')
+      ++i_;
+    else
+      digits();
     if (i_ < s_.size() && s_[i_] == '.') {
       ++i_;
       digits();
@@ -130,10 +131,14 @@ class Reader {
       if (i_ >= s_.size()) error("4 hexadecimal digits after \\u");
       const char h = s_[i_];
       u <<= 4;
-      if (h >= '0' && h <= '9') u |= static_cast<unsigned>(h - '0');
-      else if (h >= 'a' && h <= 'f') u |= static_cast<unsigned>(h - 'a' + 10);
-      else if (h >= 'A' && h <= 'F') u |= static_cast<unsigned>(h - 'A' + 10);
-      else error("4 hexadecimal digits after \\u");
+      if (h >= '0' && h <= '9')
+        u |= static_cast<unsigned>(h - '0');
+      else if (h >= 'a' && h <= 'f')
+        u |= static_cast<unsigned>(h - 'a' + 10);
+      else if (h >= 'A' && h <= 'F')
+        u |= static_cast<unsigned>(h - 'A' + 10);
+      else
+        error("4 hexadecimal digits after \\u");
     }
     return u;
   }
@@ -177,14 +182,30 @@ class Reader {
       if (i_ >= s_.size()) error("an escape after '\\'");
       const char e = s_[i_++];
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           unsigned cp = hex4();
           if (cp >= 0xd800 && cp < 0xdc00) {  // a surrogate pair
@@ -215,11 +236,21 @@ std::string quote(const std::string& s) {
   std::string out = "\"";
   for (const char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buf[8];

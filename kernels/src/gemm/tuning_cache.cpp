@@ -48,9 +48,12 @@ std::string operand_key(const TensorView& v, char rows, char cols, int64_t L) {
     if (v.shape[mode] == 1) return std::string("-");
     return std::to_string(alignment_class(static_cast<uint64_t>(std::llabs(v.stride[mode] * eb))));
   };
-  if (major == cols) s += ",ld" + stride_class(ri);
-  else if (major == rows) s += ",ld" + stride_class(ci);
-  else s += ",ld" + stride_class(ri) + "/" + stride_class(ci);
+  if (major == cols)
+    s += ",ld" + stride_class(ri);
+  else if (major == rows)
+    s += ",ld" + stride_class(ci);
+  else
+    s += ",ld" + stride_class(ri) + "/" + stride_class(ci);
   if (L > 1) s += ",bs" + (r == 3 ? stride_class(0) : std::string("-"));
   s += ",at" + std::to_string(v.data % 16 == 0 ? 16 : alignment_class(v.data % 16));
   return s;
@@ -114,8 +117,8 @@ double ms_of(const json::Value& entry, size_t index, const char* name) {
 // A temporary name in `path`'s folder no other thread or process uses.
 fs::path temp_path(const fs::path& path) {
   static std::atomic<uint64_t> counter{0};
-  return path.parent_path() / ("." + path.filename().string() + ".tmp." + std::to_string(::getpid()) + "." +
-                               std::to_string(++counter));
+  return path.parent_path() /
+         ("." + path.filename().string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(++counter));
 }
 
 }  // namespace
@@ -307,15 +310,16 @@ std::optional<GemmChoice> tuned_choice(const GemmArguments& args, const GemmDevi
     tuned.source = "the tuning cache " + path;
     std::ostringstream t;
     t << "measured " << e.ms << " ms by tessel tune (the cost model's pick, " << e.heuristic_kernel
-      << (e.heuristic_splits > 1 ? " split-K x " + std::to_string(e.heuristic_splits) : std::string())
-      << ", measured " << e.heuristic_ms << " ms); the model's terms: " << c.terms;
+      << (e.heuristic_splits > 1 ? " split-K x " + std::to_string(e.heuristic_splits) : std::string()) << ", measured "
+      << e.heuristic_ms << " ms); the model's terms: " << c.terms;
     tuned.terms = t.str();
     return tuned;
   }
   std::string why = "names " + e.kernel + ", which the catalog does not have for sm_" + std::to_string(dev.cc);
   for (const auto& [name, reason] : r.refused)
-    if (name == e.kernel) why = "names " + e.kernel + (e.splits > 1 ? " split-K x " + std::to_string(e.splits) : "") +
-                                ", which refuses these arguments: " + reason;
+    if (name == e.kernel)
+      why = "names " + e.kernel + (e.splits > 1 ? " split-K x " + std::to_string(e.splits) : "") +
+            ", which refuses these arguments: " + reason;
   std::lock_guard lock(p.mutex);
   if (p.warned.insert(key).second)
     warn(p, "the tuning cache " + path + ": the entry for \"" + key + "\" " + why +

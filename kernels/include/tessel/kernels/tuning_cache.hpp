@@ -31,9 +31,9 @@ std::string tuning_key(const GemmArguments& args, const GemmDevice& device);
 
 // What `tessel tune` measured for a key.
 struct TuningEntry {
-  std::string kernel;       // the catalog's name of the fastest candidate
-  int splits = 1;           // its split-K count (1: the whole K per tile)
-  double ms = 0;            // its median time
+  std::string kernel;            // the catalog's name of the fastest candidate
+  int splits = 1;                // its split-K count (1: the whole K per tile)
+  double ms = 0;                 // its median time
   std::string heuristic_kernel;  // the cost model's pick, and what it measured
   int heuristic_splits = 1;
   double heuristic_ms = 0;
