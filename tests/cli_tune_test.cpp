@@ -119,3 +119,59 @@ TEST_CASE("cli tune gpu: a tuned problem's kernel is what tessel::gemm then runs
   CHECK(kernels::check_gemm(p, o.to_vector<uint8_t>()) == "");
   kernels::use_tuning_cache("");
 }
+
+TEST_CASE("cli tune: tessel gemm --emulate and --explain run the tuning cache's kernel, and ignore a stale one") {
+  using namespace tessel;
+  // `tessel gemm`'s problem for these flags (row-major A, B and out; addresses 256-byte aligned),
+  // and an H100's ranking of it (what --emulate and --explain --cc 90 --sms 132 choose for).
+  const int64_t M = 72, N = 80, K = 64;
+  kernels::GemmArguments g = kernels::make_gemm_arguments(kernels::matrix_view(codegen::Type::BF16, 0, M, K, true),
+                                                          kernels::matrix_view(codegen::Type::BF16, 0, K, N, true),
+                                                          kernels::matrix_view(codegen::Type::BF16, 0, M, N, true));
+  g.A.data = uint64_t{1} << 32;
+  g.B.data = uint64_t{2} << 32;
+  g.out.data = uint64_t{3} << 32;
+  const kernels::GemmDevice h100{90, 132};
+  const kernels::GemmRanking r = kernels::rank_gemm(g, h100);
+  REQUIRE(r.ranked.size() >= 2);
+  const std::string second = r.ranked[1].kernel->name();
+  REQUIRE(second != r.ranked[0].kernel->name());
+  const std::filesystem::path file = tessel::test::scratch() / "emulate.json";
+  kernels::TuningCache c;
+  c.entries[kernels::tuning_key(g, h100)] = kernels::TuningEntry{second, 1, 0.01, r.ranked[0].kernel->name(), 1, 0.02};
+  c.write(file.string());
+  const std::vector<std::string> env{"TESSEL_TUNING_CACHE=" + file.string(),
+                                     "TESSEL_LIBCUDA=/nonexistent/libcuda.so.1"};
+  const std::vector<std::string> problem{"gemm",           "--m", std::to_string(M), "--n", std::to_string(N), "--k",
+                                         std::to_string(K)};
+
+  std::vector<std::string> args = problem;
+  args.push_back("--emulate");
+  const tessel::test::CliRun e = run_cli(args, "", env);
+  INFO("stdout: " << e.out << "\nstderr: " << e.err);
+  check_exit(e, 0);
+  CHECK(contains(e.out, "kernel: " + second + " (from the tuning cache " + file.string() + ")"));
+  CHECK(contains(e.out, "ok    "));  // every element against the f64 host reference
+
+  args = problem;
+  args.insert(args.end(), {"--explain", "--cc", "90", "--sms", "132"});
+  const tessel::test::CliRun x = run_cli(args, "", env);
+  check_exit(x, 0);
+  CHECK(contains(x.out, "choice: " + second + " (from the tuning cache " + file.string() + ")"));
+  // A forced schedule wins over the file.
+  args.insert(args.end(), {"--schedule", "data-parallel"});
+  const tessel::test::CliRun f = run_cli(args, "", env);
+  check_exit(f, 0);
+  CHECK(contains(f.out, "choice: " + r.ranked[0].kernel->name() + "\n"));
+
+  // A stale entry: the model's choice, and one warning naming the file and the kernel.
+  c.entries.begin()->second.kernel = "tessel_hopper_gemm_removed_since";
+  c.write(file.string());
+  args = problem;
+  args.insert(args.end(), {"--explain", "--cc", "90", "--sms", "132"});
+  const tessel::test::CliRun s = run_cli(args, "", env);
+  check_exit(s, 0);
+  CHECK(contains(s.out, "choice: " + r.ranked[0].kernel->name() + "\n"));
+  CHECK(contains(s.err, "tessel: warning: the tuning cache " + file.string()));
+  CHECK(contains(s.err, "names tessel_hopper_gemm_removed_since, which the catalog does not have"));
+}
