@@ -1,6 +1,7 @@
 // bench_command.cpp: `tessel bench gemm`: for each problem, every catalog kernel that supports it
 // (or the one --kernel names, or those of --class) and cuBLAS (cublasLt, tools/bench/cublas_peer)
-// are timed on the same rotated buffers with CUDA events, and their outputs are compared.
+// are timed on the same rotated buffers with CUDA events, and their outputs are compared. The
+// problems, buffers and timing are shared with `tessel tune` (gemm_bench.hpp).
 //
 // Method (docs/performance.md says the same):
 //   - inputs are random, drawn on the host from a printed seed: uniform in [-1, 1] for bf16, f16
@@ -350,8 +351,8 @@ double element(const std::vector<uint8_t>& bytes, Type t, int64_t i) {
 
 // --- Layouts ------------------------------------------------------------------------------------
 
-// Its leading dimension is the contiguous extent, rounded up to 16 bytes with pad_ld.
-
+// An operand's layout (gemm_bench.hpp); its leading dimension is the contiguous extent, rounded up
+// to 16 bytes with pad_ld.
 Layout make_layout(Type t, int64_t l, int64_t rows, int64_t cols, bool row_major, bool pad) {
   const int64_t inner = row_major ? cols : rows, outer = row_major ? rows : cols;
   const int64_t q = pad ? std::max(1, 16 / codegen::bytes(t)) : 1;
