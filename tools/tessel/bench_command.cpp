@@ -1,6 +1,7 @@
 // bench_command.cpp: `tessel bench gemm`: for each problem, every catalog kernel that supports it
 // (or the one --kernel names, or those of --class) and cuBLAS (cublasLt, tools/bench/cublas_peer)
-// are timed on the same rotated buffers with CUDA events, and their outputs are compared.
+// are timed on the same rotated buffers with CUDA events, and their outputs are compared. The
+// problems, buffers and timing are shared with `tessel tune` (gemm_bench.hpp).
 //
 // Method (docs/performance.md says the same):
 //   - inputs are random, drawn on the host from a printed seed: uniform in [-1, 1] for bf16, f16
@@ -34,6 +35,7 @@
 #include <thread>
 
 #include "cublas_peer.hpp"
+#include "gemm_bench.hpp"
 #include "printable.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/algebra/parse_number.hpp"
@@ -44,7 +46,7 @@
 
 namespace tessel::cli {
 
-namespace {
+namespace gemm_bench {  // shared with `tessel tune` (gemm_bench.hpp)
 
 using codegen::is_fp8;
 using codegen::Type;
@@ -52,21 +54,6 @@ using kernels::GemmArguments;
 using kernels::TensorView;
 
 // --- The problems -------------------------------------------------------------------------------
-
-struct GemmCase {
-  int64_t m = 0, n = 0, k = 0, l = 1;
-  Type dtype = Type::BF16, out = Type::BF16;
-  char a_major = 'k', b_major = 'n', out_major = 'n';  // A: k|m, B: k|n, out: n|m
-  double alpha = 1, beta = 0;
-  bool pad_ld = false;  // leading dimensions rounded up to a multiple of 16 bytes
-};
-
-struct BenchOptions {
-  std::vector<GemmCase> cases;
-  std::string kernel, kernel_class;
-  int iters = 20, warmup = 5;
-  uint64_t seed = 0;
-};
 
 const char* const kDtypes = "bf16, f16, f32, e4m3, e5m2";
 const char* const kOutTypes = "bf16, f16, f32";
@@ -132,10 +119,6 @@ std::vector<GemmCase> sweep_cases() {
 
 // --- Options ------------------------------------------------------------------------------------
 
-struct ParseError {
-  std::string message;
-};
-
 // Numbers: tessel's strict readers (parse_number.hpp), their Error a ParseError here.
 int64_t parse_int(const std::string& option, const std::string& value, int64_t lo, int64_t hi) {
   try {
@@ -153,8 +136,8 @@ double parse_double(const std::string& option, const std::string& value) {
   }
 }
 
-// Throws ParseError naming the option and the valid values.
-BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help) {
+BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help, const char* command,
+                                const std::set<std::string>& extra_valued) {
   BenchOptions o;
   std::map<std::string, std::string> v;
   bool sweep = false;
@@ -183,15 +166,15 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
       a = a.substr(0, eq);
       has_value = true;
     }
-    if (!kValued.count(a)) {
+    if (!kValued.count(a) && !extra_valued.count(a)) {
       if (a.rfind("-", 0) == 0) throw ParseError{"unknown option '" + printable(a) + "'"};
-      throw ParseError{"unexpected argument '" + printable(a) + "' (tessel bench gemm takes options only)"};
+      throw ParseError{"unexpected argument '" + printable(a) + "' (" + command + " takes options only)"};
     }
     if (!has_value) {
       if (i + 1 >= args.size()) throw ParseError{a + " needs a value"};
       value = args[++i];
     }
-    v[a] = value;
+    (extra_valued.count(a) ? o.extra : v)[a] = value;
   }
   if (v.count("--iters")) o.iters = static_cast<int>(parse_int("--iters", v["--iters"], 1, 100000));
   if (v.count("--warmup")) o.warmup = static_cast<int>(parse_int("--warmup", v["--warmup"], 0, 100000));
@@ -286,7 +269,7 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
                      "only, and cuBLAS runs fp8 only in its TN form; got --a-major " +
                      c.a_major + " --b-major " + c.b_major};
   for (const char* required : {"--m", "--n", "--k"})
-    if (!v.count(required)) throw ParseError{"tessel bench gemm needs --m, --n and --k (or --sweep)"};
+    if (!v.count(required)) throw ParseError{std::string(command) + " needs --m, --n and --k (or --sweep)"};
   const int64_t kMax = int64_t{1} << 20;
   c.m = parse_int("--m", v["--m"], 1, kMax);
   c.n = parse_int("--n", v["--n"], 1, kMax);
@@ -368,13 +351,8 @@ double element(const std::vector<uint8_t>& bytes, Type t, int64_t i) {
 
 // --- Layouts ------------------------------------------------------------------------------------
 
-// An (L, rows, cols) operand; `row_major`: cols has unit stride. Its leading dimension is the
-// contiguous extent, rounded up to 16 bytes with pad_ld.
-struct Layout {
-  std::vector<int64_t> shape, stride;
-  int64_t elements = 0;  // allocation, padding included
-};
-
+// An operand's layout (gemm_bench.hpp); its leading dimension is the contiguous extent, rounded up
+// to 16 bytes with pad_ld.
 Layout make_layout(Type t, int64_t l, int64_t rows, int64_t cols, bool row_major, bool pad) {
   const int64_t inner = row_major ? cols : rows, outer = row_major ? rows : cols;
   const int64_t q = pad ? std::max(1, 16 / codegen::bytes(t)) : 1;
@@ -401,9 +379,6 @@ TensorView view(uint64_t ptr, Type t, const Layout& x, bool rank2) {
 
 // --- Timing -------------------------------------------------------------------------------------
 
-// run(i) queues run i on the stream (it uses buffer set i % sets).
-using RunFn = std::function<void(int)>;
-
 // The times of `iters` runs in ms, after `warmup` runs: back to back, an event between each two.
 // `first` numbers the runs (so that consecutive calls rotate through the buffer sets).
 std::vector<double> times_ms(const RunFn& run, int first, int warmup, int iters, rt::Stream& stream) {
@@ -429,6 +404,78 @@ double median(std::vector<double> v) {
 double median_ms(const RunFn& run, int warmup, int iters, rt::Stream& stream) {
   return median(times_ms(run, 0, warmup, iters, stream));
 }
+
+std::string case_shape(const GemmCase& c) {
+  return (c.l > 1 ? std::to_string(c.l) + "*" : std::string()) + std::to_string(c.m) + "x" + std::to_string(c.n) +
+         "x" + std::to_string(c.k) + (c.pad_ld ? " pad" : "");
+}
+
+GemmArguments ProblemBuffers::args_for(const GemmCase& c, size_t s, bool rank2) const {
+  GemmArguments g;
+  g.A = view(A[s].ptr(), c.dtype, la, rank2);
+  g.B = view(B[s].ptr(), c.dtype, lb, rank2);
+  g.out = view(O[s].ptr(), c.out, lo, rank2);
+  g.accumulator_type = Type::F32;
+  g.alpha = c.alpha;
+  g.beta = c.beta;
+  return g;
+}
+
+ProblemBuffers make_buffers(const GemmCase& c, const rt::DeviceProperties& props, uint64_t seed,
+                            std::vector<std::string>& notes) {
+  ProblemBuffers pb;
+  pb.la = make_layout(c.dtype, c.l, c.m, c.k, c.a_major == 'k', c.pad_ld);
+  pb.lb = make_layout(c.dtype, c.l, c.k, c.n, c.b_major == 'n', c.pad_ld);
+  pb.lo = make_layout(c.out, c.l, c.m, c.n, c.out_major == 'n', c.pad_ld);
+  pb.ba = pb.la.elements * codegen::bytes(c.dtype);
+  pb.bb = pb.lb.elements * codegen::bytes(c.dtype);
+  pb.bo = pb.lo.elements * codegen::bytes(c.out);
+  const size_t set_bytes = pb.ba + pb.bb + pb.bo;
+
+  // Sets: more than twice the L2 in all, at least 2, as many as memory holds beside the check
+  // buffer and a margin for workspaces (cuBLAS's 32 MiB included).
+  const size_t l2 = static_cast<size_t>(std::max(props.l2_cache_bytes, 1));
+  const size_t free_bytes = rt::memory_info().free;
+  const size_t reserve = pb.bo + (size_t{512} << 20);
+  const size_t fit = free_bytes > reserve ? (free_bytes - reserve) / set_bytes : 0;
+  if (fit < 1)
+    fail("one set of buffers (" + std::to_string(set_bytes >> 20) + " MiB) does not fit in " +
+         std::to_string(free_bytes >> 20) + " MiB of free device memory");
+  size_t sets = std::max<size_t>(2, 2 * l2 / set_bytes + 1);
+  if (sets > fit) {
+    notes.push_back("only " + std::to_string(fit) + " buffer sets fit in memory (" + std::to_string(sets) +
+                    " would exceed twice the L2)");
+    sets = fit;
+  }
+  pb.sets = std::min<size_t>(sets, 64);
+
+  // Host inputs (one stream of random numbers per operand and problem), uploaded to every set.
+  pb.ha = random_bytes(c.dtype, pb.la.elements, seed, 1);
+  pb.hb = random_bytes(c.dtype, pb.lb.elements, seed, 2);
+  if (c.beta != 0) pb.hc = random_bytes(c.out, pb.lo.elements, seed, 3);
+  for (size_t s = 0; s < pb.sets; ++s) {
+    pb.A.emplace_back(pb.ba);
+    pb.B.emplace_back(pb.bb);
+    pb.O.emplace_back(pb.bo);
+    pb.A.back().upload(pb.ha.data(), pb.ba);
+    pb.B.back().upload(pb.hb.data(), pb.bb);
+    if (c.beta != 0)
+      pb.O.back().upload(pb.hc.data(), pb.bo);
+    else
+      pb.O.back().fill(0);
+  }
+  return pb;
+}
+
+}  // namespace gemm_bench
+
+namespace {
+
+using namespace gemm_bench;
+using codegen::is_fp8;
+using codegen::Type;
+using kernels::GemmArguments;
+using kernels::TensorView;
 
 // tessel's and the peer's median times, measured in alternation: both warmed up, then rounds of
 // up to 5 runs of one and 5 of the other (one untimed run first in each round, so that no timed
@@ -478,67 +525,26 @@ struct Device {
 
 Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::Stream& stream, int index) {
   Row row;
-  row.shape = (c.l > 1 ? std::to_string(c.l) + "*" : std::string()) + std::to_string(c.m) + "x" + std::to_string(c.n) +
-              "x" + std::to_string(c.k) + (c.pad_ld ? " pad" : "");
+  row.shape = case_shape(c);
   row.types = std::string(codegen::ptx_name(c.dtype)) + "->" + codegen::ptx_name(c.out);
   row.majors = std::string{c.a_major, ',', c.b_major, ',', c.out_major};
-  const Layout la = make_layout(c.dtype, c.l, c.m, c.k, c.a_major == 'k', c.pad_ld);
-  const Layout lb = make_layout(c.dtype, c.l, c.k, c.n, c.b_major == 'n', c.pad_ld);
-  const Layout lo = make_layout(c.out, c.l, c.m, c.n, c.out_major == 'n', c.pad_ld);
-  const size_t ba = la.elements * codegen::bytes(c.dtype), bb = lb.elements * codegen::bytes(c.dtype),
-               bo = lo.elements * codegen::bytes(c.out);
-  const size_t set_bytes = ba + bb + bo;
-
-  // Sets: more than twice the L2 in all, at least 2, as many as memory holds beside the check
-  // buffer and a margin for workspaces (cuBLAS's 32 MiB included).
-  const size_t l2 = static_cast<size_t>(std::max(dev.props.l2_cache_bytes, 1));
-  const size_t free_bytes = rt::memory_info().free;
-  const size_t reserve = bo + (size_t{512} << 20);
-  const size_t fit = free_bytes > reserve ? (free_bytes - reserve) / set_bytes : 0;
-  if (fit < 1) {
+  const uint64_t seed = o.seed + static_cast<uint64_t>(index) * 0x100;
+  ProblemBuffers pb;
+  try {
+    pb = make_buffers(c, dev.props, seed, row.notes);
+  } catch (const Error& e) {
     row.error = true;
-    row.notes.push_back("error: one set of buffers (" + std::to_string(set_bytes >> 20) + " MiB) does not fit in " +
-                        std::to_string(free_bytes >> 20) + " MiB of free device memory");
+    row.notes.push_back(std::string("error: ") + e.what());
     return row;
   }
-  size_t sets = std::max<size_t>(2, 2 * l2 / set_bytes + 1);
-  if (sets > fit) {
-    row.notes.push_back("only " + std::to_string(fit) + " buffer sets fit in memory (" + std::to_string(sets) +
-                        " would exceed twice the L2)");
-    sets = fit;
-  }
-  sets = std::min<size_t>(sets, 64);
+  const Layout &la = pb.la, &lb = pb.lb, &lo = pb.lo;
+  const size_t sets = pb.sets, bo = pb.bo;
   row.sets = static_cast<int>(sets);
-
-  // Host inputs (one stream of random numbers per operand and problem), uploaded to every set.
-  const uint64_t seed = o.seed + static_cast<uint64_t>(index) * 0x100;
-  const std::vector<uint8_t> ha = random_bytes(c.dtype, la.elements, seed, 1);
-  const std::vector<uint8_t> hb = random_bytes(c.dtype, lb.elements, seed, 2);
-  const std::vector<uint8_t> hc = c.beta != 0 ? random_bytes(c.out, lo.elements, seed, 3) : std::vector<uint8_t>();
-  std::vector<rt::DeviceBuffer> A, B, O;
-  for (size_t s = 0; s < sets; ++s) {
-    A.emplace_back(ba);
-    B.emplace_back(bb);
-    O.emplace_back(bo);
-    A.back().upload(ha.data(), ba);
-    B.back().upload(hb.data(), bb);
-    if (c.beta != 0)
-      O.back().upload(hc.data(), bo);
-    else
-      O.back().fill(0);
-  }
+  const std::vector<uint8_t>&ha = pb.ha, &hb = pb.hb, &hc = pb.hc;
+  std::vector<rt::DeviceBuffer>&A = pb.A, &B = pb.B, &O = pb.O;
   rt::DeviceBuffer check(bo);  // cuBLAS's output for the comparison
 
-  auto args_for = [&](size_t s, bool rank2) {
-    GemmArguments g;
-    g.A = view(A[s].ptr(), c.dtype, la, rank2);
-    g.B = view(B[s].ptr(), c.dtype, lb, rank2);
-    g.out = view(O[s].ptr(), c.out, lo, rank2);
-    g.accumulator_type = Type::F32;
-    g.alpha = c.alpha;
-    g.beta = c.beta;
-    return g;
-  };
+  auto args_for = [&](size_t s, bool rank2) { return pb.args_for(c, s, rank2); };
   const double flops = 2.0 * static_cast<double>(c.m) * c.n * c.k * c.l;
   auto tflops = [&](double ms) { return flops / (ms * 1e9); };
 

@@ -14,6 +14,7 @@
 #include "precompile_command.hpp"
 #include "printable.hpp"
 #include "run_command.hpp"
+#include "tune_command.hpp"
 
 #ifdef TESSEL_WITH_LLVM
 #include "tessel/codegen_llvm.hpp"
@@ -35,6 +36,7 @@ void print_usage(std::ostream& out) {
          "  run       run a kernel configuration on the GPU and check it against the host\n"
          "  gemm      a GEMM problem through the one-call API: the choice (--explain), a checked run\n"
          "  bench     benchmark on the GPU against a peer (`tessel bench gemm`: tessel vs cuBLAS)\n"
+         "  tune      time the one-call GEMM's candidates on the GPU; the fastest into the tuning cache\n"
          "  precompile  compile kernels for this GPU into the on-disk compiled-kernel cache\n"
          "  help      show this help, or `tessel help <command>` for a command's help\n"
          "\n"
@@ -101,6 +103,10 @@ int main(const std::vector<std::string>& args) {
       tessel::cli::print_gemm_help(std::cout);
       return 0;
     }
+    if (rest[0] == "tune") {
+      tessel::cli::print_tune_help(std::cout);
+      return 0;
+    }
     if (rest[0] == "precompile") {
       tessel::cli::print_precompile_help(std::cout);
       return 0;
@@ -114,6 +120,7 @@ int main(const std::vector<std::string>& args) {
   if (command == "run") return tessel::cli::run_command(rest);
   if (command == "bench") return tessel::cli::bench_command(rest);
   if (command == "gemm") return tessel::cli::gemm_command(rest);
+  if (command == "tune") return tessel::cli::tune_command(rest);
   if (command == "precompile") return tessel::cli::precompile_command(rest);
 
   if (command.rfind("-", 0) == 0)

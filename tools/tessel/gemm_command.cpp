@@ -20,6 +20,7 @@
 #include "tessel/codegen/number_format.hpp"
 #include "tessel/kernels/gemm.hpp"
 #include "tessel/kernels/launch.hpp"
+#include "tessel/kernels/tuning_cache.hpp"
 #include "tessel/runtime.hpp"
 #include "tessel/testing/gemm_check.hpp"
 #include "tessel/testing/kernel_run.hpp"
@@ -54,7 +55,11 @@ void print_gemm_help(std::ostream& out) {
          "                       choice, without running anything\n"
          "  --cc N, --sms N      with --explain: the device to choose for (default: the GPU in use)\n"
          "  --emulate            run in the CPU emulator (no GPU needed)\n"
-         "  --seed S             the inputs' seed (default: a fresh one, printed)\n";
+         "  --seed S             the inputs' seed (default: a fresh one, printed)\n"
+         "\n"
+         "With TESSEL_TUNING_CACHE=PATH (written by `tessel tune`), a problem whose class the file holds\n"
+         "runs the kernel measured fastest, and the choice says \"from the tuning cache PATH\" (unless\n"
+         "--schedule or --splits forces one).\n";
 }
 
 namespace {
@@ -217,7 +222,12 @@ int gemm_command(const std::vector<std::string>& args) {
       std::cout << "choice: none\n";
       return 1;
     }
-    std::cout << "choice: " << r.ranked.front().describe() << "\nschedule: " << r.ranked.front().schedule() << "\n";
+    // The tuning cache's entry for the problem, where there is one, as tessel::gemm would take it.
+    const std::optional<kernels::GemmChoice> tuned =
+        schedule == kernels::GemmSchedule::Any && splits == 1 ? kernels::tuned_choice(a, dev) : std::nullopt;
+    const kernels::GemmChoice& choice = tuned ? *tuned : r.ranked.front();
+    std::cout << "choice: " << choice.describe() << "\nschedule: " << choice.schedule() << "\n";
+    if (tuned) std::cout << "  " << tuned->terms << "\n";
     return 0;
   }
 
@@ -228,7 +238,9 @@ int gemm_command(const std::vector<std::string>& args) {
       a.split_k = splits;
       const kernels::GemmRanking r = kernels::rank_gemm(a, dev, schedule);
       if (r.ranked.empty()) throw Error("no kernel of the catalog runs these arguments with this schedule");
-      const kernels::GemmChoice& choice = r.ranked.front();
+      const std::optional<kernels::GemmChoice> tuned =
+          schedule == kernels::GemmSchedule::Any && splits == 1 ? kernels::tuned_choice(a, dev) : std::nullopt;
+      const kernels::GemmChoice& choice = tuned ? *tuned : r.ranked.front();
       std::cout << "kernel: " << choice.describe() << "\nschedule: " << choice.schedule() << "\n  " << choice.terms
                 << "\n";
       std::unique_ptr<kernels::Machine> m = kernels::emulator_machine(progress_printer());

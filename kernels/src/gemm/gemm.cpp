@@ -11,6 +11,7 @@
 #include "gemm/packing.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/kernels/launch.hpp"
+#include "tessel/kernels/tuning_cache.hpp"
 #include "tessel/runtime/device.hpp"
 #include "tessel/runtime/memory.hpp"
 #include "tessel/runtime/stream.hpp"
@@ -149,15 +150,21 @@ Cache& cache() {
   return *c;
 }
 
-// Every check and plan of `steps` for these arguments: each kernel's supports() (the checks that
-// read addresses, such as C overlapping out, run again here), its artifact (compiled once), its
-// loaded function in the current context, its parameters packed.
+// The launches of `choice` for these arguments, and what they were made for.
 std::shared_ptr<const Bound> bind(const GemmChoice& choice, const GemmArguments& args, uint64_t workspace) {
   auto b = std::make_shared<Bound>();
   b->data = {args.A.data, args.B.data, args.out.data, args.C ? args.C->data : 0};
   b->alpha = args.alpha;
   b->beta = args.beta;
   b->workspace = workspace;
+  b->launches = ready_gemm_launches(choice, args, workspace);
+  return b;
+}
+
+}  // namespace
+
+std::vector<ReadyLaunch> ready_gemm_launches(const GemmChoice& choice, const GemmArguments& args, uint64_t workspace) {
+  std::vector<ReadyLaunch> launches;
   for (const GemmStep& s : gemm_steps(choice, args, workspace)) {
     const Kernel& k = *s.kernel;
     if (const Status st = k.supports(s.args); !st) fail(k.name() + " cannot run these arguments: " + st.reason);
@@ -167,12 +174,10 @@ std::shared_ptr<const Bound> bind(const GemmChoice& choice, const GemmArguments&
     for (const codegen::Kernel& e : artifact.module.kernels)
       if (e.name == artifact.kernel) entry = &e;
     if (!entry) fail(k.name() + ": the artifact's module has no kernel " + artifact.kernel);
-    b->launches.push_back(ready_launch(artifact.function(), *entry, plan));
+    launches.push_back(ready_launch(artifact.function(), *entry, plan));
   }
-  return b;
+  return launches;
 }
-
-}  // namespace
 
 const GemmChoice& gemm(const GemmArguments& args, rt::StreamRef stream, GemmSchedule schedule) {
   void* context = rt::current_context();
@@ -200,7 +205,10 @@ const GemmChoice& gemm(const GemmArguments& args, rt::StreamRef stream, GemmSche
       fail("tessel::gemm: no kernel of the catalog runs these arguments on sm_" + std::to_string(dev.cc) + ":" + why);
     }
     auto fresh = std::make_unique<Entry>();
-    fresh->choice = std::move(r.ranked.front());
+    // The tuning cache's kernel for the problem's class, unless a schedule or split count is forced.
+    std::optional<GemmChoice> tuned;
+    if (schedule == GemmSchedule::Any && args.split_k == 1) tuned = tuned_choice(args, dev);
+    fresh->choice = tuned ? std::move(*tuned) : std::move(r.ranked.front());
     std::lock_guard lock(c.mutex);
     entry = c.entries.emplace(key, std::move(fresh)).first->second.get();  // a racing thread's entry wins
   }

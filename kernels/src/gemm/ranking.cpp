@@ -143,6 +143,7 @@ std::string GemmChoice::describe() const {
     if (packed[static_cast<size_t>(i)]) copies += (copies.empty() ? "" : ", ") + std::string(names[i]);
   if (!copies.empty()) s += " (through the workspace: " + copies + ")";
   if (splits > 1) s += " (split-K x " + std::to_string(splits) + ")";
+  if (!source.empty()) s += " (from " + source + ")";
   return s;
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tessel/kernels/catalog.hpp"
+#include "tessel/kernels/launch.hpp"
 #include "tessel/runtime/stream.hpp"
 
 namespace tessel::kernels {
@@ -41,8 +42,10 @@ struct GemmChoice {
   std::string terms;                      // the model's terms: tiles, waves, k-tiles, copies
   std::size_t workspace_bytes = 0;        // for the copies, then split-K's partial tiles
   int splits = 1;                         // split-K: the kernel's split_k (1: the whole K per tile)
+  std::string source;                     // "": the cost model's; else where it came from ("the tuning cache PATH")
   bool any_packed() const { return packed[0] || packed[1] || packed[2] || packed[3]; }
-  std::string describe() const;           // "tessel_hopper_gemm_... (through the workspace: A)"
+  // "tessel_hopper_gemm_... (through the workspace: A)", and " (from the tuning cache PATH)"
+  std::string describe() const;
   // The schedule: "data-parallel", "ping-pong" or "split-K x 4" (docs/gemm.md, "Schedules").
   std::string schedule() const;
 };
@@ -83,6 +86,12 @@ struct GemmStep {
 };
 std::vector<GemmStep> gemm_steps(const GemmChoice& choice, const GemmArguments& args, uint64_t workspace);
 
+// The steps checked (each kernel's supports(), the checks that read addresses included), compiled
+// (once per kernel and device), loaded in the current context and their parameters packed: each
+// queued by launch_ready with one driver call (tessel::gemm's repeated calls, `tessel tune`'s
+// timing). Throws tessel::Error naming a kernel that cannot run its step.
+std::vector<ReadyLaunch> ready_gemm_launches(const GemmChoice& choice, const GemmArguments& args, uint64_t workspace);
+
 // The one call: out = alpha * A @ B + beta * C on `stream` (the device in use). Chooses on the
 // first call for arguments of this shape (types, extents, strides, alignment, alpha's and beta's
 // zero-ness) and context, compiles the kernels once per device, keeps a workspace per stream.
@@ -92,7 +101,8 @@ std::vector<GemmStep> gemm_steps(const GemmChoice& choice, const GemmArguments& 
 // (docs/gemm.md). Returns the choice (a reference into the process-wide cache, valid for the
 // process). Throws tessel::Error naming why nothing runs the arguments (every kernel's reason),
 // or the rule new addresses break (C overlapping out). `schedule` limits the choice (rank_gemm);
-// args.split_k > 1 forces split-K with that count.
+// args.split_k > 1 forces split-K with that count. Otherwise, where the tuning cache
+// (tuning_cache.hpp, $TESSEL_TUNING_CACHE) has an entry for the problem's class, its kernel runs.
 const GemmChoice& gemm(const GemmArguments& args, rt::StreamRef stream = {}, GemmSchedule schedule = GemmSchedule::Any);
 
 }  // namespace tessel::kernels

@@ -1,0 +1,34 @@
+// gemm/json.hpp: the little JSON the tuning cache needs (tuning_cache.cpp): a value tree, a strict
+// reader that names the byte where the text stops being JSON, and the writer's quoting.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tessel::kernels::json {
+
+struct Value {
+  enum class Kind { Null, Bool, Number, String, Array, Object };
+  Kind kind = Kind::Null;
+  bool boolean = false;
+  double number = 0;
+  std::string string;
+  std::vector<Value> array;
+  std::vector<std::pair<std::string, Value>> object;  // in the text's order
+
+  // The member `key` of an object (the last of that name), or null.
+  const Value* find(const std::string& key) const;
+};
+
+// Parses one JSON value (RFC 8259; whitespace around it, nothing else after it). Throws
+// tessel::Error "byte N: <what was expected>" where the text is not JSON.
+Value parse(const std::string& text);
+
+// `s` as a JSON string literal (quotes, escapes of '"', '\\' and control characters).
+std::string quote(const std::string& s);
+
+// `x` as a JSON number that reads back as the same double (finite x only).
+std::string number(double x);
+
+}  // namespace tessel::kernels::json

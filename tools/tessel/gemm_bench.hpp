@@ -1,0 +1,79 @@
+// gemm_bench.hpp: what `tessel bench gemm` (bench_command.cpp) and `tessel tune`
+// (tune_command.cpp) share: the problems and their options, the random inputs in rotated buffer
+// sets, and the timing with CUDA events (bench_command.cpp defines them; its comment says how).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tessel/codegen/types.hpp"
+#include "tessel/kernels/gemm_arguments.hpp"
+#include "tessel/runtime.hpp"
+
+namespace tessel::cli::gemm_bench {
+
+struct GemmCase {
+  int64_t m = 0, n = 0, k = 0, l = 1;
+  codegen::Type dtype = codegen::Type::BF16, out = codegen::Type::BF16;
+  char a_major = 'k', b_major = 'n', out_major = 'n';  // A: k|m, B: k|n, out: n|m
+  double alpha = 1, beta = 0;
+  bool pad_ld = false;  // leading dimensions rounded up to a multiple of 16 bytes
+};
+
+struct BenchOptions {
+  std::vector<GemmCase> cases;
+  std::string kernel, kernel_class;
+  int iters = 20, warmup = 5;
+  uint64_t seed = 0;
+  std::map<std::string, std::string> extra;  // the caller's own valued options
+};
+
+struct ParseError {
+  std::string message;
+};
+
+// The options of `command` ("tessel bench gemm"): the problem (--m --n --k [--l] --dtype --out
+// --a-major --b-major --out-major --alpha --beta --pad-ld, or --sweep), --kernel, --class,
+// --iters, --warmup, --seed, and the caller's `extra_valued` options (into extra). Sets `help` on
+// -h/--help. Throws ParseError naming the option and the valid values.
+BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help,
+                                const char* command = "tessel bench gemm",
+                                const std::set<std::string>& extra_valued = {});
+
+// `tessel bench gemm --sweep`'s problems.
+std::vector<GemmCase> sweep_cases();
+
+// "3072x768x12288" ("7*333x555x777" batched, " pad" with padded leading dimensions).
+std::string case_shape(const GemmCase& c);
+
+// An (L, rows, cols) operand; `row_major`: cols has unit stride.
+struct Layout {
+  std::vector<int64_t> shape, stride;
+  int64_t elements = 0;  // allocation, padding included
+};
+
+// A problem's random inputs and its operands in `sets` copies at different addresses (more than
+// twice the L2 together, at least 2, as many as memory holds).
+struct ProblemBuffers {
+  Layout la, lb, lo;
+  size_t sets = 0;
+  size_t ba = 0, bb = 0, bo = 0;    // bytes of A, B, out
+  std::vector<uint8_t> ha, hb, hc;  // host inputs (hc: out's initial values where beta != 0)
+  std::vector<rt::DeviceBuffer> A, B, O;
+  // Set s's arguments (rank 2 with `rank2`, else rank 3).
+  kernels::GemmArguments args_for(const GemmCase& c, size_t s, bool rank2) const;
+};
+// Throws tessel::Error where one set does not fit in free memory; notes what it had to give up.
+ProblemBuffers make_buffers(const GemmCase& c, const rt::DeviceProperties& props, uint64_t seed,
+                            std::vector<std::string>& notes);
+
+// run(i) queues run i on the stream (it uses buffer set i % sets).
+using RunFn = std::function<void(int)>;
+// The median time in ms of `iters` runs after `warmup`: back to back, a CUDA event between each two.
+double median_ms(const RunFn& run, int warmup, int iters, rt::Stream& stream);
+
+}  // namespace tessel::cli::gemm_bench
