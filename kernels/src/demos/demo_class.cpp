@@ -1,6 +1,8 @@
 // demos/demo_class.cpp: see demo_class.hpp.
 #include "demos/demo_class.hpp"
 
+#include <utility>
+
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/ptx.hpp"
 
@@ -36,7 +38,8 @@ class DemoClass : public KernelClass {
                                           std::optional<int> cc) const override {
     std::vector<KernelPtr> out;
     for (const Options& o : all_combinations(spec_.options)) {
-      if (admits(metadata(o), filter, epilogue, cc)) out.push_back(make(o));
+      KernelMetadata md = metadata(o);  // once per configuration
+      if (admits(md, filter, epilogue, cc)) out.push_back(make(o, std::move(md)));
     }
     return out;
   }
@@ -54,9 +57,10 @@ class DemoClass : public KernelClass {
     md.options = o;
     return md;
   }
-  KernelPtr make(const Options& o) const {
+  KernelPtr make(const Options& o) const { return make(o, metadata(o)); }
+  KernelPtr make(const Options& o, KernelMetadata md) const {
     const auto generate = spec_.generate;
-    return std::make_shared<DemoKernel>(metadata(o), [generate, o] { return generate(o); });
+    return std::make_shared<DemoKernel>(std::move(md), [generate, o] { return generate(o); });
   }
   DemoSpec spec_;
 };

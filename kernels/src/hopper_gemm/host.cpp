@@ -8,6 +8,7 @@
 #include <mutex>
 #include <random>
 #include <unordered_map>
+#include <utility>
 
 #include "common/gemm_c.hpp"
 #include "tessel/algebra/parse_number.hpp"
@@ -352,7 +353,8 @@ int device_sm_count() { return device_in_use().sm_count; }
 
 class HopperGemm : public Kernel {
  public:
-  explicit HopperGemm(const HopperGemmConfig& c) : Kernel(hopper_gemm_metadata(c)), config_(c) {}
+  explicit HopperGemm(const HopperGemmConfig& c) : HopperGemm(c, hopper_gemm_metadata(c)) {}
+  HopperGemm(const HopperGemmConfig& c, KernelMetadata md) : Kernel(std::move(md)), config_(c) {}
 
   Status supports(const Arguments& args) const override {
     const auto* g = std::get_if<GemmArguments>(&args);
@@ -470,7 +472,9 @@ std::vector<KernelPtr> HopperGemmClass::generate_kernels(const MetadataFilter& f
                                                          std::optional<int> cc) const {
   std::vector<KernelPtr> out;
   for (const HopperGemmConfig& c : configurations()) {
-    if (admits(hopper_gemm_metadata(c), filter, epilogue, cc)) out.push_back(std::make_shared<HopperGemm>(c));
+    // The metadata is built once (the registry makes every configuration at start-up).
+    KernelMetadata md = hopper_gemm_metadata(c);
+    if (admits(md, filter, epilogue, cc)) out.push_back(std::make_shared<HopperGemm>(c, std::move(md)));
   }
   return out;
 }
@@ -493,17 +497,21 @@ HopperGemmConfig hopper_gemm_config(const Options& o) {
 }
 
 Options hopper_gemm_options(const HopperGemmConfig& c) {
-  return {{"dtype", codegen::ptx_name(c.ab)},
-          {"out", codegen::ptx_name(c.out)},
-          {"a-major", c.a_major == codegen::Major::K ? "k" : "m"},
-          {"b-major", c.b_major == codegen::Major::K ? "k" : "n"},
-          {"out-major", c.out_major == Major::Row ? "n" : "m"},
-          {"tile-m", std::to_string(c.tile_m)},
-          {"tile-n", std::to_string(c.tile_n)},
-          {"stages", std::to_string(c.stages)},
-          {"cluster-m", std::to_string(c.cluster_m)},
-          {"cluster-n", std::to_string(c.cluster_n)},
-          {"schedule", c.pingpong ? "pingpong" : c.split_k ? "split-k" : "cooperative"}};
+  // Emplaced, not from an initializer list (which copies every string): the registry builds these
+  // for every configuration at start-up.
+  Options o;
+  o.emplace("dtype", codegen::ptx_name(c.ab));
+  o.emplace("out", codegen::ptx_name(c.out));
+  o.emplace("a-major", c.a_major == codegen::Major::K ? "k" : "m");
+  o.emplace("b-major", c.b_major == codegen::Major::K ? "k" : "n");
+  o.emplace("out-major", c.out_major == Major::Row ? "n" : "m");
+  o.emplace("tile-m", std::to_string(c.tile_m));
+  o.emplace("tile-n", std::to_string(c.tile_n));
+  o.emplace("stages", std::to_string(c.stages));
+  o.emplace("cluster-m", std::to_string(c.cluster_m));
+  o.emplace("cluster-n", std::to_string(c.cluster_n));
+  o.emplace("schedule", c.pingpong ? "pingpong" : c.split_k ? "split-k" : "cooperative");
+  return o;
 }
 
 std::vector<OptionSpec> HopperGemmClass::options() const {

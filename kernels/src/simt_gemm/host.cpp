@@ -2,6 +2,7 @@
 // metadata and its catalog class (the configurations it offers).
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "common/gemm_c.hpp"
 #include "tessel/algebra/error.hpp"
@@ -184,7 +185,8 @@ namespace {
 
 class SimtGemm : public Kernel {
  public:
-  explicit SimtGemm(const SimtGemmConfig& c) : Kernel(simt_gemm_metadata(c)), config_(c) {}
+  explicit SimtGemm(const SimtGemmConfig& c) : SimtGemm(c, simt_gemm_metadata(c)) {}
+  SimtGemm(const SimtGemmConfig& c, KernelMetadata md) : Kernel(std::move(md)), config_(c) {}
 
   Status supports(const Arguments& args) const override {
     const auto* g = std::get_if<GemmArguments>(&args);
@@ -251,7 +253,8 @@ std::vector<KernelPtr> SimtGemmClass::generate_kernels(const MetadataFilter& fil
                                                        std::optional<int> cc) const {
   std::vector<KernelPtr> out;
   for (const SimtGemmConfig& c : configurations()) {
-    if (admits(simt_gemm_metadata(c), filter, epilogue, cc)) out.push_back(std::make_shared<SimtGemm>(c));
+    KernelMetadata md = simt_gemm_metadata(c);  // once per configuration
+    if (admits(md, filter, epilogue, cc)) out.push_back(std::make_shared<SimtGemm>(c, std::move(md)));
   }
   return out;
 }
