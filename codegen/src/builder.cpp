@@ -78,7 +78,7 @@ KernelBuilder::KernelBuilder(std::string name) {
   }
   k_.name = std::move(name);
   blocks_.push_back(&k_.body);
-  cse_.emplace_back();
+  cse_.open();
   bound_.emplace_back();
 }
 
@@ -316,12 +316,12 @@ Int KernelBuilder::block_index(int dim) {
 // --- Scopes and control flow --------------------------------------------------------------------
 
 void KernelBuilder::push_scope() {
-  cse_.emplace_back();
+  cse_.open();
   bound_.emplace_back();
 }
 
 void KernelBuilder::pop_scope() {
-  cse_.pop_back();
+  cse_.close();
   bound_.pop_back();
 }
 

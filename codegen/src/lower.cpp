@@ -37,22 +37,6 @@ Value KernelBuilder::lower(const Int& x, Type t) {
   return lower_expr(x, t);
 }
 
-// The CSE tables are keyed by the structural hash that every expression node carries from its
-// construction (tessel::hash_value: equal expressions hash equal). A memo of hashes computed here,
-// in a map keyed by node address, was the largest cost of lowering.
-Value KernelBuilder::cse_find(const Int& x, int tag) {
-  const uint64_t h = hash_value(x);
-  for (auto scope = cse_.rbegin(); scope != cse_.rend(); ++scope) {
-    auto [lo, hi] = scope->equal_range(h);
-    for (auto it = lo; it != hi; ++it) {
-      if (it->second.tag == tag && it->second.x == x) return it->second.v;
-    }
-  }
-  return {};
-}
-
-void KernelBuilder::cse_insert(const Int& x, int tag, Value v) { cse_.back().emplace(hash_value(x), CseEntry{x, tag, v}); }
-
 Value KernelBuilder::lower_expr(const Int& x, Type t) {
   const int tag = static_cast<int>(t);
   if (Value hit = cse_find(x, tag); hit.valid()) return hit;

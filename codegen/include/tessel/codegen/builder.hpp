@@ -241,16 +241,40 @@ class KernelBuilder {
   Block entry_;  // parameter loads and special-register reads, printed first
   bool emit_to_entry_ = false;
   std::vector<Block*> blocks_;  // the block being filled, innermost last
-  // Common subexpressions, per scope: (structural hash, tag) -> the expression and its value. The
-  // tag is the lowered type, or the base register of an address sum; equality is checked on hit.
-  struct CseEntry {
-    Int x;
-    int tag;
-    Value v;
+  // Common subexpressions: (expression, tag) -> value, visible in the scope that lowered it and the
+  // scopes inside it. The tag is the lowered type, or the base register of an address sum. One
+  // table for all scopes (cse.cpp): entries form a stack, a closing scope drops its own from the
+  // top, and each structural hash chains its entries newest (innermost) first from an
+  // open-addressed index. A hash map per scope allocated a node per entry and a table per scope.
+  class CseTable {
+   public:
+    Value find(const Int& x, int tag) const;
+    void insert(const Int& x, int tag, Value v);
+    void open();   // a scope
+    void close();  // drops the entries inserted since the matching open()
+
+   private:
+    struct Entry {
+      Int x;
+      int tag;
+      Value v;
+      uint64_t hash;
+      int prev;  // the previous entry with the same hash, or -1
+    };
+    struct Slot {
+      uint64_t hash = 0;
+      int head = -2;  // the newest entry with this hash; -1: none now; -2: the slot is free
+    };
+    size_t probe(uint64_t h) const;
+    Slot& claim(uint64_t h);
+    std::vector<Entry> entries_;
+    std::vector<size_t> scopes_;  // entries_.size() at each open()
+    std::vector<Slot> slots_;     // a power of two of them, at most half taken
+    size_t taken_ = 0;
   };
-  std::vector<std::unordered_multimap<uint64_t, CseEntry>> cse_;
-  Value cse_find(const Int& x, int tag);
-  void cse_insert(const Int& x, int tag, Value v);
+  CseTable cse_;
+  Value cse_find(const Int& x, int tag) { return cse_.find(x, tag); }
+  void cse_insert(const Int& x, int tag, Value v) { cse_.insert(x, tag, v); }
   std::vector<std::map<std::string, Value>> bound_;  // symbol name -> value, per scope
   std::map<std::string, Int> index_symbols_;         // tid.x, ctaid.x, ...
   std::map<int, Value> specials_;

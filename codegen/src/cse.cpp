@@ -1,0 +1,66 @@
+// cse.cpp: the builder's common-subexpression table (KernelBuilder::CseTable in builder.hpp).
+// Entries are keyed by the structural hash every expression node carries from its construction
+// (tessel::hash_value: equal expressions hash equal); a hit is confirmed by structural equality.
+#include "tessel/algebra/error.hpp"
+#include "tessel/codegen/builder.hpp"
+
+namespace tessel::codegen {
+
+// The slot of hash h, or the free slot where it would go (slots_ is not empty and never full).
+size_t KernelBuilder::CseTable::probe(uint64_t h) const {
+  const size_t mask = slots_.size() - 1;
+  size_t j = h & mask;
+  while (slots_[j].head != -2 && slots_[j].hash != h) j = (j + 1) & mask;
+  return j;
+}
+
+KernelBuilder::CseTable::Slot& KernelBuilder::CseTable::claim(uint64_t h) {
+  if (2 * (taken_ + 1) > slots_.size()) {  // keep at most half the slots taken: short probes
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 256 : 2 * old.size(), Slot{});
+    for (const Slot& s : old) {
+      if (s.head != -2) slots_[probe(s.hash)] = s;
+    }
+  }
+  Slot& s = slots_[probe(h)];
+  if (s.head == -2) {
+    s.hash = h;
+    s.head = -1;
+    ++taken_;
+  }
+  return s;
+}
+
+Value KernelBuilder::CseTable::find(const Int& x, int tag) const {
+  if (slots_.empty()) return {};
+  const Slot& s = slots_[probe(hash_value(x))];
+  for (int i = s.head; i >= 0; i = entries_[static_cast<size_t>(i)].prev) {
+    const Entry& e = entries_[static_cast<size_t>(i)];
+    if (e.tag == tag && e.x == x) return e.v;
+  }
+  return {};
+}
+
+void KernelBuilder::CseTable::insert(const Int& x, int tag, Value v) {
+  if (scopes_.empty()) fail("codegen: a common subexpression outside every scope");
+  const uint64_t h = hash_value(x);
+  Slot& s = claim(h);
+  entries_.push_back(Entry{x, tag, v, h, s.head});
+  s.head = static_cast<int>(entries_.size() - 1);
+}
+
+void KernelBuilder::CseTable::open() { scopes_.push_back(entries_.size()); }
+
+void KernelBuilder::CseTable::close() {
+  if (scopes_.empty()) fail("codegen: a scope closed that was not opened");
+  const size_t start = scopes_.back();
+  scopes_.pop_back();
+  while (entries_.size() > start) {
+    const Entry& e = entries_.back();
+    // The entry is its hash's newest: the slot's chain goes back to the one before it.
+    slots_[probe(e.hash)].head = e.prev;
+    entries_.pop_back();
+  }
+}
+
+}  // namespace tessel::codegen
