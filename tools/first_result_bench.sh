@@ -1,45 +1,64 @@
 #!/usr/bin/env bash
-# first_result_bench.sh: time from process start to the first correct Hopper GEMM result, with the
-# compiled-kernel cache cold and warm (issue 21). Each row is one whole `tessel run` process
-# (start, generation, module load, launch, check against the host, exit), timed from outside.
+# first_result_bench.sh: time from process start to the first correct GEMM result, with tessel's
+# compiled-kernel cache cold, warm and off (issue 21). Each sample is one whole process (start,
+# registry, choice, generation, module load, launch, check against the f64 host reference, exit),
+# timed from outside; each row is the median of REPEATS samples.
 #
-#   tools/first_result_bench.sh [PATH/TO/tessel] [REPEATS]   (default build/device/bin/tessel, 3)
+#   tools/first_result_bench.sh [PATH/TO/tessel] [REPEATS]   (default build/device/bin/tessel, 5)
 #
-# CUDA_CACHE_DISABLE=1 keeps the driver's own JIT cache (~/.nv/ComputeCache) out of every row
-# except the last pair, so that "cold" really compiles; the cache directory is a fresh temporary
-# one. Needs a GPU of compute capability 9.0 (the Hopper GEMM is sm_90a).
+# The problems are fixed and small, with a fixed seed, so that every sample does the same work and
+# the host reference stays a few milliseconds: the differences between the columns are the cache.
+# CUDA_CACHE_DISABLE=1 keeps the driver's own JIT cache (~/.nv/ComputeCache) out of every column
+# but the last two, so that "cold" really compiles; tessel's cache is a fresh temporary directory.
+# The first row (`--explain` for sm_90 with 132 SMs) needs no GPU: the process floor (start-up,
+# registry, ranking) without generation or a driver. The others need a GPU of compute capability 9.0.
 set -uo pipefail
 tessel="${1:-build/device/bin/tessel}"
-repeats="${2:-3}"
+repeats="${2:-5}"
 dir="$(mktemp -d)"
 trap 'rm -rf -- "$dir"' EXIT
 
-# One process; prints its wall time in ms, or FAIL with its output.
+# One process; prints its wall time in ms, or FAIL (its output on stderr).
 run_ms() {
-  local t0 t1 out
+  local t0 t1 out rc
   t0=$(date +%s%N)
   out=$("$@" 2>&1)
-  local rc=$?
+  rc=$?
   t1=$(date +%s%N)
-  if [ $rc -ne 0 ] || ! grep -q "^ok" <<< "$out"; then
-    echo "FAIL: $out" >&2
-    echo "FAIL"
+  if [ $rc -ne 0 ]; then
+    echo "FAIL: $*: $out" >&2
+    echo FAIL
     return
   fi
   echo $(((t1 - t0) / 1000000))
 }
 
-for config in "hopper_gemm" "hopper_gemm --tile-m 128 --tile-n 256 --cluster-m 2"; do
+median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR] = $1} END {print (NR ? a[int((NR + 1) / 2)] : "-")}'; }
+
+floor=()
+for _ in $(seq "$repeats"); do
+  floor+=("$(run_ms "$tessel" gemm --m 256 --n 256 --k 256 --explain --cc 90 --sms 132)")
+done
+echo "process floor (tessel gemm --explain, no GPU): ${floor[*]} ms; median $(echo "${floor[*]}" | median) ms"
+echo
+echo "| command | cache cold | warm | off | driver JIT cache only: cold | warm |"
+echo "|---|---:|---:|---:|---:|---:|"
+for config in "gemm --m 256 --n 256 --k 256 --seed 7" \
+              "gemm --m 256 --n 512 --k 333 --dtype f16 --out f32 --seed 7" \
+              "run hopper_gemm --tile-m 128 --tile-n 256 --cluster-m 2 --seed 7"; do
   read -r -a argv <<< "$config"
-  echo "== tessel run $config"
+  cold=() warm=() off=() nv1=() nv2=()
   for r in $(seq "$repeats"); do
     rm -rf -- "$dir/cache"
-    cold=$(TESSEL_CACHE_DIR="$dir/cache" CUDA_CACHE_DISABLE=1 run_ms "$tessel" run "${argv[@]}")
-    warm=$(TESSEL_CACHE_DIR="$dir/cache" CUDA_CACHE_DISABLE=1 run_ms "$tessel" run "${argv[@]}")
-    off=$(TESSEL_CACHE=0 CUDA_CACHE_DISABLE=1 run_ms "$tessel" run "${argv[@]}")
-    # For comparison: tessel's cache off, the driver's JIT cache on (a fresh one, filled by the first run).
-    nv1=$(TESSEL_CACHE=0 CUDA_CACHE_PATH="$dir/nv$r" run_ms "$tessel" run "${argv[@]}")
-    nv2=$(TESSEL_CACHE=0 CUDA_CACHE_PATH="$dir/nv$r" run_ms "$tessel" run "${argv[@]}")
-    echo "repeat $r: tessel cache cold ${cold} ms, warm ${warm} ms; no cache ${off} ms; driver JIT cache only: cold ${nv1} ms, warm ${nv2} ms"
+    cold+=("$(TESSEL_CACHE_DIR="$dir/cache" CUDA_CACHE_DISABLE=1 run_ms "$tessel" "${argv[@]}")")
+    warm+=("$(TESSEL_CACHE_DIR="$dir/cache" CUDA_CACHE_DISABLE=1 run_ms "$tessel" "${argv[@]}")")
+    off+=("$(TESSEL_CACHE=0 CUDA_CACHE_DISABLE=1 run_ms "$tessel" "${argv[@]}")")
+    # tessel's cache off, the driver's JIT cache on (a fresh one, filled by the first of the pair).
+    nv1+=("$(TESSEL_CACHE=0 CUDA_CACHE_PATH="$dir/nv$r" run_ms "$tessel" "${argv[@]}")")
+    nv2+=("$(TESSEL_CACHE=0 CUDA_CACHE_PATH="$dir/nv$r" run_ms "$tessel" "${argv[@]}")")
   done
+  echo "| \`tessel $config\` | $(echo "${cold[*]}" | median) | $(echo "${warm[*]}" | median) |" \
+       "$(echo "${off[*]}" | median) | $(echo "${nv1[*]}" | median) | $(echo "${nv2[*]}" | median) |"
 done
+echo
+echo "(ms per process, median of $repeats; $(date -u +%F), $("$tessel" --version 2>/dev/null || echo tessel))"

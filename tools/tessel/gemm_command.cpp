@@ -176,18 +176,20 @@ int gemm_command(const std::vector<std::string>& args) {
     return 2;
   }
 
+  const bool emulate = flags.count("--emulate") > 0, explain = flags.count("--explain") > 0;
   std::mt19937_64 rng(seed);
   kernels::GemmProblem gp;
   try {
-    gp = kernels::make_gemm_problem(kernels::matrix_view(p.dtype, p.l, p.m, p.k, p.a_major == 'k', p.lda),
-                                    kernels::matrix_view(p.dtype, p.l, p.k, p.n, p.b_major == 'n', p.ldb),
-                                    kernels::matrix_view(p.out, p.l, p.m, p.n, p.out_major == 'n', p.ldc), std::nullopt, p.alpha,
-                                    p.beta, rng);
+    const kernels::TensorView A = kernels::matrix_view(p.dtype, p.l, p.m, p.k, p.a_major == 'k', p.lda),
+                              B = kernels::matrix_view(p.dtype, p.l, p.k, p.n, p.b_major == 'n', p.ldb),
+                              out = kernels::matrix_view(p.out, p.l, p.m, p.n, p.out_major == 'n', p.ldc);
+    // --explain runs nothing: the shapes only (random inputs were most of its time).
+    gp = explain ? kernels::gemm_problem_shapes(A, B, out, std::nullopt, p.alpha, p.beta)
+                 : kernels::make_gemm_problem(A, B, out, std::nullopt, p.alpha, p.beta, rng);
   } catch (const Error& e) {
     std::cerr << "error: " << printable(e.what()) << "\n";
     return 2;
   }
-  const bool emulate = flags.count("--emulate") > 0, explain = flags.count("--explain") > 0;
 
   // The device to choose for: asked, the GPU in use, or (emulating, or explaining without a GPU)
   // an H100's.

@@ -273,6 +273,25 @@ TensorView matrix_view(Type t, int64_t l, int64_t rows, int64_t cols, bool row, 
   return v;
 }
 
+GemmProblem gemm_problem_shapes(const TensorView& A, const TensorView& B, const TensorView& out,
+                                const std::optional<TensorView>& C, double alpha, double beta) {
+  GemmProblem p;
+  auto shape = [](TensorView v) {
+    HostOperand h;
+    h.view = v;
+    h.view.data = 0;
+    return h;
+  };
+  p.A = shape(A);
+  p.B = shape(B);
+  p.out = shape(out);
+  if (C) p.C = shape(*C);
+  p.alpha = alpha;
+  p.beta = beta;
+  p.accumulator = default_accumulator(A.dtype);
+  return p;
+}
+
 GemmProblem make_gemm_problem(const TensorView& A, const TensorView& B, const TensorView& out,
                               const std::optional<TensorView>& C, double alpha, double beta, std::mt19937_64& rng) {
   GemmProblem p;

@@ -67,6 +67,10 @@ TensorView matrix_view(codegen::Type t, int64_t l, int64_t rows, int64_t cols, b
 // included; out (or C, when given) random where beta != 0, else NaN bytes (never to be read).
 GemmProblem make_gemm_problem(const TensorView& A, const TensorView& B, const TensorView& out,
                               const std::optional<TensorView>& C, double alpha, double beta, std::mt19937_64& rng);
+// The same problem's shapes, scalars and accumulator without data (no bytes): for choosing a
+// kernel (`tessel gemm --explain`) without building inputs that nothing reads.
+GemmProblem gemm_problem_shapes(const TensorView& A, const TensorView& B, const TensorView& out,
+                                const std::optional<TensorView>& C, double alpha, double beta);
 
 // Arguments laid out as `md` asks, at made-up device addresses: for CPU tests (compile, plans).
 GemmArguments fitting_arguments(const KernelMetadata& md, std::mt19937_64& rng);
