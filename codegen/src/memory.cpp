@@ -132,29 +132,39 @@ Tensor::Tensor(Value b, Space s, Type e, ComposedLayout l, Type idx, int64_t ali
 
 Tensor Tensor::operator()(const SliceCoord& c) const {
   Tensor t = *this;
+  t.offsets.reset();
   t.layout = slice(c, layout);
   return t;
 }
 
 Tensor Tensor::compose(const Layout& l) const {
   Tensor t = *this;
+  t.offsets.reset();
   t.layout = composition(layout, l);
   return t;
 }
 
 Tensor Tensor::compose(const Tiler& tiler) const {
   Tensor t = *this;
+  t.offsets.reset();
   t.layout = composition(layout, tiler);
   return t;
 }
 
 Tensor Tensor::zipped_divide(const Tiler& tiler) const {
   Tensor t = *this;
+  t.offsets.reset();
   t.layout.layout = tessel::zipped_divide(layout.layout, tiler);
   return t;
 }
 
 Int Tensor::size() const { return tessel::size(layout); }
+
+Tensor Tensor::memoized() const {
+  Tensor t = *this;
+  t.offsets = std::make_shared<ElementOffsets>();
+  return t;
+}
 
 namespace {
 
@@ -178,14 +188,30 @@ std::pair<Int, int64_t> split_constant(const Int& x) {
   return {x, 0};
 }
 
-}  // namespace
-
-std::pair<Value, int64_t> KernelBuilder::address_parts(const Tensor& t, const Coord& coord) {
+// The byte offset of `coord` in t: a dynamic part and a static addend (the algebra; no code).
+std::pair<Int, int64_t> byte_offset_parts(const Tensor& t, const Coord& coord) {
   IntTuple idx = t.layout.layout(coord);
   if (!idx.is_leaf() || idx.leaf().has_basis()) fail("codegen: address of a tensor whose layout is not an index map");
   Int elem_offset = t.layout.swizzle(t.layout.offset + idx.leaf());
   Int byte_offset = elem_offset * Int(bytes(t.elem));
-  auto [dyn, c] = split_constant(byte_offset);
+  return split_constant(byte_offset);
+}
+
+// The same through the tensor's kept offsets where it has them and coord is one static index.
+std::pair<Int, int64_t> kept_byte_offset_parts(const Tensor& t, const Coord& coord) {
+  if (!t.offsets || !coord.is_leaf() || !coord.leaf().is_static() || coord.leaf().value() < 0)
+    return byte_offset_parts(t, coord);
+  auto& at = t.offsets->at;
+  const auto i = static_cast<size_t>(coord.leaf().value());
+  if (i >= at.size()) at.resize(i + 1);
+  if (!at[i]) at[i] = byte_offset_parts(t, coord);
+  return *at[i];
+}
+
+}  // namespace
+
+std::pair<Value, int64_t> KernelBuilder::address_parts(const Tensor& t, const Coord& coord) {
+  auto [dyn, c] = kept_byte_offset_parts(t, coord);
   Value base = t.base;
   if (!(dyn.is_static() && dyn.value() == 0)) {
     // One sum per distinct offset expression and base: copies of several values share it. The

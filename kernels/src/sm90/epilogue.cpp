@@ -158,7 +158,7 @@ void TmaStoreEpilogue::store(const WorkTile& at, const std::vector<std::vector<V
   const Int t = b_.symbol("t128", t128_, 1, 0), ld = b_.symbol("ld_out", t_.ld_out, 16 / ob_, 0);
   const Value none;  // the views' base, replaced per box (at_base)
   auto view = [&](Space space, const ComposedLayout& box, Type index, int64_t align, const Layout& threads) {
-    return Tensor(none, space, p_.out, box, index, align).compose(threads)(SliceCoord{t, _});
+    return Tensor(none, space, p_.out, box, index, align).compose(threads)(SliceCoord{t, _}).memoized();
   };
   const Tile tile{at,
                   t,

@@ -6,8 +6,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "tessel/algebra.hpp"
@@ -109,6 +111,13 @@ struct Tensor {
   ComposedLayout layout;  // swizzle o offset o layout; the plain case has the identity swizzle
   Type index = Type::S64;
   int64_t base_align = 0;  // known alignment of `base` in bytes (0: the element size)
+  // The layout's byte offsets at 1-D element indices (a dynamic part and a static addend), kept as
+  // address_parts works them out, for a view used at many bases (an epilogue's box views): set by
+  // memoized(), shared by copies, dropped by every operation that makes a new layout.
+  struct ElementOffsets {
+    std::vector<std::optional<std::pair<Int, int64_t>>> at;
+  };
+  std::shared_ptr<ElementOffsets> offsets;
 
   Tensor() = default;
   Tensor(Value base, Space space, Type elem, Layout layout, Type index = Type::S64, int64_t base_align = 0);
@@ -122,6 +131,9 @@ struct Tensor {
   // Splits the layout by a tiler into ((tile),(rest)), as zipped_divide.
   Tensor zipped_divide(const Tiler& t) const;
   Int size() const;
+  // This view with its element offsets kept (see `offsets`): its copies at other bases then
+  // evaluate the layout once per element, not once per copy.
+  Tensor memoized() const;
 };
 
 struct LoadOptions {
