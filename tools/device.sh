@@ -5,33 +5,12 @@
 #   cp -r .device/include/doctest /usr/include/ && mkdir -p /usr/lib/cmake && \
 #   cp -r .device/cmake/doctest /usr/lib/cmake/ && bash tools/device.sh
 # (.device/ carries Debian's doctest headers and CMake files; see docs/building.md.)
-set -uo pipefail
-OUT="${OUT:-$PWD/device-out}"
-mkdir -p "$OUT"
-cd "$(dirname "$0")/.."
-{
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1
-  echo "cuda: $(nvcc --version 2>/dev/null | tail -1)"
-  echo "ptxas: $(ptxas --version 2>/dev/null | tail -1)"
-  echo "cmake: $(cmake --version | head -1)"
-  # The copy of the tree sent to the device may carry a stale .git: pass TESSEL_COMMIT=$(git rev-parse --short HEAD).
-  echo "commit: ${TESSEL_COMMIT:-unknown}"
-} > "$OUT/device.txt" 2>&1
-cat "$OUT/device.txt"
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 
 # The compiled-kernel cache of this run's tests and runs, beside the build (not the user's ~/.cache).
 export TESSEL_CACHE_DIR="${TESSEL_CACHE_DIR:-$PWD/build/device/kernel-cache}"
 export TESSEL_PTXAS="${TESSEL_PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}"
-cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log" 2>&1 &&
-  cmake --build build/device -j"$(nproc)" >> "$OUT/build.log" 2>&1
-status=$?
-if [ $status -ne 0 ]; then
-  tail -50 "$OUT/build.log"
-  echo "build failed"
-  exit $status
-fi
-echo "build: ok"
+device_build
 
 # Every test, GPU ones included; -V keeps each test's output (skips print their reason).
 (cd build/device && ctest -j12 --output-on-failure --timeout 600) > "$OUT/ctest.log" 2>&1

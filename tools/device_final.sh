@@ -3,18 +3,8 @@
 # whole suite): builds Release, runs the one-call GEMM GPU tests and the bench GPU tests, then
 # `tessel bench gemm` on issue 18's problem classes (the one-call API against cuBLAS and against
 # the fastest catalog kernel) and `tessel gemm` on the issue's problems. Logs under $OUT.
-set -uo pipefail
-OUT="${OUT:-$PWD/device-out}"
-mkdir -p "$OUT"
-cd "$(dirname "$0")/.."
-{
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1
-  echo "commit: ${TESSEL_COMMIT:-unknown}"
-} > "$OUT/device.txt" 2>&1
-cat "$OUT/device.txt"
-cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log" 2>&1 &&
-  cmake --build build/device -j"$(nproc)" --target tessel tessel_tests >> "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
+device_build tessel tessel_tests
 timeout 200 build/device/tests/tessel_tests -tc="gemm: gpu*,cli bench gpu*" > "$OUT/tests.log" 2>&1
 grep -E "ERROR|test cases|assertions" "$OUT/tests.log" | head -20
 T=build/device/bin/tessel

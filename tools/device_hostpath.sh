@@ -5,20 +5,8 @@
 # then tessel_host_bench (host time per call around N calls, CUDA events per call, elementwise add
 # against cuMemcpyDtoD of the same bytes) and tessel_elementwise_bench (bandwidth, one timed launch
 # at a time). Logs under $OUT.
-set -uo pipefail
-OUT="${OUT:-$PWD/device-out}"
-mkdir -p "$OUT"
-cd "$(dirname "$0")/.."
-{
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1
-  echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
-  echo "commit: ${TESSEL_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
-} > "$OUT/device.txt" 2>&1
-cat "$OUT/device.txt"
-cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log" 2>&1 &&
-  cmake --build build/device -j"$(nproc)" --target tessel_tests tessel_host_path_tests tessel_host_bench \
-    tessel_elementwise_bench >> "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
+device_build tessel_tests tessel_host_path_tests tessel_host_bench tessel_elementwise_bench
 echo "== host-path tests (stand-in driver)"
 timeout 120 build/device/tests/stand_in_driver/tessel_host_path_tests > "$OUT/host_path_tests.log" 2>&1
 grep -E "ERROR|test cases|assertions" "$OUT/host_path_tests.log" | head -20

@@ -18,15 +18,10 @@ if [[ ${1:-} == --pack ]]; then
   ls -la build/carry
   exit 0
 fi
-OUT="${OUT:-$PWD/device-out}"
-mkdir -p "$OUT" build/llvm-bins
+source tools/device_common.sh
+mkdir -p build/llvm-bins
 tar -C build/llvm-bins -xJf build/carry/llvm-bins.tar.xz || exit 1
 B=build/llvm-bins/bin
-{
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1
-  echo "commit: ${TESSEL_COMMIT:-unknown}"
-} | tee "$OUT/device.txt"
 # The GPU tests, one process per part (the driver's compiles of ~1100 artifacts dominate).
 pids=()
 for t in "codegen_llvm: gpu every catalog GEMM*(1 of 4)" "codegen_llvm: gpu every catalog GEMM*(2 of 4)" \

@@ -7,23 +7,11 @@
 # (build a few minutes; tests up to 9: the four parts of the distinct-C test took about 100 s each
 # on an H100; bench about 3), so run them as three calls (the build is kept between them):
 #   bash tools/device_producer.sh build; bash tools/device_producer.sh tests; bash tools/device_producer.sh bench
-set -uo pipefail
-OUT="${OUT:-$PWD/device-out}"
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 STEP="${1:-all}"
-mkdir -p "$OUT"
-cd "$(dirname "$0")/.."
 T=build/device/bin/tessel
 if [[ "$STEP" == all || "$STEP" == build ]]; then
-  {
-    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1
-    echo "commit: ${TESSEL_COMMIT:-unknown}"
-  } > "$OUT/device.txt" 2>&1
-  cat "$OUT/device.txt"
-  cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log" 2>&1 &&
-    cmake --build build/device -j"$(nproc)" --target tessel tessel_tests >> "$OUT/build.log" 2>&1 ||
-    { tail -30 "$OUT/build.log"; exit 1; }
-  echo "build: ok"
+  device_build tessel tessel_tests
 fi
 if [[ "$STEP" == all || "$STEP" == tests ]]; then
   # C of its own in either major and beta 0 with C NaN (the prefetch's branch both ways), the

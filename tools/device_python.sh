@@ -4,17 +4,11 @@
 # Python's fault handler, and, when a test crashes, the same tests under AddressSanitizer (a second
 # build) so that the native stack of the crash is in the log; then tools/bench/python_bench.py (BENCH=0
 # skips it). Logs under $OUT.
-set -uo pipefail
-OUT="${OUT:-$PWD/device-out}"
-mkdir -p "$OUT"
-cd "$(dirname "$0")/.."
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 PY=$(command -v python3)
 PYBIND=$($PY -c "import pybind11; print(pybind11.get_cmake_dir())")
-{
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1
-  $PY -c "import sys, numpy, torch, pybind11; print(sys.version.split()[0], 'numpy', numpy.__version__, 'torch', torch.__version__, 'pybind11', pybind11.__version__)"
-} | tee "$OUT/device.txt"
+$PY -c "import sys, numpy, torch, pybind11; print('python', sys.version.split()[0], 'numpy', numpy.__version__, 'torch', torch.__version__, 'pybind11', pybind11.__version__)" 2>&1 |
+  tee -a "$OUT/device.txt"
 configure() {  # configure BUILD_DIR [extra cmake args...]
   local dir=$1; shift
   cmake -S . -B "$dir" -G Ninja -DTESSEL_PYTHON=ON -DPython_EXECUTABLE="$PY" -Dpybind11_DIR="$PYBIND" "$@"

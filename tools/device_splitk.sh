@@ -5,20 +5,10 @@
 # (tessel::gemm and the fastest catalog kernel against cuBLAS, in one process) on issue 19's rows.
 # Logs under $OUT. `tools/device_splitk.sh [build] [tests] [bench]` runs those steps only (each
 # fits a 10-minute call; the default is all three; tests and bench build first if needed).
-set -uo pipefail
-OUT="${OUT:-$PWD/device-out}"
-mkdir -p "$OUT"
-cd "$(dirname "$0")/.."
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 STEPS="${*:-build tests bench}"
-{
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1
-  echo "commit: ${TESSEL_COMMIT:-unknown}"
-} > "$OUT/device.txt" 2>&1
-cat "$OUT/device.txt"
 if [[ " $STEPS " == *" build "* || ! -x build/device/bin/tessel || ! -x build/device/tests/tessel_tests ]]; then
-  cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log" 2>&1 &&
-    cmake --build build/device -j"$(nproc)" --target tessel tessel_tests >> "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+  device_build tessel tessel_tests
 fi
 T=build/device/bin/tessel
 ROWS=("--m 3072 --n 768 --k 12288" "--m 8 --n 4096 --k 4096" "--m 64 --n 4096 --k 4096"

@@ -8,20 +8,10 @@
 # (its tessel::gemm candidate runs the tuned kernels; its note compares the one-call choice with
 # the fastest catalog kernel). Logs under $OUT. `tools/device_tune.sh [build] [tests] [tune]
 # [bench]` runs those steps only (the default is all four; later steps build first if needed).
-set -uo pipefail
-OUT="${OUT:-$PWD/device-out}"
-mkdir -p "$OUT"
-cd "$(dirname "$0")/.."
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 STEPS="${*:-build tests tune bench}"
-{
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1
-  echo "commit: ${TESSEL_COMMIT:-unknown}"
-} > "$OUT/device.txt" 2>&1
-cat "$OUT/device.txt"
 if [[ " $STEPS " == *" build "* || ! -x build/device/bin/tessel || ! -x build/device/tests/tessel_tests ]]; then
-  cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log" 2>&1 &&
-    cmake --build build/device -j"$(nproc)" --target tessel tessel_tests >> "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+  device_build tessel tessel_tests
 fi
 T=build/device/bin/tessel
 CACHE="$OUT/tuning.json"

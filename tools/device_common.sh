@@ -1,0 +1,29 @@
+# device_common.sh: what the device scripts (tools/device*.sh) share; sourced, not run. It makes
+# $OUT (default ./device-out), moves to the repository root, writes what the machine is to
+# $OUT/device.txt (and prints it), and defines device_build.
+set -uo pipefail
+OUT="${OUT:-$PWD/device-out}"
+mkdir -p "$OUT"
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1
+  echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+  echo "cuda: $(nvcc --version 2>/dev/null | tail -1)"
+  echo "ptxas: $(ptxas --version 2>/dev/null | tail -1)"
+  echo "cmake: $(cmake --version | head -1)"
+  # The copy of the tree sent to the device may carry a stale .git: pass TESSEL_COMMIT=$(git rev-parse --short HEAD).
+  echo "commit: ${TESSEL_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
+} > "$OUT/device.txt" 2>&1
+cat "$OUT/device.txt"
+
+# device_build [TARGET ...]: the Release build in build/device (Ninja) of the targets given, or of
+# everything; its log in $OUT/build.log. On failure prints the log's end and exits the script.
+device_build() {
+  local targets=()
+  [ $# -gt 0 ] && targets=(--target "$@")
+  cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log" 2>&1 &&
+    cmake --build build/device -j"$(nproc)" "${targets[@]}" >> "$OUT/build.log" 2>&1 ||
+    { tail -50 "$OUT/build.log"; echo "build failed"; exit 1; }
+  echo "build: ok"
+}
