@@ -1,7 +1,7 @@
 // elementwise/host.cpp: the host side of the elementwise kernels: argument checks, the problem's
 // normal form (modes sorted by C's strides, extent-1 modes dropped, mergeable modes merged), the
 // choice of kernel (vector width by alignment, index width by span, the read-only path when C
-// overlaps no input), the launch plan and the launch.
+// overlaps no input), the launch plan. The one-call path and its caches: call.cpp.
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -13,6 +13,7 @@
 #include <numeric>
 #include <optional>
 
+#include "elementwise/steps.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/ptx.hpp"
 #include "tessel/kernels/elementwise.hpp"
@@ -22,10 +23,9 @@
 namespace tessel::kernels {
 
 using namespace codegen;
+using namespace elementwise_steps;
 
 namespace {
-
-const char* const kNames[3] = {"A", "B", "C"};
 
 std::string hex(uint64_t v) {
   char b[32];
@@ -80,6 +80,10 @@ int64_t offset_reach(const ElementwiseArguments& a, const std::vector<int64_t>& 
 }
 bool needs_wide_index(int64_t reach) { return reach > (int64_t{1} << 31) - (int64_t{1} << 22); }
 
+}  // namespace
+
+namespace elementwise_steps {
+
 // The checks that read the addresses: no null operand, C overlapping no input but exactly (in
 // place: each element is read before it is written, by the same thread). For a problem that is not
 // empty, after the layout checks.
@@ -87,7 +91,7 @@ void check_addresses(const ElementwiseArguments& args) {
   const std::vector<int> ops = operands(args.op);
   const TensorView& C = args.C;
   for (int x : ops) {
-    if (view(args, x).data == 0) fail(std::string("elementwise: ") + kNames[x] + " is a null pointer");
+    if (view(args, x).data == 0) fail(std::string("elementwise: ") + kOperandNames[x] + " is a null pointer");
   }
   for (int x : ops) {
     if (x == 2) continue;
@@ -95,7 +99,7 @@ void check_addresses(const ElementwiseArguments& args) {
     const uint64_t t_end = t.data + static_cast<uint64_t>(t.span_bytes());
     const uint64_t c_end = C.data + static_cast<uint64_t>(C.span_bytes());
     if (t.data < c_end && C.data < t_end && !same_view(t, C)) {
-      fail(std::string("elementwise: C [") + hex(C.data) + ", " + hex(c_end) + ") overlaps " + kNames[x] + " [" +
+      fail(std::string("elementwise: C [") + hex(C.data) + ", " + hex(c_end) + ") overlaps " + kOperandNames[x] + " [" +
            hex(t.data) + ", " + hex(t_end) + ") without being the same view (in place is allowed, partial overlap is not)");
     }
   }
@@ -113,7 +117,7 @@ void check_scalars(const ElementwiseArguments& args) {
   }
 }
 
-}  // namespace
+}  // namespace elementwise_steps
 
 bool ElementwiseProblem::empty() const {
   return std::any_of(shape.begin(), shape.end(), [](int64_t e) { return e == 0; });
@@ -124,7 +128,7 @@ ElementwiseProblem normalize_elementwise(const ElementwiseArguments& args) {
   const TensorView& C = args.C;
   for (int x : ops) {
     const TensorView& t = view(args, x);
-    const std::string n = kNames[x];
+    const std::string n = kOperandNames[x];
     if (t.dtype != C.dtype) {
       fail("elementwise: " + n + " is " + ptx_name(t.dtype) + " but C is " + ptx_name(C.dtype) +
            " (A, B and C have one element type; convert first)");
@@ -227,14 +231,7 @@ ElementwiseConfig choose_elementwise_config(const ElementwiseProblem& p, const E
   return c;
 }
 
-namespace {
-
-struct Prepared {
-  ElementwiseConfig config;
-  std::array<unsigned, 3> grid{0, 1, 1};
-  std::array<unsigned, 3> block{1, 1, 1};
-  std::map<std::string, std::vector<std::byte>> values;  // parameter name -> bytes
-};
+namespace elementwise_steps {
 
 template <class T>
 std::vector<std::byte> bytes_of(T v) {
@@ -280,7 +277,7 @@ Prepared prepare_for(const ElementwiseConfig& c, const ElementwiseArguments& a, 
   const int64_t eb = bytes(c.dtype);
   for (int x : operands(a.op)) {
     const TensorView& t = view(a, x);
-    const std::string n = kNames[x];
+    const std::string n = kOperandNames[x];
     if (c.is_static() && t.stride != c.static_stride[x])
       fail(kernel + "is static for " + n + " strides " + tuple(c.static_stride[x]) + ", got " + tuple(t.stride));
     if (!c.unit[x]) continue;
@@ -309,9 +306,9 @@ Prepared prepare_for(const ElementwiseConfig& c, const ElementwiseArguments& a, 
     return c.wide_index ? bytes_of<int64_t>(v) : bytes_of<int32_t>(static_cast<int32_t>(v));
   };
   for (int x : operands(a.op)) {
-    r.values[kNames[x]] = bytes_of<uint64_t>(view(a, x).data);
+    r.values[kOperandNames[x]] = bytes_of<uint64_t>(view(a, x).data);
     for (size_t k = 0; k < shape.size(); ++k)
-      r.values[std::string("s") + kNames[x] + std::to_string(k)] = integer(view(a, x).stride[k]);
+      r.values[std::string("s") + kOperandNames[x] + std::to_string(k)] = integer(view(a, x).stride[k]);
   }
   for (size_t k = 0; k < shape.size(); ++k) r.values["M" + std::to_string(k)] = integer(shape[k]);
   r.values["ntiles"] = integer(ntiles);
@@ -380,18 +377,18 @@ void check_in_allocation(const ElementwiseArguments& args) {
     if (confirmed->holds(t.data, end, epoch)) continue;
     const rt::Allocation al = rt::device_allocation(t.data);  // throws for host memory
     if (end > al.start + al.bytes) {
-      fail(std::string("elementwise: ") + kNames[x] + " " + t.to_string() + " ends at " + hex(end) +
+      fail(std::string("elementwise: ") + kOperandNames[x] + " " + t.to_string() + " ends at " + hex(end) +
            ", past its allocation [" + hex(al.start) + ", " + hex(al.start + al.bytes) + ")");
     }
     confirmed->add(al, epoch);
   }
 }
 
-}  // namespace
+}  // namespace elementwise_steps
 
-namespace {
+namespace elementwise_steps {
 
-LaunchPlan plan_of(const Prepared& p, bool with_module = true) {
+LaunchPlan plan_of(const Prepared& p, bool with_module) {
   LaunchPlan plan;
   if (p.grid[0] == 0) return plan;
   const Module& m = module_for(p.config);
@@ -403,7 +400,7 @@ LaunchPlan plan_of(const Prepared& p, bool with_module = true) {
   return plan;
 }
 
-}  // namespace
+}  // namespace elementwise_steps
 
 LaunchPlan elementwise_plan(const ElementwiseArguments& args, const ElementwiseOptions& o) {
   return plan_of(prepare(args, o));
@@ -413,178 +410,6 @@ LaunchPlan elementwise_plan(const ElementwiseConfig& c, const ElementwiseArgumen
   const ElementwiseProblem p = normalize_elementwise(args);  // the argument checks, not the normal form
   if (p.empty()) return LaunchPlan{};
   return plan_of(prepare_for(c, args, o));
-}
-
-namespace {
-
-// What the choice of kernel and every parameter but the addresses, alpha and beta depend on: the
-// operation, the options, each operand's layout and address modulo 16 bytes, and which operands
-// share an address (in place, the read-only path). Appended to `key`.
-void append_form_key(std::string& key, const ElementwiseArguments& a, const ElementwiseOptions& o) {
-  const auto raw = [&](const auto& x) { key.append(reinterpret_cast<const char*>(&x), sizeof x); };
-  raw(static_cast<int32_t>(a.op));
-  raw(o.threads);
-  raw(o.rows);
-  raw(o.max_blocks);
-  for (const TensorView* v : {&a.A, &a.B, &a.C}) {
-    append_layout_key(key, *v);
-    raw(static_cast<uint8_t>(v->data % 16));
-  }
-  raw(static_cast<uint8_t>((a.C.data == a.A.data) | (a.C.data == a.B.data) << 1 | (a.A.data == a.B.data) << 2));
-}
-
-// A problem form's launch plan (no module), ready but for the addresses, alpha and beta: made by
-// the full path (every check, normal form, choice) for the first arguments of the form.
-struct PlanForm {
-  LaunchPlan plan;                               // kernel (the configuration's name), grid, block, params
-  std::array<int, 3> pointer_param{-1, -1, -1};  // the parameter index of A, B, C
-  int alpha_param = -1, beta_param = -1;
-  ElementwiseConfig config;
-};
-
-// The form's parameters with the addresses, alpha and beta of `args` written over them; `at` holds
-// a pointer to each parameter's bytes.
-void write_values(const PlanForm& f, const ElementwiseArguments& args, void* const* at) {
-  const std::array<uint64_t, 3> data{args.A.data, args.B.data, args.C.data};
-  for (size_t x = 0; x < 3; ++x)
-    if (f.pointer_param[x] >= 0) std::memcpy(at[f.pointer_param[x]], &data[x], sizeof(uint64_t));
-  if (f.alpha_param >= 0) write_scalar(args.C.dtype, args.alpha, at[f.alpha_param]);
-  if (f.beta_param >= 0) write_scalar(args.C.dtype, args.beta, at[f.beta_param]);
-}
-
-// The form of `args` (null for an empty problem): cached by append_form_key, so that arguments of
-// a known form run only the checks that read addresses and values (check_addresses,
-// check_scalars); the first of a form runs every check. Thread-safe; bounded (4096 forms).
-std::shared_ptr<const PlanForm> plan_form(const ElementwiseArguments& args, const ElementwiseOptions& o) {
-  thread_local std::string key;
-  key.clear();
-  append_form_key(key, args, o);
-  static std::mutex mutex;
-  static auto* forms = new std::unordered_map<std::string, std::shared_ptr<const PlanForm>>;  // never destroyed
-  std::shared_ptr<const PlanForm> known;  // shared: a caller keeps its form through a clear
-  {
-    std::lock_guard lock(mutex);
-    auto it = forms->find(key);
-    if (it != forms->end()) known = it->second;
-  }
-  if (known) {
-    check_addresses(args);
-    check_scalars(args);
-    return known;
-  }
-  const Prepared p = prepare(args, o);  // every check
-  if (p.grid[0] == 0) return nullptr;   // nothing to do (not cached: the checks are cheap)
-  auto f = std::make_shared<PlanForm>();
-  f->plan = plan_of(p, false);
-  f->config = p.config;
-  const std::vector<Param>& params = module_for(p.config).kernels[0].params;
-  for (size_t i = 0; i < params.size(); ++i) {
-    for (int x = 0; x < 3; ++x)
-      if (params[i].name == kNames[x]) f->pointer_param[static_cast<size_t>(x)] = static_cast<int>(i);
-    if (params[i].name == "alpha") f->alpha_param = static_cast<int>(i);
-    if (params[i].name == "beta") f->beta_param = static_cast<int>(i);
-  }
-  std::lock_guard lock(mutex);
-  if (forms->size() >= 4096) forms->clear();  // a process that sweeps shapes starts over
-  return forms->emplace(key, std::move(f)).first->second;  // a racing thread's form wins
-}
-
-}  // namespace
-
-LaunchPlan elementwise_launch_plan(const ElementwiseArguments& args, const ElementwiseOptions& o) {
-  const std::shared_ptr<const PlanForm> f = plan_form(args, o);
-  if (!f) return LaunchPlan{};
-  LaunchPlan p = f->plan;
-  void* at[64];
-  if (p.params.size() > 64) fail("elementwise: more than 64 kernel parameters");
-  for (size_t i = 0; i < p.params.size(); ++i) at[i] = p.params[i].data();
-  write_values(*f, args, at);
-  return p;
-}
-
-std::optional<ElementwiseConfig> elementwise_config_for(const ElementwiseArguments& args, const ElementwiseOptions& o) {
-  const std::shared_ptr<const PlanForm> f = plan_form(args, o);
-  if (!f) return std::nullopt;
-  return f->config;
-}
-
-namespace {
-
-// One problem form's launch in one context: the form's plan packed for the loaded function.
-struct Form {
-  std::shared_ptr<const PlanForm> plan;
-  ReadyLaunch ready;                       // packed with the first call's values
-};
-
-// The form's launch in the current context: generation (once per configuration), load (once per
-// configuration and context), the parameters packed.
-std::shared_ptr<Form> make_form(std::shared_ptr<const PlanForm> plan) {
-  const Module& m = module_for(plan->config);
-  use_device_for(m);  // the current context (device 0's primary one where there is none): every function below belongs to it
-  static std::mutex mutex;
-  static std::map<std::pair<void*, std::string>, rt::Function> functions;
-  rt::Function f;
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    const auto key = std::make_pair(rt::current_context(), plan->plan.kernel);
-    auto it = functions.find(key);
-    if (it == functions.end()) {
-      LaunchPlan load;
-      load.module = m;
-      load.kernel = plan->plan.kernel;
-      it = functions.emplace(key, load_plan(load)).first;
-    }
-    f = it->second;
-  }
-  auto form = std::make_shared<Form>();
-  form->ready = ready_launch(f, m.kernels[0], plan->plan);
-  form->plan = std::move(plan);
-  return form;
-}
-
-}  // namespace
-
-void elementwise(const ElementwiseArguments& args, rt::StreamRef stream, const ElementwiseOptions& o) {
-  void* context = rt::driver_available() ? rt::current_context() : nullptr;
-  if (!context) {
-    // Bad arguments are refused, and an empty problem does nothing, before the driver is asked.
-    if (!plan_form(args, o)) return;
-    device_in_use();  // device 0's primary context, made current for the process (or no driver: its error)
-    context = rt::current_context();
-  }
-  thread_local std::string key;
-  key.assign(reinterpret_cast<const char*>(&context), sizeof context);
-  append_form_key(key, args, o);
-  static std::mutex mutex;
-  static auto* forms = new std::unordered_map<std::string, std::shared_ptr<Form>>;  // never destroyed
-  std::shared_ptr<Form> form;  // shared: a call in flight keeps its form through a clear
-  {
-    std::lock_guard lock(mutex);
-    auto it = forms->find(key);
-    if (it != forms->end()) form = it->second;
-  }
-  if (form) {
-    // Same layouts, alignment and aliasing: the layout checks held, the choice and the parameters
-    // stand; the checks of addresses and values run again.
-    check_addresses(args);
-    check_scalars(args);
-  } else {
-    std::shared_ptr<const PlanForm> plan = plan_form(args, o);  // every check (for a new form)
-    if (!plan) return;                                           // nothing to do
-    std::shared_ptr<Form> fresh = make_form(std::move(plan));
-    std::lock_guard lock(mutex);
-    if (forms->size() >= 4096) forms->clear();  // bounded: a process that sweeps shapes starts over
-    form = forms->emplace(key, std::move(fresh)).first->second;  // a racing thread's form wins
-  }
-  if (o.check_device_memory) check_in_allocation(args);
-  // The parameters: the form's, with this call's addresses, alpha and beta written over them.
-  thread_local ReadyLaunch scratch;
-  scratch = form->ready;
-  void* at[64];
-  if (scratch.args.size() > 64) fail("elementwise: more than 64 kernel parameters");
-  scratch.args.pointers(at);
-  write_values(*form->plan, args, at);
-  launch_ready(scratch, stream);
 }
 
 }  // namespace tessel::kernels
