@@ -122,9 +122,8 @@ void KernelBuilder::emit(Instr i, Value guard, bool guard_negated) {
     last_note_ = note_;
     note_changed_ = false;
   }
-  Stmt s;
-  s.instr = std::move(i);
-  (emit_to_entry_ ? entry_ : current()).push_back(std::move(s));
+  // Made in place: a Stmt built aside and moved in cost a second move of the instruction.
+  (emit_to_entry_ ? entry_ : current()).emplace_back().instr = std::move(i);
 }
 
 void KernelBuilder::note(std::string text) {

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <tuple>
+#include <unordered_set>
 
 #include "tessel/algebra/error.hpp"
 
@@ -40,6 +42,19 @@ Operand Operand::f64(double v) {
   std::memcpy(&o.imm, &v, 8);
   return o;
 }
+const std::string* OperandName::none() {
+  static const std::string empty;
+  return &empty;
+}
+
+OperandName::OperandName(const std::string& name) {
+  if (name.empty()) return;
+  static std::mutex mutex;
+  static auto* names = new std::unordered_set<std::string>;  // never destroyed: names outlive every Operand
+  const std::lock_guard<std::mutex> lock(mutex);
+  s_ = &*names->insert(name).first;  // a set's elements do not move
+}
+
 Operand Operand::special(std::string name) {
   Operand o;
   o.kind = Kind::Special;
@@ -103,7 +118,7 @@ Requirement raise(Requirement a, const Requirement& b) {
 Requirement of_operands(const Instr& in) {
   Requirement r;
   for (const Operand& o : in.ops) {
-    if (o.kind == Operand::Kind::Special && (o.name.rfind("%cluster", 0) == 0 || o.name.rfind("%ncluster", 0) == 0)) {
+    if (o.kind == Operand::Kind::Special && (o.name.str().rfind("%cluster", 0) == 0 || o.name.str().rfind("%ncluster", 0) == 0)) {
       r = raise(r, need(78, 90, "cluster special registers"));
     }
     if (o.kind == Operand::Kind::Sink) r = raise(r, need(78, 80, "the sink operand `_`"));

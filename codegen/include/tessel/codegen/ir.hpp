@@ -52,6 +52,31 @@ enum Flag : uint32_t {
   kNoinc = 1u << 20,       // cp.async.mbarrier.arrive .noinc
 };
 
+// The name of an operand (a special register, a parameter or shared array, a label), interned:
+// one string per distinct name for the process, so that an Operand copies, moves and is destroyed
+// without touching a string (the builder makes several per instruction). Names are few (labels
+// repeat across kernels), so the table stays small.
+class OperandName {
+ public:
+  OperandName() = default;
+  OperandName(const std::string& name);  // NOLINT(google-explicit-constructor): a name is its string
+  OperandName(const char* name) : OperandName(std::string(name)) {}  // NOLINT(google-explicit-constructor)
+  const std::string& str() const { return *s_; }
+  operator const std::string&() const { return *s_; }  // NOLINT(google-explicit-constructor)
+  bool empty() const { return s_->empty(); }
+  friend bool operator==(const OperandName& a, const OperandName& b) { return a.s_ == b.s_; }
+  friend bool operator==(const OperandName& a, const std::string& b) { return *a.s_ == b; }
+  friend bool operator==(const OperandName& a, const char* b) { return *a.s_ == b; }
+  friend std::string operator+(const std::string& a, const OperandName& b) { return a + *b.s_; }
+  friend std::string operator+(const OperandName& a, const std::string& b) { return *a.s_ + b; }
+  friend std::string operator+(const char* a, const OperandName& b) { return a + *b.s_; }
+  friend std::string operator+(const OperandName& a, const char* b) { return *a.s_ + b; }
+
+ private:
+  static const std::string* none();
+  const std::string* s_ = none();
+};
+
 // An instruction operand.
 struct Operand {
   enum class Kind : uint8_t { None, Reg, Imm, FImm, Special, Symbol, Addr, Vec, Label, Sink, Pair };
@@ -59,7 +84,7 @@ struct Operand {
   int reg = -1;                // Reg: register id
   int64_t imm = 0;             // Imm: the value; Addr: the byte offset; FImm: the bit pattern
   Type type = Type::None;      // FImm: f32 or f64
-  std::string name;            // Special (`%tid.x`), Symbol (parameter or shared array), Label
+  OperandName name;            // Special (`%tid.x`), Symbol (parameter or shared array), Label
   std::vector<Operand> elems;  // Vec: the elements; Addr: the base (and tensor coordinates); Pair: a, b
 
   static Operand r(int id);
