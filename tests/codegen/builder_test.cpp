@@ -143,3 +143,37 @@ TEST_CASE("codegen: atom and red print the PTX ISA's forms and assemble") {
                        Error);
   test::check_assembles(m);
 }
+
+TEST_CASE("codegen: a memoized view at other bases emits what the view itself emits") {
+  // The epilogue's pattern: one per-thread view of a swizzled box, used at several bases. Kept
+  // offsets (Tensor::memoized) change nothing in the code, only the work of making it.
+  const ComposedLayout box = composition(Swizzle(3, 2, 3), make_layout(IntTuple{64, 32}, IntTuple{32, 1}));
+  const Layout threads = make_layout(IntTuple{128, 16}, IntTuple{1, 128});  // (T128, V16) -> box element
+  std::shared_ptr<Tensor::ElementOffsets> kept;
+  auto build = [&](bool memoized) {
+    KernelBuilder b("tessel_test_memoized_view");
+    const Value p = b.global_pointer_param("p");
+    const Int t = b.thread_index(0);
+    Tensor view = Tensor(Value(), Space::Global, Type::F32, box, Type::S64, 16).compose(threads)(SliceCoord{t, _});
+    if (memoized) view = view.memoized();
+    for (int64_t k = 0; k < 3; ++k) {
+      Tensor at = view;
+      at.base = p + k * 8192;
+      const std::vector<Value> v = b.load_tensor(at);
+      b.if_(v[0] < b.constant_f32(1.0f), [&] {
+        for (int i = 0; i < 16; ++i) b.store(Space::Global, Type::F32, b.address(at, Coord{Int(i)}), {v[15 - i]});
+      });
+    }
+    if (memoized) kept = view.offsets;
+    return print_ptx(one(b.finish()));
+  };
+  const std::string plain = build(false), memoized = build(true);
+  CHECK(plain == memoized);
+  REQUIRE(kept);
+  CHECK(kept->at.size() == 16);  // the offsets were kept, and used
+  // A new layout from a memoized view keeps nothing (its offsets would be another layout's).
+  const Tensor v = Tensor(Value(), Space::Global, Type::F32, box, Type::S64, 16).memoized();
+  CHECK(v.offsets);
+  CHECK_FALSE(v.compose(threads).offsets);
+  CHECK_FALSE(v(SliceCoord{_, Int(1)}).offsets);
+}

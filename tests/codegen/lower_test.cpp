@@ -201,3 +201,37 @@ TEST_CASE("codegen: lowering errors name the problem") {
   Value f = b.param("f", Type::F32);
   CHECK_THROWS_WITH_AS(v + f, doctest::Contains("add of a s32 and a f32"), Error);
 }
+
+TEST_CASE("codegen: the common-subexpression table keeps thousands of values through nested and sibling scopes") {
+  TESSEL_RNG(rng);
+  KernelBuilder b("cse_many");
+  Value pm = b.param("M", Type::S32);
+  const Int M = b.symbol("M", pm, 1, 1);
+  const Int tid = b.thread_index(0);
+  // Enough distinct expressions to grow the table's index several times (it starts at 256 slots).
+  std::vector<int64_t> ks(3000);
+  for (size_t j = 0; j < ks.size(); ++j) ks[j] = static_cast<int64_t>(j) * 7 + test::uniform(rng, 0, 6);
+  std::vector<Value> outer;
+  for (int64_t k : ks) outer.push_back(b.lower(tid * M + Int(k), Type::S32));
+  // Scopes nested 24 deep, each lowering values of its own and finding every outer one.
+  std::function<void(int)> nest = [&](int depth) {
+    const Int own = tid * M * Int(depth + 3);
+    const Value mine = b.lower(own, Type::S32);
+    for (size_t j = 0; j < ks.size(); j += 97) CHECK(b.lower(tid * M + Int(ks[j]), Type::S32).id() == outer[j].id());
+    CHECK(b.lower(own, Type::S32).id() == mine.id());
+    if (depth < 24) b.if_(mine < 10, [&] { nest(depth + 1); });
+    CHECK(b.lower(own, Type::S32).id() == mine.id());  // still there after the inner scopes closed
+  };
+  Value first_inner, second_inner;
+  b.if_(outer[0] < 10, [&] {
+    nest(0);
+    first_inner = b.lower(tid * M * Int(5), Type::S32);
+  });
+  // A sibling scope: what the first made is gone, what came before both is still found.
+  b.if_(outer[1] < 10, [&] {
+    second_inner = b.lower(tid * M * Int(5), Type::S32);
+    CHECK(b.lower(tid * M + Int(ks[42]), Type::S32).id() == outer[42].id());
+  });
+  CHECK(first_inner.id() != second_inner.id());
+  for (size_t j = 0; j < ks.size(); ++j) CHECK(b.lower(tid * M + Int(ks[j]), Type::S32).id() == outer[j].id());
+}
