@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "tessel/algebra/error.hpp"
 
@@ -69,7 +70,7 @@ class Reader {
         if (i_ >= s_.size() || s_[i_] != '"') error("a member's name in quotes");
         std::string key = string();
         if (!take(':')) error("':' after a member's name");
-        v.object.emplace_back(std::move(key), value(depth + 1));
+        v.object.push_back(Member{std::move(key), value(depth + 1)});
       } while (take(','));
       if (!take('}')) error("',' or '}' in an object");
     } else if (c == '[') {

@@ -3,10 +3,11 @@
 #pragma once
 
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace tessel::kernels::json {
+
+struct Member;
 
 struct Value {
   enum class Kind { Null, Bool, Number, String, Array, Object };
@@ -15,10 +16,17 @@ struct Value {
   double number = 0;
   std::string string;
   std::vector<Value> array;
-  std::vector<std::pair<std::string, Value>> object;  // in the text's order
+  // In the text's order. A struct, not std::pair<std::string, Value>: a pair needs its types
+  // complete, and Value is not yet (GCC accepts it; clang with libstdc++ does not).
+  std::vector<Member> object;
 
   // The member `key` of an object (the last of that name), or null.
   const Value* find(const std::string& key) const;
+};
+
+struct Member {
+  std::string key;
+  Value value;
 };
 
 // Parses one JSON value (RFC 8259; whitespace around it, nothing else after it). Throws
