@@ -325,7 +325,7 @@ void KernelBuilder::pop_scope() {
 }
 
 void KernelBuilder::in_block(Block& b, const std::function<void()>& fn) {
-  b.reserve(b.size() + 8);  // most blocks are short: grown from empty, each early doubling moves them all
+  if (b.empty()) b.reserve(8);  // most blocks are short: grown from empty, each early doubling moves them all
   blocks_.push_back(&b);
   push_scope();
   try {

@@ -39,7 +39,7 @@ Value KernelBuilder::lower(const Int& x, Type t) {
 
 Value KernelBuilder::lower_expr(const Int& x, Type t) {
   const int tag = static_cast<int>(t);
-  if (Value hit = cse_find(x, tag); hit.valid()) return hit;
+  if (Value hit = cse_.find(x, tag); hit.valid()) return hit;
   Value r;
   if (x.is_static()) {
     r = constant(x.value(), t);
@@ -138,7 +138,7 @@ Value KernelBuilder::lower_expr(const Int& x, Type t) {
       }
     }
   }
-  cse_insert(x, tag, r);
+  cse_.insert(x, tag, r);
   return r;
 }
 

@@ -160,6 +160,12 @@ Tensor Tensor::zipped_divide(const Tiler& tiler) const {
 
 Int Tensor::size() const { return tessel::size(layout); }
 
+Tensor Tensor::at_base(Value b) const {
+  Tensor t = *this;
+  t.base = b;
+  return t;
+}
+
 Tensor Tensor::memoized() const {
   Tensor t = *this;
   t.offsets = std::make_shared<ElementOffsets>();
@@ -217,7 +223,7 @@ std::pair<Value, int64_t> KernelBuilder::address_parts(const Tensor& t, const Co
     // One sum per distinct offset expression and base: copies of several values share it. The
     // tag keeps these apart from plain lowered values (negative, from the base register).
     const int tag = -1 - base.id();
-    Value hit = cse_find(dyn, tag);
+    Value hit = cse_.find(dyn, tag);
     if (!hit.valid()) {
       Type it = t.index;
       const bool shared = t.space == Space::Shared || t.space == Space::SharedCluster;
@@ -225,7 +231,7 @@ std::pair<Value, int64_t> KernelBuilder::address_parts(const Tensor& t, const Co
       Value off = lower(dyn, it);
       if (bits(off.type()) != bits(base.type())) off = cvt(off, bits(base.type()) == 64 ? Type::S64 : Type::S32);
       hit = binary(Op::Add, base, off);
-      cse_insert(dyn, tag, hit);
+      cse_.insert(dyn, tag, hit);
     }
     base = hit;
   }

@@ -157,8 +157,7 @@ TEST_CASE("codegen: a memoized view at other bases emits what the view itself em
     Tensor view = Tensor(Value(), Space::Global, Type::F32, box, Type::S64, 16).compose(threads)(SliceCoord{t, _});
     if (memoized) view = view.memoized();
     for (int64_t k = 0; k < 3; ++k) {
-      Tensor at = view;
-      at.base = p + k * 8192;
+      const Tensor at = view.at_base(p + k * 8192);
       const std::vector<Value> v = b.load_tensor(at);
       b.if_(v[0] < b.constant_f32(1.0f), [&] {
         for (int i = 0; i < 16; ++i) b.store(Space::Global, Type::F32, b.address(at, Coord{Int(i)}), {v[15 - i]});

@@ -83,12 +83,6 @@ struct TmaStoreEpilogue::Tile {
   Tensor out_frag;       // out's (64, SUBN) box in global memory at the fragment's values
 };
 
-// `view` at another base.
-Tensor TmaStoreEpilogue::at_base(const Tensor& view, Value base) {
-  Tensor t = view;
-  t.base = base;
-  return t;
-}
 
 // One 64-row slab of the tile in out's memory, and where this thread's part of it ends.
 struct TmaStoreEpilogue::Slab {
@@ -156,7 +150,7 @@ void TmaStoreEpilogue::store(const WorkTile& at, const std::vector<std::vector<V
       "epilogue: per 128-byte-wide box of the slab, alpha * acc (+ beta * C, C loaded by the TMA into the box) -> "
       "out's type -> swizzled shared memory -> TMA store");
   const Int t = b_.symbol("t128", t128_, 1, 0), ld = b_.symbol("ld_out", t_.ld_out, 16 / ob_, 0);
-  const Value none;  // the views' base, replaced per box (at_base)
+  const Value none;  // the views' base, replaced per box (Tensor::at_base)
   auto view = [&](Space space, const ComposedLayout& box, Type index, int64_t align, const Layout& threads) {
     return Tensor(none, space, p_.out, box, index, align).compose(threads)(SliceCoord{t, _}).memoized();
   };
@@ -206,7 +200,7 @@ void TmaStoreEpilogue::store_box(const Tile& tile, const Slab& slab, const std::
   std::vector<Value> v;
   for (int i = 0; i < nv; ++i) v.push_back(acc[static_cast<size_t>(s * nv + i)] * t_.alpha);
   // out's box in global memory, this thread's elements (for a box stored element by element).
-  const Tensor cs = at_base(tile.out_frag, slab.out_base + int64_t{s} * subn_ * ob_);
+  const Tensor cs = tile.out_frag.at_base(slab.out_base + int64_t{s} * subn_ * ob_);
   // The same for the whole CTA (both warpgroups' slabs share n0), so the barriers inside agree.
   Value by_tma = ((tile.at.n0 + (s + 1) * subn_) <= t_.N) | slab.rows_whole;
   const int box = j * (p_.tile_n / subn_) + s;
@@ -274,7 +268,7 @@ void TmaStoreEpilogue::load_c(const Tile& tile, const Slab& slab, int box, Value
     mbarrier_wait(b, smem_.mbarrier(c_full_, w_ * 2 + (box % 2)), phase);
     b.assign(phase, phase ^ b.constant(1, Type::U32));
     b.if_(
-        c_column_, [&] { add_c(at_base(tile.c_column_frag, buf), v); }, [&] { add_c(at_base(tile.box_frag, buf), v); });
+        c_column_, [&] { add_c(tile.c_column_frag.at_base(buf), v); }, [&] { add_c(tile.box_frag.at_base(buf), v); });
   });
 }
 
@@ -320,7 +314,7 @@ void TmaStoreEpilogue::write_box(const Tile& tile, Value buf, const std::vector<
   KernelBuilder& b = b_;
   if (ob_ == 2) {
     b.note("stmatrix.x4: four 8x8 matrices (16 rows x 16 columns of the warp's rows) per instruction");
-    const Tensor st = at_base(tile.box_stm, buf);
+    const Tensor st = tile.box_stm.at_base(buf);
     for (int q = 0; q < subn_ / 16; ++q) {
       std::vector<Value> regs;
       for (int j = 0; j < 4; ++j) regs.push_back(pack_halves(o[8 * q + 2 * j], o[8 * q + 2 * j + 1]));
@@ -328,7 +322,7 @@ void TmaStoreEpilogue::write_box(const Tile& tile, Value buf, const std::vector<
     }
     return;
   }
-  b.store_tensor(at_base(tile.box_frag, buf), o);
+  b.store_tensor(tile.box_frag.at_base(buf), o);
 }
 
 // A box across N where out's rows end inside a 16-byte granule: the TMA store would write the

@@ -134,6 +134,8 @@ struct Tensor {
   // This view with its element offsets kept (see `offsets`): its copies at other bases then
   // evaluate the layout once per element, not once per copy.
   Tensor memoized() const;
+  // The same view (layout, kept offsets) of the memory at another base.
+  Tensor at_base(Value b) const;
 };
 
 struct LoadOptions {
@@ -285,8 +287,6 @@ class KernelBuilder {
     size_t taken_ = 0;
   };
   CseTable cse_;
-  Value cse_find(const Int& x, int tag) { return cse_.find(x, tag); }
-  void cse_insert(const Int& x, int tag, Value v) { cse_.insert(x, tag, v); }
   std::vector<std::map<std::string, Value>> bound_;  // symbol name -> value, per scope
   std::map<std::string, Int> index_symbols_;         // tid.x, ctaid.x, ...
   std::map<int, Value> specials_;
