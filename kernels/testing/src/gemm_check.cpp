@@ -294,14 +294,11 @@ GemmProblem gemm_problem_shapes(const TensorView& A, const TensorView& B, const 
 
 GemmProblem make_gemm_problem(const TensorView& A, const TensorView& B, const TensorView& out,
                               const std::optional<TensorView>& C, double alpha, double beta, std::mt19937_64& rng) {
-  GemmProblem p;
+  GemmProblem p = gemm_problem_shapes(A, B, out, C, alpha, beta);
   p.A = filled(A, &rng);
   p.B = filled(B, &rng);
   p.out = filled(out, !C && beta != 0 ? &rng : nullptr);
   if (C) p.C = filled(*C, beta != 0 ? &rng : nullptr);
-  p.alpha = alpha;
-  p.beta = beta;
-  p.accumulator = default_accumulator(A.dtype);
   return p;
 }
 
