@@ -401,6 +401,13 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
+std::string no_gpu_reason() {
+  const rt::DriverProbe& driver = rt::driver_status();
+  if (!driver.available) return driver.reason;
+  if (rt::device_count() == 0) return "the CUDA driver sees no device";
+  return "";
+}
+
 double median_ms(const RunFn& run, int warmup, int iters, rt::Stream& stream) {
   return median(times_ms(run, 0, warmup, iters, stream));
 }
@@ -895,15 +902,10 @@ int bench_command(const std::vector<std::string>& args) {
   }
 
   // A GPU, then cuBLAS (optional).
-  const rt::DriverProbe& driver = rt::driver_status();
-  if (!driver.available) {
-    std::cerr << "error: tessel bench gemm needs a GPU: " << printable(driver.reason) << "\n";
-    return 1;
-  }
   bool any_error = false;
   try {
-    if (rt::device_count() == 0) {
-      std::cerr << "error: tessel bench gemm needs a GPU: the CUDA driver sees no device\n";
+    if (const std::string why = gemm_bench::no_gpu_reason(); !why.empty()) {
+      std::cerr << "error: tessel bench gemm needs a GPU: " << printable(why) << "\n";
       return 1;
     }
     rt::Context context(0);

@@ -71,6 +71,10 @@ struct ProblemBuffers {
 ProblemBuffers make_buffers(const GemmCase& c, const rt::DeviceProperties& props, uint64_t seed,
                             std::vector<std::string>& notes);
 
+// Why there is no GPU to time on: the driver's reason, or that it sees no device; empty where
+// there is one. Throws what the driver throws.
+std::string no_gpu_reason();
+
 // run(i) queues run i on the stream (it uses buffer set i % sets).
 using RunFn = std::function<void(int)>;
 // The median time in ms of `iters` runs after `warmup`: back to back, a CUDA event between each two.

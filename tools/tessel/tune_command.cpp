@@ -168,15 +168,10 @@ int tune_command(const std::vector<std::string>& args) {
     return 2;
   }
 
-  const rt::DriverProbe& driver = rt::driver_status();
-  if (!driver.available) {
-    std::cerr << "error: tessel tune needs a GPU: no GPU found (" << printable(driver.reason) << ")\n";
-    return 1;
-  }
   bool any_error = false;
   try {
-    if (rt::device_count() == 0) {
-      std::cerr << "error: tessel tune needs a GPU: no GPU found (the CUDA driver sees no device)\n";
+    if (const std::string why = gemm_bench::no_gpu_reason(); !why.empty()) {
+      std::cerr << "error: tessel tune needs a GPU: no GPU found (" << printable(why) << ")\n";
       return 1;
     }
     rt::Context context(0);
