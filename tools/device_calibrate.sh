@@ -1,40 +1,70 @@
 #!/usr/bin/env bash
-# device_calibrate.sh: measures the one-call GEMM's cost model on the device machine: `tessel tune`
-# times the model's best candidates (and its best split-K ones) on every problem of
-# tools/bench/gemm_calibration.txt; the tables go to $OUT/calibrate.txt, the winners to
-# $OUT/tuning.json. tools/bench/calibration_report.py reads the tables: how far the model's pick is
-# from the fastest, per problem. Optional later steps (after `--`): `first` runs
-# first_result_bench.sh, `ncu` profiles a split-K and a data-parallel launch of one problem.
-#   tools/device_calibrate.sh [CANDIDATES] [SECONDS] [-- first ncu]
+# device_calibrate.sh: measures the one-call GEMM's cost model on the device machine. For every
+# problem of a list (default tools/bench/gemm_calibration.txt, the problems the model's constants
+# were fitted to; tools/bench/gemm_validation.txt holds others), `tessel tune` times the model's
+# best candidates and its best split-K ones: tables in $OUT/calibrate.txt (the model's rank, ms),
+# winners in $OUT/tuning.json. Options:
+#   --problems FILE   the list (one problem per line, as `tessel tune` options)
+#   --candidates N    how many of the model's choices to time per problem (default 40)
+#   --budget S        start no new problem after S seconds (default 360; a call's limit is 600)
+#   --bench           also `tessel bench gemm` on each problem: cuBLAS, the fastest catalog kernel
+#                     and the one-call choice ($OUT/bench.txt)
+#   --first           first_result_bench.sh (issue 21)
+#   --ncu             ncu of the split-K and data-parallel 128x256 kernels on 3072x768x12288, and
+#                     of a clustered kernel and its tile without a cluster on 4096^3 ($OUT/ncu.txt)
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
-CANDS="${1:-40}"
-BUDGET="${2:-360}"  # stop starting new problems after this many seconds (the call's limit is 600)
-EXTRA=" ${*:3} "
+PROBLEMS=tools/bench/gemm_calibration.txt CANDS=40 BUDGET=360 BENCH=0 FIRST=0 NCU=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --problems) PROBLEMS="$2"; shift ;;
+    --candidates) CANDS="$2"; shift ;;
+    --budget) BUDGET="$2"; shift ;;
+    --bench) BENCH=1 ;;
+    --first) FIRST=1 ;;
+    --ncu) NCU=1 ;;
+    *) echo "device_calibrate.sh: unknown option $1"; exit 2 ;;
+  esac
+  shift
+done
 start=$(date +%s)
 device_build tessel
 T=build/device/bin/tessel
 echo "build took $(($(date +%s) - start)) s"
-grep '^--' tools/bench/gemm_calibration.txt | while read -r p; do
+grep '^--' "$PROBLEMS" | while read -r p; do
   if (($(date +%s) - start > BUDGET)); then echo "== budget spent: skipped $p"; continue; fi
   echo "== tessel tune $p"
   timeout 120 $T tune $p --candidates "$CANDS" --iters 10 --warmup 3 --out-file "$OUT/tuning.json" 2>&1 |
     grep -vE "^(seed|method):|^$"
+  if [ "$BENCH" = 1 ]; then
+    echo "== tessel bench gemm $p" >> "$OUT/bench.txt"
+    timeout 120 $T bench gemm $p --iters 20 --warmup 5 >> "$OUT/bench.txt" 2>&1
+  fi
 done > "$OUT/calibrate.txt" 2>&1
 grep -E "^== |fastest" "$OUT/calibrate.txt" | tail -80
-if [[ "$EXTRA" == *" first "* ]]; then
+[ "$BENCH" = 1 ] && grep -E "^== |cuBLAS|one-call|tessel::gemm" "$OUT/bench.txt" | tail -80
+if [ "$FIRST" = 1 ]; then
   bash tools/first_result_bench.sh "$T" 3 > "$OUT/first_result.txt" 2>&1
   cat "$OUT/first_result.txt"
 fi
-if [[ "$EXTRA" == *" ncu "* ]] && command -v ncu > /dev/null; then
+if [ "$NCU" = 1 ] && command -v ncu > /dev/null; then
+  M="--section SpeedOfLight --section WarpStateStats --section SchedulerStats --section SourceCounters"
   {
-  P="--m 3072 --n 768 --k 12288 --dtype bf16"
-  # tessel tune times the model's best data-parallel kernels (128x256 among them) and its best
-  # split-K one (128x256, 5 splits): one launch of each 128x256 kernel, after the warm-up.
-  echo "== ncu: tessel tune $P --candidates 8, the 128x256 kernels"
-  timeout 240 ncu -k "regex:128x256x64_s4_knr(_sk)?$" --launch-skip 2 --launch-count 10 \
-    --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats \
-    $T tune $P --candidates 8 --iters 3 --warmup 2 --out-file "$OUT/ncu_tuning.json" 2>&1 | grep -vE "^==PROF==|^\s*$"
+    P="--m 3072 --n 768 --k 12288 --dtype bf16"
+    echo "== ncu: tessel tune $P --candidates 8 --schedule any, the 128x256 kernels"
+    timeout 200 ncu -k "regex:128x256x64_s4_knr(_sk)?$" --launch-skip 2 --launch-count 2 $M -o "$OUT/sk" \
+      $T tune $P --candidates 8 --iters 3 --warmup 2 --out-file "$OUT/ncu_tuning.json" 2>&1 | grep -vE "^==PROF==|^\s*$"
+    P="--m 4096 --n 4096 --k 4096 --dtype bf16"
+    for k in tessel_hopper_gemm_bf16_bf16_128x256x64_s4_knr_c2x1 tessel_hopper_gemm_bf16_bf16_128x256x64_s4_knr; do
+      echo "== ncu: tessel bench gemm $P --kernel $k"
+      timeout 150 ncu -k "regex:$k\$" --launch-skip 2 --launch-count 1 $M -o "$OUT/${k##*_s4_}" \
+        $T bench gemm $P --kernel $k --iters 2 --warmup 2 2>&1 | grep -vE "^==PROF==|^\s*$"
+    done
+    for r in "$OUT"/*.ncu-rep; do
+      echo "== $r"
+      ncu --import "$r" --page details 2>&1 | grep -vE "^\s*$" | grep -v -- '----'
+      ncu --import "$r" --page source --csv --print-source sass > "${r%.ncu-rep}.sass.csv" 2>&1
+    done
   } > "$OUT/ncu.txt" 2>&1
-  grep -E "^== |Duration|Throughput|Stall|Warp Cycles" "$OUT/ncu.txt" | head -60
+  grep -E "^== |Duration|SM Active|Stall|stall" "$OUT/ncu.txt" | head -60
 fi
 echo "total $(($(date +%s) - start)) s"

@@ -47,39 +47,82 @@ double peak_per_sm(Type ab, bool tensor_cores) {
   return 989e12 * per_sm;  // bf16, f16
 }
 
-// The fraction of peak a tile reaches in its mainloop: larger tiles reuse each loaded byte more
-// and keep more MMAs in flight (measured on an H100: 128x256 near 80%, docs/performance.md);
-// ping-pong hides the epilogue behind the other warpgroup's MMAs.
-double tile_efficiency(const KernelMetadata& md) {
-  const double area = static_cast<double>(md.design.tile[0]) * md.design.tile[1];
-  double eff = 0.82 - 0.06 * std::log2(std::max(1.0, 128.0 * 256.0 / area));
-  if (md.options.count("schedule") && md.options.at("schedule") == "pingpong") eff += 0.03;
-  return std::clamp(eff, 0.3, 0.85);
-}
-
-constexpr double kDramBytesPerUs = 3.0e6;    // about 90% of the H100's 3.35 TB/s
-constexpr double kCopyBytesPerUs = 2.5e6;    // the elementwise copy, read and write counted
-// A copy into another major (a transpose by the elementwise copy: one side's accesses strided)
-// costs this many times a copy in the same major. An estimate, not a measurement: it breaks the
-// tie between a kernel that needs the operand transposed and its twin that only needs its rows
-// padded, in the padding copy's favour.
-constexpr double kTransposeCopyFactor = 3.0;
-constexpr double kStoreBytesPerUsPerSm = 2.0e4;  // an epilogue's share of the store bandwidth
-constexpr double kLaunchUs = 3.0;
-// What one SM moves: DRAM bytes (a grid of a few CTAs cannot reach the device's bandwidth; about
-// 30 GB/s each, so that some 100 SMs saturate it) and split-K's partial tiles, written once by
-// every unit and read by the tile's last one, mostly in L2 (about 100 GB/s).
-constexpr double kDramBytesPerUsPerSm = 3.0e4;
-constexpr double kPartialBytesPerUsPerSm = 1.0e5;
-constexpr uint64_t kNominalWorkspace = uint64_t{1} << 40;  // where the ranking pretends the workspace is
-
-int64_t bytes_of(const TensorView& v) { return v.size() * codegen::bytes(v.dtype); }
-
 std::string schedule_of(const KernelMetadata& md) {
   auto it = md.options.find("schedule");
   return it == md.options.end() ? "" : it->second;
 }
 bool is_split_k(const KernelMetadata& md) { return schedule_of(md) == "split-k"; }
+bool is_pingpong(const KernelMetadata& md) { return schedule_of(md) == "pingpong"; }
+bool is_clustered(const KernelMetadata& md) { return md.design.cluster[0] * md.design.cluster[1] * md.design.cluster[2] > 1; }
+
+// The cost model's constants were fitted on an H100 to the measured time of every candidate of 38
+// problems (tools/device_calibrate.sh on tools/bench/gemm_calibration.txt, 2026-11-24: square and
+// skinny, partial waves, every major, odd leading dimensions, beta, tf32, fp8, batches, a Llama
+// model's projections; 1321 timings), minimising the squared log error of the estimates; fitted on
+// half of the problems, the model's pick on the other half was within 3% of the fastest on average
+// (docs/performance.md). Refit them with that script when kernels change.
+//
+// The mainloop's fraction of the dense peak per SM with every SM busy, by tile and schedule, for
+// 16-bit operands. Larger tiles reuse each loaded byte more; a ping-pong 64-row tile keeps one
+// warpgroup per tile. tf32 and fp8 are fitted as one function of these each (few problems of
+// theirs in the fit, so no table of their own): tf32's k-tile moves as many bytes for half the
+// FLOPs, and its small tiles fall further behind (the cube).
+struct TileFit {
+  int tile_m, tile_n;
+  bool pingpong;
+  double efficiency;
+};
+constexpr TileFit kTileFits[] = {
+    {64, 128, false, 0.691}, {64, 128, true, 0.655},  {64, 256, false, 0.774}, {64, 256, true, 0.730},
+    {128, 128, false, 0.805}, {128, 128, true, 0.829}, {128, 256, false, 0.874},
+};
+constexpr double kTf32Scale = 1.32;  // tf32: 1.32 e^3
+constexpr double kFp8Scale = 1.06;   // fp8: 1.06 e
+
+double tile_efficiency(const KernelMetadata& md, Type ab) {
+  double e = 0;
+  const bool pp = is_pingpong(md);
+  for (const TileFit& f : kTileFits)
+    if (f.tile_m == md.design.tile[0] && f.tile_n == md.design.tile[1] && f.pingpong == pp) e = f.efficiency;
+  if (e == 0) {  // a tile the table does not know (a configuration built by hand): by its area
+    const double area = static_cast<double>(md.design.tile[0]) * md.design.tile[1];
+    e = std::clamp(0.87 - 0.09 * std::log2(std::max(1.0, 128.0 * 256.0 / area)), 0.3, 0.87);
+  }
+  if (ab == Type::F32) return std::min(0.9, kTf32Scale * e * e * e);
+  if (codegen::is_fp8(ab)) return std::min(0.95, kFp8Scale * e);
+  return e;
+}
+
+// The other constants of the fit. Per SM: the epilogue's store rate (bytes of out, twice with a
+// C), as a share of it what shows when the tile loop goes on (cooperative) or the other warpgroup
+// computes (ping-pong); the fixed cost of each round of units (the pipeline's fill, the tile
+// loop); how much faster a last round runs per missing unit (its SMs share the memory system and
+// the power budget with fewer: 0.34 for a round of one unit); split-K's partial tiles (written
+// by every unit, read by each tile's last: mostly L2).
+constexpr double kEpilogueBytesPerUsPerSm = 1.846e+04;
+constexpr double kCooperativeEpilogue = 0.5;
+constexpr double kPingpongEpilogue = 0.426;
+constexpr double kUnitUs = 0.281;
+constexpr double kFirstFillUs = 0.289;
+constexpr double kPartialRoundGain = 0.340;
+constexpr double kPartialBytesPerUsPerSm = 2.555e+04;
+// A clustered kernel's compute: the median of the measured slowdowns (get_kernels ranks them so;
+// the one call leaves them out).
+constexpr double kClusterSlowdown = 2.3;
+// The device: DRAM, whichever is lower of the device's bandwidth and what the CTAs that move
+// bytes reach (a grid of a few CTAs cannot stream a weight at full bandwidth); the launch.
+constexpr double kDramBytesPerUs = 2.642e+06;
+constexpr double kDramBytesPerUsPerSm = 1.368e+05;
+constexpr double kLaunchUs = 5.274;
+// The copies into the workspace (elementwise copy kernels: read and write counted); one into another
+// major reads across the operand's rows, kTransposeCopyFactor times a copy in the same major (an
+// estimate, not fitted: the fit has too few transposes to tell; it breaks the tie between a kernel
+// that needs the operand transposed and its twin that only needs its rows padded).
+constexpr double kCopyBytesPerUs = 1.345e+06;
+constexpr double kTransposeCopyFactor = 1.5;
+constexpr uint64_t kNominalWorkspace = uint64_t{1} << 40;  // where the ranking pretends the workspace is
+
+int64_t bytes_of(const TensorView& v) { return v.size() * codegen::bytes(v.dtype); }
 
 }  // namespace
 
@@ -90,7 +133,7 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
   const int tm = std::max(md.design.tile[0], 1), tn = std::max(md.design.tile[1], 1),
             tk = std::max(md.design.tile[2], 1);
   const int cs = std::max(1, md.design.cluster[0] * md.design.cluster[1] * md.design.cluster[2]);
-  const double rate = peak_per_sm(g.A.dtype, tensor) * (tensor ? tile_efficiency(md) : 0.6);
+  const double rate = peak_per_sm(g.A.dtype, tensor) * (tensor ? tile_efficiency(md, g.A.dtype) : 0.6);
   const int64_t tiles = ceil_div(e.M, tm) * ceil_div(e.N, tn) * e.L;
   const int64_t ktiles = std::max<int64_t>(1, ceil_div(e.K, tk));
   const bool beta = g.beta != 0;
@@ -98,25 +141,27 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
   int64_t active = dev.sm_count;  // CTAs moving bytes at once
   if (tensor) {
     // A persistent grid: each CTA takes ceil(units / CTAs) units, one after another; a unit is a
-    // tile, or split-K's (tile, split) with its share of the k-tiles.
+    // tile, or split-K's (tile, split) with its share of the k-tiles. A round with fewer units
+    // than CTAs runs each faster (the busy SMs share the memory system and the power with fewer).
     const int64_t splits = is_split_k(md) ? std::max(1, g.split_k) : 1;
     const int64_t ctas = std::max<int64_t>(cs, dev.sm_count / cs * cs);
     const int64_t units = tiles * splits;
     const int64_t rounds = ceil_div(units, ctas);
+    const int64_t last = units - (rounds - 1) * ctas;  // units of the last round
     active = std::min(units, ctas);
-    const double mainloop = static_cast<double>(ceil_div(ktiles, splits)) * 2.0 * tm * tn * tk / rate;
-    const bool pingpong = schedule_of(md) == "pingpong";
+    const double unit_mainloop = static_cast<double>(ceil_div(ktiles, splits)) * 2.0 * tm * tn * tk / rate;
     const double epilogue = static_cast<double>(tm) * tn * codegen::bytes(g.out.dtype) * (beta ? 2 : 1) /
-                            kStoreBytesPerUsPerSm * (pingpong ? 0.15 : 0.5);
-    if (splits == 1) {
-      compute_us = static_cast<double>(rounds) * (mainloop + epilogue) + 1.0;  // + the pipeline's first fill
-    } else {
-      // Every unit writes its f32 partial; each tile's last unit reads all of them and stores.
+                            kEpilogueBytesPerUsPerSm * (is_pingpong(md) ? kPingpongEpilogue : kCooperativeEpilogue);
+    const double last_speedup = 1 - kPartialRoundGain * (1 - static_cast<double>(last) / static_cast<double>(ctas));
+    compute_us = static_cast<double>(rounds - 1) * (unit_mainloop + epilogue) + unit_mainloop * last_speedup +
+                 epilogue + static_cast<double>(rounds) * kUnitUs + kFirstFillUs;
+    if (splits > 1) {
+      // Every unit writes its f32 partial; each tile's last unit reads all of them.
       const double partial = static_cast<double>(tm) * tn * 4 / kPartialBytesPerUsPerSm;
-      const double last_rounds = static_cast<double>(ceil_div(tiles, ctas));
-      compute_us = static_cast<double>(rounds) * (mainloop + partial) +
-                   last_rounds * (static_cast<double>(splits) * partial + epilogue) + 1.0;
+      compute_us += static_cast<double>(rounds) * partial +
+                    static_cast<double>(ceil_div(tiles, ctas)) * static_cast<double>(splits) * partial;
     }
+    if (cs > 1) compute_us *= kClusterSlowdown;
   } else {
     // One block per tile, a few resident per SM: the whole grid shares the SMs' CUDA cores.
     const double flops = 2.0 * static_cast<double>(e.M) * e.N * e.K * e.L;
@@ -199,6 +244,14 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
     if (split && schedule == GemmSchedule::Any && args.split_k == 1) {
       r.refused.emplace_back(k->name(), "split-K runs only when asked (--schedule split-k, or a split count): it "
                                         "measured slower than data-parallel on an H100");
+      continue;
+    }
+    // Clusters: on an H100 every clustered kernel ran 1.1x to 5x slower than the same tile without
+    // a cluster, on each of 38 problems (tools/device_calibrate.sh, 2026-11-24, docs/gemm.md): the
+    // one call leaves them out until that is understood. The catalog and `tessel run` still run them.
+    if (is_clustered(md) && md.min_cc >= 90) {
+      r.refused.emplace_back(k->name(), "a clustered kernel: measured slower than its tile without a cluster on an "
+                                        "H100, so the one call does not choose it");
       continue;
     }
     GemmChoice c;
