@@ -10,10 +10,13 @@
 #   --bench           also `tessel bench gemm` on each problem: cuBLAS, the fastest catalog kernel
 #                     and the one-call choice ($OUT/bench.txt)
 #   --first           first_result_bench.sh (issue 21)
+#   --gpu-tests       the suite's GPU tests (ctest -R gpu) and compute-sanitizer on a clustered kernel
+#   --clusters        each clustered 128x256 kernel against its tile without a cluster
+#                     (`tessel bench gemm --kernel`) on a few problems ($OUT/clusters.txt)
 #   --ncu             ncu of the split-K and data-parallel 128x256 kernels on 3072x768x12288, and
 #                     of a clustered kernel and its tile without a cluster on 4096^3 ($OUT/ncu.txt)
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
-PROBLEMS=tools/bench/gemm_calibration.txt CANDS=40 BUDGET=360 BENCH=0 FIRST=0 NCU=0
+PROBLEMS=tools/bench/gemm_calibration.txt CANDS=40 BUDGET=360 BENCH=0 FIRST=0 NCU=0 GPU_TESTS=0 CLUSTERS=0 TUNE=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --problems) PROBLEMS="$2"; shift ;;
@@ -22,15 +25,36 @@ while [ $# -gt 0 ]; do
     --bench) BENCH=1 ;;
     --first) FIRST=1 ;;
     --ncu) NCU=1 ;;
+    --gpu-tests) GPU_TESTS=1 ;;
+    --clusters) CLUSTERS=1 ;;
+    --no-tune) TUNE=0 ;;
     *) echo "device_calibrate.sh: unknown option $1"; exit 2 ;;
   esac
   shift
 done
 start=$(date +%s)
-device_build tessel
+if [ "$GPU_TESTS" = 1 ]; then device_build; else device_build tessel; fi
 T=build/device/bin/tessel
 echo "build took $(($(date +%s) - start)) s"
-grep '^--' "$PROBLEMS" | while read -r p; do
+if [ "$GPU_TESTS" = 1 ]; then
+  timeout 400 ctest --test-dir build/device -R gpu -j8 --output-on-failure > "$OUT/gpu_tests.log" 2>&1
+  grep -E "tests passed|tests failed|Failed|\*\*\*" "$OUT/gpu_tests.log" | head -20
+  for tool in memcheck racecheck synccheck; do
+    echo "== compute-sanitizer --tool $tool tessel run tessel_hopper_gemm_bf16_bf16_128x256x64_s4_knr_c2x1"
+    timeout 120 compute-sanitizer --tool $tool $T run tessel_hopper_gemm_bf16_bf16_128x256x64_s4_knr_c2x1 \
+      2>&1 | tail -4
+  done | tee "$OUT/sanitizer.txt"
+fi
+if [ "$CLUSTERS" = 1 ]; then
+  for p in "--m 4096 --n 4096 --k 4096" "--m 8192 --n 8192 --k 8192" "--m 3072 --n 768 --k 12288" "--m 2000 --n 3000 --k 1000"; do
+    for k in 128x256x64_s4_knr 128x256x64_s4_knr_c2x1 128x256x64_s4_knr_c1x2 128x128x64_s6_knr 128x128x64_s6_knr_c2x1; do
+      echo "== tessel bench gemm $p --dtype bf16 --kernel tessel_hopper_gemm_bf16_bf16_$k"
+      timeout 60 $T bench gemm $p --dtype bf16 --kernel tessel_hopper_gemm_bf16_bf16_$k --iters 20 --warmup 5 2>&1 |
+        grep -E "^[0-9]+x"
+    done
+  done | tee "$OUT/clusters.txt"
+fi
+[ "$TUNE" = 1 ] && grep '^--' "$PROBLEMS" | while read -r p; do
   if (($(date +%s) - start > BUDGET)); then echo "== budget spent: skipped $p"; continue; fi
   echo "== tessel tune $p"
   timeout 120 $T tune $p --candidates "$CANDS" --iters 10 --warmup 3 --out-file "$OUT/tuning.json" 2>&1 |

@@ -83,7 +83,7 @@ constexpr ModifierFloor kModifierFloors[] = {
     {Op::BarrierClusterWait, release_or_acquire, {80, 90, false, "barrier.cluster with .release/.acquire"}},
     {Op::TmaLoad, multicast, {80, 90, true, "cp.async.bulk.tensor .multicast::cluster"}},
     {Op::MbarInit, cluster_scope, {80, 90, false, "mbarrier.arrive.release.cluster"}},
-    {Op::MbarArrive, cluster_scope, {80, 90, false, "mbarrier.arrive.release.cluster"}},
+    {Op::MbarArrive, cluster_scope, {80, 90, false, "mbarrier.arrive on shared::cluster"}},
     {Op::MbarTryWait, acquire_or_cluster, {80, 90, false, "mbarrier.try_wait.acquire.cluster"}},
     {Op::MmaSync, fp8_inputs, {84, 89, false, "mma.sync with fp8"}},
 };

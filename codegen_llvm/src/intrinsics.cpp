@@ -150,9 +150,10 @@ bool KernelLowering::intrinsic(const Instr& i) {
         dst(i.ops.at(0), call(I::nvvm_mbarrier_arrive_shared, {shared_ptr(1)}), Type::B64);
         return true;
       }
-      if (i.space == Space::SharedCluster && i.has(kRelease) && i.has(kCluster) && i.ops.at(0).kind == Operand::Kind::Sink) {
-        // A remote arrive (one count) on a barrier of another block of the cluster.
-        call(I::nvvm_mbarrier_arrive_scope_cluster_space_cluster, {pointer(i.ops.at(1), kSharedCluster), b.getInt32(1)});
+      if (i.space == Space::SharedCluster && !i.has(kRelease) && !i.has(kCluster) &&
+          i.ops.at(0).kind == Operand::Kind::Sink) {
+        // A remote arrive (one count) on a barrier of another block of the cluster, release at CTA scope.
+        call(I::nvvm_mbarrier_arrive_scope_cta_space_cluster, {pointer(i.ops.at(1), kSharedCluster), b.getInt32(1)});
         return true;
       }
       return false;

@@ -273,10 +273,10 @@ TEST_CASE("codegen: mbarrier init, arrive, expect_tx, remote arrive and the pari
                        "\tmbarrier.arrive.expect_tx.shared::cta.b64 \t%rd3, [%r1], %r4;",
                        "\tmbarrier.try_wait.parity.shared::cta.b64 \t%p3, [%r3], %r5;",
                        "\tmapa.shared::cluster.u32 \t%r6, %r3, 1;",
-                       "\tmbarrier.arrive.release.cluster.shared::cluster.b64 \t_, [%r6];",
+                       "\tmbarrier.arrive.shared::cluster.b64 \t_, [%r6];",
                        "\txor.b32 \t%r7, %r2, 1;",
                        "\tmapa.shared::cluster.u32 \t%r8, %r3, %r7;",
-                       "\tmbarrier.arrive.release.cluster.shared::cluster.b64 \t_, [%r8];",
+                       "\tmbarrier.arrive.shared::cluster.b64 \t_, [%r8];",
                        "\tmapa.shared::cluster.u64 \t%rd5, %rd4, 0;",
                    });
   // The wait is a loop that retries try_wait until the phase completes.
