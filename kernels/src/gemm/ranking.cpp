@@ -53,7 +53,6 @@ std::string schedule_of(const KernelMetadata& md) {
 }
 bool is_split_k(const KernelMetadata& md) { return schedule_of(md) == "split-k"; }
 bool is_pingpong(const KernelMetadata& md) { return schedule_of(md) == "pingpong"; }
-bool is_clustered(const KernelMetadata& md) { return md.design.cluster[0] * md.design.cluster[1] * md.design.cluster[2] > 1; }
 
 // The cost model's constants were fitted on an H100 to the measured time of every candidate of 38
 // problems (tools/device_calibrate.sh on tools/bench/gemm_calibration.txt, 2026-11-24: square and
@@ -106,9 +105,8 @@ constexpr double kUnitUs = 0.281;
 constexpr double kFirstFillUs = 0.289;
 constexpr double kPartialRoundGain = 0.340;
 constexpr double kPartialBytesPerUsPerSm = 2.555e+04;
-// A clustered kernel's compute: the median of the measured slowdowns (get_kernels ranks them so;
-// the one call leaves them out).
-constexpr double kClusterSlowdown = 2.3;
+// A clustered kernel's compute against its tile without a cluster.
+constexpr double kClusterSlowdown = 1.0;
 // The device: DRAM, whichever is lower of the device's bandwidth and what the CTAs that move
 // bytes reach (a grid of a few CTAs cannot stream a weight at full bandwidth); the launch.
 constexpr double kDramBytesPerUs = 2.642e+06;
@@ -244,14 +242,6 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
     if (split && schedule == GemmSchedule::Any && args.split_k == 1) {
       r.refused.emplace_back(k->name(), "split-K runs only when asked (--schedule split-k, or a split count): it "
                                         "measured slower than data-parallel on an H100");
-      continue;
-    }
-    // Clusters: on an H100 every clustered kernel ran 1.1x to 5x slower than the same tile without
-    // a cluster, on each of 38 problems (tools/device_calibrate.sh, 2026-11-24, docs/gemm.md): the
-    // one call leaves them out until that is understood. The catalog and `tessel run` still run them.
-    if (is_clustered(md) && md.min_cc >= 90) {
-      r.refused.emplace_back(k->name(), "a clustered kernel: measured slower than its tile without a cluster on an "
-                                        "H100, so the one call does not choose it");
       continue;
     }
     GemmChoice c;
