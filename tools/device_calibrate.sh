@@ -13,6 +13,7 @@
 #   --gpu-tests       the suite's GPU tests (ctest -R gpu) and compute-sanitizer on a clustered kernel
 #   --clusters        each clustered 128x256 kernel against its tile without a cluster
 #                     (`tessel bench gemm --kernel`) on a few problems ($OUT/clusters.txt)
+#   TESTS=PATTERN     (environment) also build tessel_tests and run the test cases matching it
 #   --ncu             ncu of the split-K and data-parallel 128x256 kernels on 3072x768x12288, and
 #                     of a clustered kernel and its tile without a cluster on 4096^3 ($OUT/ncu.txt)
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
@@ -36,6 +37,11 @@ start=$(date +%s)
 if [ "$GPU_TESTS" = 1 ]; then device_build; else device_build tessel; fi
 T=build/device/bin/tessel
 echo "build took $(($(date +%s) - start)) s"
+if [ -n "${TESTS:-}" ]; then  # TESTS="doctest -tc pattern": those test cases only
+  device_build tessel_tests
+  timeout 300 build/device/tests/tessel_tests -tc="$TESTS" > "$OUT/tests.log" 2>&1
+  grep -E "ERROR|FAILED|test cases|assertions" "$OUT/tests.log" | head -20
+fi
 if [ "$GPU_TESTS" = 1 ]; then
   timeout 400 ctest --test-dir build/device -R gpu -j8 --output-on-failure > "$OUT/gpu_tests.log" 2>&1
   grep -E "tests passed|tests failed|Failed|\*\*\*" "$OUT/gpu_tests.log" | head -20
@@ -59,13 +65,16 @@ fi
   echo "== tessel tune $p"
   timeout 120 $T tune $p --candidates "$CANDS" --iters 10 --warmup 3 --out-file "$OUT/tuning.json" 2>&1 |
     grep -vE "^(seed|method):|^$"
-  if [ "$BENCH" = 1 ]; then
-    echo "== tessel bench gemm $p" >> "$OUT/bench.txt"
-    timeout 120 $T bench gemm $p --iters 20 --warmup 5 >> "$OUT/bench.txt" 2>&1
-  fi
 done > "$OUT/calibrate.txt" 2>&1
-grep -E "^== |fastest" "$OUT/calibrate.txt" | tail -80
-[ "$BENCH" = 1 ] && grep -E "^== |cuBLAS|one-call|tessel::gemm" "$OUT/bench.txt" | tail -80
+[ "$TUNE" = 1 ] && grep -E "^== |fastest" "$OUT/calibrate.txt" | tail -80
+if [ "$BENCH" = 1 ]; then
+  grep '^--' "$PROBLEMS" | while read -r p; do
+    if (($(date +%s) - start > BUDGET)); then echo "== budget spent: skipped $p"; continue; fi
+    echo "== tessel bench gemm $p"
+    timeout 120 $T bench gemm $p --iters 20 --warmup 5 2>&1
+  done > "$OUT/bench.txt"
+  grep -E "^[0-9]|one-call|budget" "$OUT/bench.txt" | tail -80
+fi
 if [ "$FIRST" = 1 ]; then
   bash tools/first_result_bench.sh "$T" 3 > "$OUT/first_result.txt" 2>&1
   cat "$OUT/first_result.txt"
