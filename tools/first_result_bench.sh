@@ -11,7 +11,8 @@
 # CUDA_CACHE_DISABLE=1 keeps the driver's own JIT cache (~/.nv/ComputeCache) out of every column
 # but the last two, so that "cold" really compiles; tessel's cache is a fresh temporary directory.
 # The first row (`--explain` for sm_90 with 132 SMs) needs no GPU: the process floor (start-up,
-# registry, ranking) without generation or a driver. The others need a GPU of compute capability 9.0.
+# registry, ranking) without generation or a driver; the second is the driver's floor. The others
+# need a GPU of compute capability 9.0.
 set -uo pipefail
 tessel="${1:-build/device/bin/tessel}"
 repeats="${2:-5}"
@@ -40,6 +41,16 @@ for _ in $(seq "$repeats"); do
   floor+=("$(run_ms "$tessel" gemm --m 256 --n 256 --k 256 --explain --cc 90 --sms 132)")
 done
 echo "process floor (tessel gemm --explain, no GPU): ${floor[*]} ms; median $(echo "${floor[*]}" | median) ms"
+# The driver's own floor: a process that only loads libcuda, initialises it and makes device 0's
+# primary context current (what every GPU column below pays before tessel does anything).
+driver=()
+for _ in $(seq "$repeats"); do
+  driver+=("$(run_ms python3 -c 'import ctypes
+c = ctypes.CDLL("libcuda.so.1"); d = ctypes.c_int(); x = ctypes.c_void_p()
+assert c.cuInit(0) == 0 and c.cuDeviceGet(ctypes.byref(d), 0) == 0
+assert c.cuDevicePrimaryCtxRetain(ctypes.byref(x), d) == 0 and c.cuCtxSetCurrent(x) == 0')")
+done
+echo "driver floor (python3: cuInit, device 0's primary context): ${driver[*]} ms; median $(echo "${driver[*]}" | median) ms"
 echo
 echo "| command | cache cold | warm | off | driver JIT cache only: cold | warm |"
 echo "|---|---:|---:|---:|---:|---:|"
