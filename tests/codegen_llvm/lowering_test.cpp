@@ -303,12 +303,13 @@ TEST_CASE("codegen_llvm: warp and cluster instructions no listed kernel uses low
   CHECK(contains(c.llvm_ir, "@llvm.nvvm.elect.sync("));
   CHECK(contains(c.llvm_ir, "@llvm.nvvm.shfl.sync.bfly.i32("));
   CHECK(contains(c.llvm_ir, "@llvm.nvvm.mapa.shared.cluster("));
-  CHECK(contains(c.llvm_ir, "@llvm.nvvm.mbarrier.arrive.scope.cluster.space.cluster("));
+  CHECK(contains(c.llvm_ir, "@llvm.nvvm.mbarrier.arrive.scope.cta.space.cluster("));
   CHECK(contains(c.llvm_ir, "@llvm.nvvm.mbarrier.init.shared("));
   CHECK(c.inline_asm == std::vector<std::string>{"ldmatrix.sync.aligned.m8n8.x1.shared.b16"});
   CHECK(contains(c.ptx, "elect.sync"));
   CHECK(contains(c.ptx, "shfl.sync.bfly.b32"));
   CHECK(contains(c.ptx, "mapa.shared::cluster"));
+  CHECK(!contains(c.ptx, "release.cluster"));  // the remote arrive at CTA scope: no cluster-wide fence
   CHECK(test::external_calls(c.ptx) == "");
   check_assembles(c.ptx, c.target);
 }
