@@ -59,7 +59,8 @@ bool is_pingpong(const KernelMetadata& md) { return schedule_of(md) == "pingpong
 // skinny, partial waves, every major, odd leading dimensions, beta, tf32, fp8, batches, a Llama
 // model's projections; 1321 timings), minimising the squared log error of the estimates; fitted on
 // half of the problems, the model's pick on the other half was within 3% of the fastest on average
-// (docs/performance.md). Refit them with that script when kernels change.
+// (docs/performance.md). Refit them when kernels change: that script, then
+// tools/bench/fit_gemm_model.py, which mirrors estimate_gemm_us term for term (keep the two in step).
 //
 // The mainloop's fraction of the dense peak per SM with every SM busy, by tile and schedule, for
 // 16-bit operands. Larger tiles reuse each loaded byte more; a ping-pong 64-row tile keeps one

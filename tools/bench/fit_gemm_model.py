@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""fit_gemm_model.py: fits the one-call GEMM cost model's constants (kernels/src/gemm/ranking.cpp)
+to the timings that tools/device_calibrate.sh records, and reports how far the model's pick lands
+from the fastest timed candidate ("regret").
+
+    python3 tools/bench/fit_gemm_model.py CALIBRATE.TXT [--validate OTHER.TXT] [--iters N]
+
+CALIBRATE.TXT is a device_calibrate.sh `calibrate.txt` (the tables of `tessel tune`). The model
+below mirrors estimate_gemm_us in ranking.cpp term for term; keep the two in step. The fit
+minimises, per problem, the mean squared log error of the candidates within 1.6x of the fastest
+plus half the log of the pick's regret, by Nelder-Mead in log parameter space (numpy only). tf32
+and fp8 efficiencies are then tied to the 16-bit table (tf32: a e^b, fp8: a e), since few
+problems of theirs are in the list. Prints the constants to copy into ranking.cpp and the regret
+on each list. It fits on the machine it runs on in a few minutes.
+"""
+import argparse
+import math
+import re
+import sys
+
+import numpy as np
+
+SMS = 132
+TRANSPOSE_FACTOR = 1.5  # kTransposeCopyFactor: not fitted (too few transposes in the data)
+BYTES = {"bf16": 2, "f16": 2, "f32": 4, "e4m3": 1, "e5m2": 1}
+PEAK = {"bf16": 989e12, "f16": 989e12, "f32": 495e12, "e4m3": 1979e12, "e5m2": 1979e12}
+KERNEL = re.compile(r"tessel_hopper_gemm_(\w+?)_(\w+?)_(\d+)x(\d+)x(\d+)_s(\d+)_([km])([kn])([rc])(_pp)?(_c\dx\d)?(_sk)?$")
+ROW = re.compile(r"\s+(split \d+|\d+)\s+(tessel_\S+)(.*?)\s+([\d.]+|-)\s+([\d.]+|-)\s*$")
+
+
+def parse(path):
+    """The problems of a calibrate.txt: [{'args': str, 'cands': [{rank, name, packed, splits, ms}]}]."""
+    problems, cur = [], None
+    for line in open(path):
+        if line.startswith("== tessel tune "):
+            cur = {"args": line[len("== tessel tune "):].strip(), "cands": []}
+            problems.append(cur)
+            continue
+        m = ROW.match(line)
+        if m and cur is not None and m.group(4) != "-":
+            packed = re.search(r"through the workspace: ([A-Za-z, ]+)\)", m.group(3))
+            splits = re.search(r"split-K x (\d+)", m.group(3))
+            cur["cands"].append({"rank": m.group(1), "name": m.group(2), "packed": packed.group(1) if packed else "",
+                                 "splits": int(splits.group(1)) if splits else 1, "ms": float(m.group(4))})
+    return [p for p in problems if p["cands"]]
+
+
+def problem_of(args):
+    a = args.split()
+    d = {a[i][2:]: a[i + 1] for i in range(0, len(a), 2)}
+    dt = d.get("dtype", "bf16")
+    return {"M": int(d["m"]), "N": int(d["n"]), "K": int(d["k"]), "L": int(d.get("l", 1)), "dtype": dt,
+            "out": d.get("out", "bf16" if dt in ("e4m3", "e5m2") else dt), "am": d.get("a-major", "k"),
+            "bm": d.get("b-major", "n"), "om": d.get("out-major", "n"), "beta": float(d.get("beta", 0)) != 0}
+
+
+def kernel_of(name):
+    m = KERNEL.match(name)
+    if not m:
+        return None  # a CUDA-core kernel: not modelled here
+    ab, _, tm, tn, tk, st, am, bm, om, pp, cl, sk = m.groups()
+    cls = "tf32" if ab == "f32" else ("fp8" if ab in ("e4m3", "e5m2") else "16")
+    return {"cls": cls, "tm": int(tm), "tn": int(tn), "tk": int(tk), "pp": bool(pp), "cluster": cl[1:] if cl else "",
+            "am": am, "bm": bm, "om": om, "key": (cls, int(tm), int(tn), bool(pp))}
+
+
+class Model:
+    SCALARS = [("gain", 0.15), ("epilogue", 2e4), ("pingpong_epilogue", 0.3), ("fill", 1.0), ("launch", 3.0),
+               ("copy", 2.5e6), ("dram_per_sm", 3e4), ("dram", 3e6), ("partial", 1e5), ("round", 0.5)]
+
+    def __init__(self, rows):
+        self.keys = sorted({k["key"] for _, k, *_ in rows})
+        self.names = [("eff",) + key for key in self.keys] + [(n,) for n, _ in self.SCALARS]
+        self.init = np.array([0.75] * len(self.keys) + [v for _, v in self.SCALARS])
+        self.idx = {n: i for i, n in enumerate(self.names)}
+
+    def estimate(self, x, p, k, packed, splits):
+        v = lambda n: x[self.idx[(n,)]]
+        rate = PEAK[p["dtype"]] / SMS * 1e-6 * x[self.idx[("eff",) + k["key"]]]
+        tiles = -(-p["M"] // k["tm"]) * -(-p["N"] // k["tn"]) * p["L"]
+        ktiles = max(1, -(-p["K"] // k["tk"]))
+        units = tiles * splits
+        rounds = -(-units // SMS)
+        last = units - (rounds - 1) * SMS
+        mainloop = -(-ktiles // splits) * 2.0 * k["tm"] * k["tn"] * k["tk"] / rate
+        epilogue = (k["tm"] * k["tn"] * BYTES[p["out"]] * (2 if p["beta"] else 1) / v("epilogue") *
+                    (v("pingpong_epilogue") if k["pp"] else 0.5))
+        compute = ((rounds - 1) * (mainloop + epilogue) + mainloop * (1 - v("gain") * (1 - last / SMS)) + epilogue +
+                   rounds * v("round") + v("fill"))
+        if splits > 1:
+            partial = k["tm"] * k["tn"] * 4 / v("partial")
+            compute += rounds * partial + -(-tiles // SMS) * splits * partial
+        ab, ob = BYTES[p["dtype"]], BYTES[p["out"]]
+        moved = (p["M"] * p["K"] + p["K"] * p["N"]) * p["L"] * ab + p["M"] * p["N"] * p["L"] * ob * (2 if p["beta"] else 1)
+        dram = moved / min(v("dram"), min(units, SMS) * v("dram_per_sm"))
+        t = max(compute, dram) + 0.1 * min(compute, dram) + v("launch")
+        if packed:
+            copied = transposed = 0
+            ops = [o.strip() for o in packed.split(",")]
+            for op in ops:
+                if op == "A":
+                    b, same = p["M"] * p["K"] * p["L"] * ab, p["am"] == k["am"]
+                elif op == "B":
+                    b, same = p["K"] * p["N"] * p["L"] * ab, p["bm"] == k["bm"]
+                else:  # C or out
+                    b, same = p["M"] * p["N"] * p["L"] * ob, (p["om"] == "n") == (k["om"] == "r")
+                copied += b
+                transposed += 0 if same else b
+            t += (copied + (TRANSPOSE_FACTOR - 1) * transposed) * 2 / v("copy") + v("launch") * len(ops)
+        return t
+
+
+def rows_of(problems):
+    rows = []
+    for p in problems:
+        pr = problem_of(p["args"])
+        for c in p["cands"]:
+            k = kernel_of(c["name"])
+            if k:
+                rows.append((pr, k, c["packed"], c["splits"], c["ms"] * 1000, p["args"]))
+    return rows
+
+
+def regrets(model, x, rows, split_allowed=False):
+    by = {}
+    for pr, k, packed, splits, us, args in rows:
+        by.setdefault(args, []).append((model.estimate(x, pr, k, packed, splits), us, splits))
+    out = {}
+    for args, v in by.items():
+        best = min(us for _, us, _ in v)
+        pick = min((t for t in v if split_allowed or t[2] == 1), key=lambda t: t[0])
+        out[args] = pick[1] / best
+    return out
+
+
+def loss(model, x, rows):
+    by = {}
+    for pr, k, packed, splits, us, args in rows:
+        by.setdefault(args, []).append((model.estimate(x, pr, k, packed, splits), us))
+    total = 0.0
+    for v in by.values():
+        best = min(us for _, us in v)
+        pick = min(v, key=lambda t: t[0])[1]
+        err = np.array([math.log(e) - math.log(us) for e, us in v if us <= 1.6 * best])
+        total += float(np.mean(err ** 2)) + 0.5 * math.log(pick / best)
+    return total / len(by)
+
+
+def nelder_mead(f, x0, iters, scale=0.2):
+    n = len(x0)
+    simplex = [np.log(x0)] + [np.log(x0) + scale * np.eye(n)[i] for i in range(n)]
+    values = [f(np.exp(s)) for s in simplex]
+    for _ in range(iters):
+        order = np.argsort(values)
+        simplex, values = [simplex[i] for i in order], [values[i] for i in order]
+        centre = np.mean(simplex[:-1], axis=0)
+        xr = centre + (centre - simplex[-1])
+        fr = f(np.exp(xr))
+        if fr < values[0]:
+            xe = centre + 2 * (centre - simplex[-1])
+            fe = f(np.exp(xe))
+            simplex[-1], values[-1] = (xe, fe) if fe < fr else (xr, fr)
+        elif fr < values[-2]:
+            simplex[-1], values[-1] = xr, fr
+        else:
+            xc = centre + 0.5 * (simplex[-1] - centre)
+            fc = f(np.exp(xc))
+            if fc < values[-1]:
+                simplex[-1], values[-1] = xc, fc
+            else:
+                simplex = [simplex[0]] + [simplex[0] + 0.5 * (s - simplex[0]) for s in simplex[1:]]
+                values = [values[0]] + [f(np.exp(s)) for s in simplex[1:]]
+    i = int(np.argmin(values))
+    return np.exp(simplex[i])
+
+
+def tie(model, x, rows, cls, exponents):
+    """Replaces class `cls`'s efficiencies by a * e16^b (b from `exponents`), fitted on its rows."""
+    sel = [r for r in rows if r[1]["cls"] == cls]
+    if not sel:
+        return x, None
+    best = None
+    for a in np.arange(0.5, 1.6, 0.02):
+        for b in exponents:
+            y = x.copy()
+            for i, n in enumerate(model.names):
+                if n[0] == "eff" and n[1] == cls and ("eff", "16") + n[2:] in model.idx:
+                    y[i] = min(0.95, a * x[model.idx[("eff", "16") + n[2:]]] ** b)
+            score = loss(model, y, sel)
+            if best is None or score < best[0]:
+                best = (score, a, b, y)
+    return best[3], (best[1], best[2])
+
+
+def summary(name, r):
+    v = list(r.values())
+    gm = math.exp(sum(map(math.log, v)) / len(v))
+    return f"{name}: {len(v)} problems, regret geometric mean {gm:.3f}, max {max(v):.2f}, rows > 1.05: {sum(1 for t in v if t > 1.05)}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("calibrate")
+    ap.add_argument("--validate")
+    ap.add_argument("--iters", type=int, default=2500)
+    o = ap.parse_args()
+    rows = rows_of(parse(o.calibrate))
+    if not rows:
+        sys.exit(f"{o.calibrate}: no `tessel tune` tables")
+    model = Model(rows)
+    x = model.init
+    for _ in range(3):
+        x = nelder_mead(lambda v: loss(model, v, rows), x, o.iters)
+    x, tf32 = tie(model, x, rows, "tf32", [1, 1.5, 2, 2.5, 3, 4])
+    x, fp8 = tie(model, x, rows, "fp8", [1])
+    for n, v in zip(model.names, x):
+        if n[0] == "eff" and n[1] == "16":
+            print(f"    {{{n[2]}, {n[3]}, {'true' if n[4] else 'false'}, {v:.3f}}},")
+    if tf32:
+        print(f"tf32: {tf32[0]:.2f} e^{tf32[1]:g}")
+    if fp8:
+        print(f"fp8: {fp8[0]:.2f} e")
+    for n, v in zip(model.names, x):
+        if n[0] != "eff":
+            print(f"{n[0]}: {v:.4g}")
+    print(summary(o.calibrate, regrets(model, x, rows)))
+    if o.validate:
+        print(summary(o.validate, regrets(model, x, rows_of(parse(o.validate)))))
+
+
+if __name__ == "__main__":
+    main()
