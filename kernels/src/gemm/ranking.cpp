@@ -53,14 +53,18 @@ std::string schedule_of(const KernelMetadata& md) {
 }
 bool is_split_k(const KernelMetadata& md) { return schedule_of(md) == "split-k"; }
 bool is_pingpong(const KernelMetadata& md) { return schedule_of(md) == "pingpong"; }
+int cluster_size(const KernelMetadata& md) {
+  return std::max(1, md.design.cluster[0] * md.design.cluster[1] * md.design.cluster[2]);
+}
 
 // The cost model's constants were fitted on an H100 to the measured time of every candidate of 38
 // problems (tools/device_calibrate.sh on tools/bench/gemm_calibration.txt, 2026-11-24: square and
 // skinny, partial waves, every major, odd leading dimensions, beta, tf32, fp8, batches, a Llama
-// model's projections; 1321 timings), minimising the squared log error of the estimates; fitted on
-// half of the problems, the model's pick on the other half was within 3% of the fastest on average
-// (docs/performance.md). Refit them when kernels change: that script, then
-// tools/bench/fit_gemm_model.py, which mirrors estimate_gemm_us term for term (keep the two in step).
+// model's projections; 1321 timings), minimising the squared log error of the estimates and the
+// picks' distance from the fastest; fitted on half of the problems, the model's pick on the other
+// half was within 3% of the fastest on average (docs/performance.md). Refit them when kernels
+// change: that script, then tools/bench/fit_gemm_model.py, which mirrors estimate_gemm_us term for
+// term (keep the two in step).
 //
 // The mainloop's fraction of the dense peak per SM with every SM busy, by tile and schedule, for
 // 16-bit operands. Larger tiles reuse each loaded byte more; a ping-pong 64-row tile keeps one
@@ -106,8 +110,6 @@ constexpr double kUnitUs = 0.281;
 constexpr double kFirstFillUs = 0.289;
 constexpr double kPartialRoundGain = 0.340;
 constexpr double kPartialBytesPerUsPerSm = 2.555e+04;
-// A clustered kernel's compute against its tile without a cluster.
-constexpr double kClusterSlowdown = 1.0;
 // The device: DRAM, whichever is lower of the device's bandwidth and what the CTAs that move
 // bytes reach (a grid of a few CTAs cannot stream a weight at full bandwidth); the launch.
 constexpr double kDramBytesPerUs = 2.642e+06;
@@ -131,7 +133,7 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
   const bool tensor = md.min_cc >= 90;
   const int tm = std::max(md.design.tile[0], 1), tn = std::max(md.design.tile[1], 1),
             tk = std::max(md.design.tile[2], 1);
-  const int cs = std::max(1, md.design.cluster[0] * md.design.cluster[1] * md.design.cluster[2]);
+  const int cs = cluster_size(md);  // a cluster costs what its tile without one does (docs/performance.md)
   const double rate = peak_per_sm(g.A.dtype, tensor) * (tensor ? tile_efficiency(md, g.A.dtype) : 0.6);
   const int64_t tiles = ceil_div(e.M, tm) * ceil_div(e.N, tn) * e.L;
   const int64_t ktiles = std::max<int64_t>(1, ceil_div(e.K, tk));
@@ -160,7 +162,6 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
       compute_us += static_cast<double>(rounds) * partial +
                     static_cast<double>(ceil_div(tiles, ctas)) * static_cast<double>(splits) * partial;
     }
-    if (cs > 1) compute_us *= kClusterSlowdown;
   } else {
     // One block per tile, a few resident per SM: the whole grid shares the SMs' CUDA cores.
     const double flops = 2.0 * static_cast<double>(e.M) * e.N * e.K * e.L;
@@ -323,10 +324,7 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
       const KernelMetadata& md = c.kernel->metadata();
       return int64_t{md.design.tile[0]} * md.design.tile[1];
     };
-    auto clustered = [](const GemmChoice& c) {
-      const KernelMetadata& md = c.kernel->metadata();
-      return md.design.cluster[0] * md.design.cluster[1] * md.design.cluster[2] > 1;
-    };
+    auto clustered = [](const GemmChoice& c) { return cluster_size(c.kernel->metadata()) > 1; };
     const double near = r.ranked.front().estimate_us * 1.005;
     size_t pick = 0;
     for (size_t i = 1; i < r.ranked.size() && r.ranked[i].estimate_us <= near; ++i) {
