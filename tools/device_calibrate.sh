@@ -14,8 +14,8 @@
 #   --clusters        each clustered 128x256 kernel against its tile without a cluster
 #                     (`tessel bench gemm --kernel`) on a few problems ($OUT/clusters.txt)
 #   TESTS=PATTERN     (environment) also build tessel_tests and run the test cases matching it
-#   --ncu             ncu of the split-K and data-parallel 128x256 kernels on 3072x768x12288, and
-#                     of a clustered kernel and its tile without a cluster on 4096^3 ($OUT/ncu.txt)
+#   --ncu             ncu of the model's split-K kernel on 3072x768x12288, and of a clustered kernel
+#                     and its tile without a cluster on 4096^3 ($OUT/ncu.txt, sass.csv per report)
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 PROBLEMS=tools/bench/gemm_calibration.txt CANDS=40 BUDGET=360 BENCH=0 FIRST=0 NCU=0 GPU_TESTS=0 CLUSTERS=0 TUNE=1
 while [ $# -gt 0 ]; do
@@ -60,19 +60,22 @@ if [ "$CLUSTERS" = 1 ]; then
     done
   done | tee "$OUT/clusters.txt"
 fi
-[ "$TUNE" = 1 ] && grep '^--' "$PROBLEMS" | while read -r p; do
-  if (($(date +%s) - start > BUDGET)); then echo "== budget spent: skipped $p"; continue; fi
-  echo "== tessel tune $p"
-  timeout 120 $T tune $p --candidates "$CANDS" --iters 10 --warmup 3 --out-file "$OUT/tuning.json" 2>&1 |
-    grep -vE "^(seed|method):|^$"
-done > "$OUT/calibrate.txt" 2>&1
-[ "$TUNE" = 1 ] && grep -E "^== |fastest" "$OUT/calibrate.txt" | tail -80
-if [ "$BENCH" = 1 ]; then
+# each_problem COMMAND...: `tessel COMMAND... PROBLEM` for every problem of the list, each headed
+# by "== tessel COMMAND PROBLEM", none started after the budget.
+each_problem() {
   grep '^--' "$PROBLEMS" | while read -r p; do
     if (($(date +%s) - start > BUDGET)); then echo "== budget spent: skipped $p"; continue; fi
-    echo "== tessel bench gemm $p"
-    timeout 120 $T bench gemm $p --iters 20 --warmup 5 2>&1
-  done > "$OUT/bench.txt"
+    echo "== tessel $1 $p"
+    timeout 120 $T "$@" $p 2>&1
+  done
+}
+if [ "$TUNE" = 1 ]; then
+  each_problem tune --candidates "$CANDS" --iters 10 --warmup 3 --out-file "$OUT/tuning.json" |
+    grep -vE "^(seed|method):|^$" > "$OUT/calibrate.txt"
+  grep -E "^== |fastest" "$OUT/calibrate.txt" | tail -80
+fi
+if [ "$BENCH" = 1 ]; then
+  each_problem bench gemm --iters 20 --warmup 5 > "$OUT/bench.txt"
   grep -E "^[0-9]|one-call|budget" "$OUT/bench.txt" | tail -80
 fi
 if [ "$FIRST" = 1 ]; then
@@ -82,10 +85,12 @@ fi
 if [ "$NCU" = 1 ] && command -v ncu > /dev/null; then
   M="--section SpeedOfLight --section WarpStateStats --section SchedulerStats --section SourceCounters"
   {
+    # tessel tune times the model's best data-parallel kernel, then its best split-K one: the
+    # filter keeps the latter (its data-parallel twin is the 4096^3 row's kernel below).
     P="--m 3072 --n 768 --k 12288 --dtype bf16"
-    echo "== ncu: tessel tune $P --candidates 8 --schedule any, the 128x256 kernels"
-    timeout 200 ncu -k "regex:128x256x64_s4_knr(_sk)?$" --launch-skip 2 --launch-count 2 $M -o "$OUT/sk" \
-      $T tune $P --candidates 8 --iters 3 --warmup 2 --out-file "$OUT/ncu_tuning.json" 2>&1 | grep -vE "^==PROF==|^\s*$"
+    echo "== ncu: tessel tune $P --candidates 1, the split-K kernel"
+    timeout 200 ncu -k "regex:_sk$" --launch-skip 1 --launch-count 1 $M -o "$OUT/sk" \
+      $T tune $P --candidates 1 --iters 2 --warmup 1 --out-file "$OUT/ncu_tuning.json" 2>&1 | grep -vE "^==PROF==|^\s*$"
     P="--m 4096 --n 4096 --k 4096 --dtype bf16"
     for k in tessel_hopper_gemm_bf16_bf16_128x256x64_s4_knr_c2x1 tessel_hopper_gemm_bf16_bf16_128x256x64_s4_knr; do
       echo "== ncu: tessel bench gemm $P --kernel $k"
