@@ -8,6 +8,7 @@
 
 #include "call.hpp"
 #include "context_guard.hpp"
+#include "tessel/runtime/phases.hpp"
 
 namespace tessel::rt {
 
@@ -93,6 +94,7 @@ Context::Context(int device) : device_(device) {
     d.cuDevicePrimaryCtxRelease(dev);
     detail::throw_driver_error(d, r, "cuCtxSetCurrent");
   }
+  phase("primary context of device " + std::to_string(device));
 }
 
 Context::~Context() {

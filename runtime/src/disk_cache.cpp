@@ -18,6 +18,7 @@
 
 #include "hash.hpp"
 #include "tessel/algebra/error.hpp"
+#include "tessel/runtime/phases.hpp"
 
 namespace tessel::rt {
 
@@ -291,20 +292,27 @@ Module load_through_disk_cache(const DiskCache& cache, const DiskCacheKey& key, 
                                const std::function<Module(std::string_view image)>& load_image) {
   DiskCache::Lookup found = cache.load(key);
   if (found.status == DiskCache::Status::Hit) {
+    phase("disk cache hit (" + std::to_string(found.payload.size()) + " bytes)");
     try {
-      return load_image(found.payload);
+      Module m = load_image(found.payload);
+      phase("module loaded from the disk cache");
+      return m;
     } catch (const Error&) {
       // A valid entry the driver refuses (a driver update that kept its version number, say):
       // compiled again below, and the entry replaced.
     }
   }
+  phase("disk cache miss");
   const std::string image = compile(ptx);
+  phase("compiled by the driver's linker (" + std::to_string(image.size()) + " bytes)");
   try {
     cache.store(key, image);
   } catch (const Error&) {
     // A full disk or a read-only cache directory costs the next process a compile, nothing more.
   }
-  return load_image(image);
+  Module m = load_image(image);
+  phase("module loaded");
+  return m;
 }
 
 }  // namespace tessel::rt

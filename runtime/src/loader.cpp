@@ -6,6 +6,7 @@
 
 #include "call.hpp"
 #include "tessel/runtime/driver.hpp"
+#include "tessel/runtime/phases.hpp"
 
 namespace tessel::rt::detail {
 
@@ -38,6 +39,7 @@ struct Library {
 cu::DriverApi load_driver(const std::string& path) {
   // RTLD_LOCAL: keep libcuda's symbols out of the global namespace (a user may link their own).
   Library opened{dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)};
+  phase("dlopen " + path);
   if (!opened.handle) {
     const char* why = dlerror();
     no_driver("dlopen(\"" + path + "\") failed: " + (why ? why : "unknown error") +
@@ -97,6 +99,7 @@ cu::DriverApi load_driver(const std::string& path) {
   // A driver without a GPU (or with the GPU hidden) fails here with CUDA_ERROR_NO_DEVICE.
   opened.keep = true;
   check(d, d.cuInit(0), "cuInit");
+  phase("cuInit");
   return d;
 }
 

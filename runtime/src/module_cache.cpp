@@ -9,6 +9,7 @@
 #include "hash.hpp"
 #include "tessel/runtime/device.hpp"
 #include "tessel/runtime/disk_cache.hpp"
+#include "tessel/runtime/phases.hpp"
 
 namespace tessel::rt {
 
@@ -25,7 +26,11 @@ Module load_in_context(std::string_view ptx, void* context) {
   const cu::DriverApi& d = detail::api();
   detail::ContextGuard guard(d, context);
   const DiskCache* disk = DiskCache::process_cache();
-  if (!disk) return Module::load_ptx(ptx);
+  if (!disk) {
+    Module m = Module::load_ptx(ptx);
+    phase("module loaded (PTX, no disk cache)");
+    return m;
+  }
   // The machine code depends on the device (its compute capability) and on the driver's compiler.
   const int cc = cached_device_properties(current_device()).compute_capability();
   return load_through_disk_cache(*disk, make_disk_cache_key(ptx, cc, d.version), ptx, link_ptx, Module::load_image);

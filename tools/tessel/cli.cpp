@@ -15,6 +15,7 @@
 #include "printable.hpp"
 #include "run_command.hpp"
 #include "tune_command.hpp"
+#include "tessel/runtime/phases.hpp"
 
 #ifdef TESSEL_WITH_LLVM
 #include "tessel/codegen_llvm.hpp"
@@ -52,7 +53,10 @@ void print_usage(std::ostream& out) {
 namespace tessel::cli {
 
 int main(int argc, char** argv) {
-  return main(std::vector<std::string>(argv + (argc > 0 ? 1 : 0), argv + argc));
+  tessel::rt::phase("main");
+  const int rc = main(std::vector<std::string>(argv + (argc > 0 ? 1 : 0), argv + argc));
+  tessel::rt::phase("main returns " + std::to_string(rc));
+  return rc;
 }
 
 int main(const std::vector<std::string>& args) {

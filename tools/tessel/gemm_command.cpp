@@ -190,6 +190,7 @@ int gemm_command(const std::vector<std::string>& args) {
     std::cerr << "error: " << printable(e.what()) << "\n";
     return 2;
   }
+  rt::phase(explain ? "gemm: problem's shapes" : "gemm: random inputs and their f64 reference's operands");
 
   // The device to choose for: asked, the GPU in use, or (emulating, or explaining without a GPU)
   // an H100's.
@@ -251,18 +252,23 @@ int gemm_command(const std::vector<std::string>& args) {
                 << std::setprecision(3) << run.kernel_ms << " ms in the emulator)\n";
       return run.ok ? 0 : 1;
     }
+    rt::phase("gemm: device " + std::to_string(dev.cc) + " chosen for");
     rt::DeviceBuffer a = rt::DeviceBuffer::from(gp.A.bytes), b = rt::DeviceBuffer::from(gp.B.bytes),
                      o = rt::DeviceBuffer::from(gp.out.bytes);
     kernels::GemmArguments ga = gp.arguments(a.ptr(), b.ptr(), o.ptr());
     ga.split_k = splits;
     rt::Stream stream;
+    rt::phase("gemm: buffers uploaded, stream made");
     const auto t0 = std::chrono::steady_clock::now();
     const kernels::GemmChoice& choice = tessel::gemm(ga, stream, schedule);  // chooses, compiles, runs
     const auto t1 = std::chrono::steady_clock::now();
+    rt::phase("gemm: first call returned");
     stream.synchronize();
+    rt::phase("gemm: first call finished on the GPU");
     std::cout << "kernel: " << choice.describe() << "\nschedule: " << choice.schedule() << "\n  " << choice.terms
               << "\n";
     const std::string diff = kernels::check_gemm(gp, o.to_vector<uint8_t>());
+    rt::phase("gemm: checked against the f64 host reference");
     // Timed calls after the first (inputs unchanged; beta != 0 accumulates, which the check above
     // has already seen): the host's time per call and the GPU's.
     constexpr int kCalls = 20;
@@ -274,6 +280,7 @@ int gemm_command(const std::vector<std::string>& args) {
     const auto h1 = std::chrono::steady_clock::now();
     stop.synchronize();
     const double gpu_ms = rt::elapsed_ms(start, stop) / kCalls;
+    rt::phase("gemm: timed calls");
     const double flops = 2.0 * p.m * p.n * p.k * std::max<int64_t>(p.l, 1);
     std::cout << (diff.empty() ? "ok    " : "FAIL  ") << gp.describe() << ": "
               << (diff.empty() ? "every element matches the host reference" : diff) << "\n"

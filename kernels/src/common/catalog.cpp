@@ -12,6 +12,7 @@
 #include "tessel/kernels/launch.hpp"
 #include "tessel/runtime/device.hpp"
 #include "tessel/runtime/module_cache.hpp"
+#include "tessel/runtime/phases.hpp"
 
 namespace tessel::kernels {
 
@@ -62,7 +63,9 @@ Artifact make_artifact(const Kernel& k, codegen::Module module, std::optional<co
   a.kernel = k.name();
   if (a.module.kernels.empty()) fail(k.name() + ": generate() made an empty module");
   a.backend = backend.value_or(codegen::default_backend());
+  rt::phase("generated " + k.name());
   a.ptx = codegen::emit_ptx(a.module, a.backend);
+  rt::phase("printed its PTX (" + std::to_string(a.ptx.size()) + " bytes)");
   a.target_sm = codegen::requirement(a.module).sm;
   a.loaded = std::make_shared<Artifact::Loaded>();
   return a;

@@ -8,5 +8,6 @@
 #include "tessel/runtime/memory.hpp"
 #include "tessel/runtime/module.hpp"
 #include "tessel/runtime/module_cache.hpp"
+#include "tessel/runtime/phases.hpp"
 #include "tessel/runtime/stream.hpp"
 #include "tessel/runtime/tensor_map.hpp"
