@@ -73,3 +73,17 @@ for config in "gemm --m 256 --n 256 --k 256 --seed 7" \
 done
 echo
 echo "(ms per process, median of $repeats; $(date -u +%F), $("$tessel" --version 2>/dev/null || echo tessel))"
+
+# Where one process's time goes: the first GEMM row with TESSEL_PHASES=1 (each phase's end, in ms
+# since the process started), cache cold and then warm; the last line is the wall clock measured
+# from outside, so the gap after "main returns" is the teardown (static destructors, the context).
+echo
+for which in cold warm; do
+  [ "$which" = cold ] && rm -rf -- "$dir/cache"
+  echo "phases, tessel's cache $which: tessel gemm --m 256 --n 256 --k 256 --seed 7"
+  t0=$(date +%s%N)
+  TESSEL_PHASES=1 TESSEL_CACHE_DIR="$dir/cache" CUDA_CACHE_DISABLE=1 "$tessel" gemm --m 256 --n 256 --k 256 --seed 7 \
+    2>&1 >/dev/null | grep '^tessel phase'
+  t1=$(date +%s%N)
+  echo "process exit (wall clock from outside): $(((t1 - t0) / 1000000)) ms"
+done
