@@ -328,23 +328,65 @@ std::string GemmProblem::describe() const {
   return s.str();
 }
 
+namespace {
+
+// An operand as f64, dense [l][row][k] (k fastest), each element decoded once: the reference's
+// inner loop is then a dot product (decoding in it made a 256^3 check take a second).
+std::vector<double> dense_f64(const HostOperand& h, int64_t L, int64_t rows, int64_t K, int64_t sl, int64_t sr,
+                              int64_t sk) {
+  const Type t = h.view.dtype;
+  // 1- and 2-byte types through a table of every encoding.
+  std::vector<double> table;
+  if (codegen::bytes(t) <= 2) {
+    table.resize(size_t{1} << (8 * codegen::bytes(t)));
+    std::vector<uint8_t> one(2);
+    for (size_t bits = 0; bits < table.size(); ++bits) {
+      one[0] = static_cast<uint8_t>(bits);
+      one[1] = static_cast<uint8_t>(bits >> 8);
+      table[bits] = load_element(one, t, 0);
+    }
+  }
+  std::vector<double> d(static_cast<size_t>(L * rows * K));
+  size_t i = 0;
+  for (int64_t l = 0; l < L; ++l)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t k = 0; k < K; ++k) {
+        const int64_t at = l * sl + r * sr + k * sk;
+        if (codegen::bytes(t) == 2) {
+          uint16_t v;
+          std::memcpy(&v, h.bytes.data() + at * 2, 2);
+          d[i++] = table[v];
+        } else if (codegen::bytes(t) == 1) {
+          d[i++] = table[h.bytes[static_cast<size_t>(at)]];
+        } else {
+          d[i++] = load_element(h.bytes, t, at);
+        }
+      }
+  return d;
+}
+
+}  // namespace
+
 std::string check_gemm(const GemmProblem& p, const std::vector<uint8_t>& result) {
-  const Type ta = p.A.view.dtype, tb = p.B.view.dtype, to = p.out.view.dtype;
+  const Type to = p.out.view.dtype;
   const bool rank2 = p.out.view.rank() == 2;
   const size_t d = rank2 ? 0 : 1;  // index of M in a coordinate
-  const int64_t K = p.A.view.shape[d + 1];
+  const int64_t L = rank2 ? 1 : p.out.view.shape[0], M = p.out.view.shape[d], N = p.out.view.shape[d + 1],
+                K = p.A.view.shape[d + 1];
+  const auto& sa = p.A.view.stride;
+  const auto& sb = p.B.view.stride;
+  const std::vector<double> a = dense_f64(p.A, L, M, K, rank2 ? 0 : sa[0], sa[d], sa[d + 1]);
+  const std::vector<double> b = dense_f64(p.B, L, N, K, rank2 ? 0 : sb[0], sb[d + 1], sb[d]);
   std::vector<uint8_t> touched(result.size(), 0);
   std::ostringstream bad;
   int wrong = 0;
   for_each_index(p.out.view, [&](const std::vector<int64_t>& c, int64_t off) {
     const int64_t l = rank2 ? 0 : c[0], m = c[d], n = c[d + 1];
-    const auto& sa = p.A.view.stride;
-    const auto& sb = p.B.view.stride;
+    const double* ar = a.data() + (l * M + m) * K;
+    const double* br = b.data() + (l * N + n) * K;
     double ref = 0, mag = 0;
     for (int64_t k = 0; k < K; ++k) {
-      const int64_t ia = (rank2 ? 0 : l * sa[0]) + m * sa[d] + k * sa[d + 1];
-      const int64_t ib = (rank2 ? 0 : l * sb[0]) + k * sb[d] + n * sb[d + 1];
-      const double x = load_element(p.A.bytes, ta, ia) * load_element(p.B.bytes, tb, ib);
+      const double x = ar[k] * br[k];
       ref += x;
       mag += std::fabs(x);
     }
