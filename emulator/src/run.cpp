@@ -1,8 +1,9 @@
 // run.cpp: run(plan, memory): checks the plan against its kernel, lays out the parameters, decodes
-// the kernel once and runs the clusters in linear order, the blocks of a cluster together.
+// the kernel once and runs the clusters in linear order (or reversed), the blocks of a cluster together.
 #include "tessel/emulator/run.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <memory>
 
@@ -99,27 +100,28 @@ RunStats run(const LaunchPlan& plan, Memory& mem, const RunOptions& options) {
     runners.push_back(std::make_unique<detail::BlockRunner>(launch));
     cluster.ctas.push_back(runners.back().get());
   }
-  for (unsigned z = 0; z < plan.grid[2]; z += c[2]) {
-    for (unsigned y = 0; y < plan.grid[1]; y += c[1]) {
-      for (unsigned x = 0; x < plan.grid[0]; x += c[0]) {
-        cluster.arrived.clear();
-        // Rank r = (x, y, z) within the cluster with x fastest, as %cluster_ctarank.
-        for (unsigned r = 0; r < cs; ++r)
-          runners[r]->start({x + r % c[0], y + r / c[0] % c[1], z + r / (c[0] * c[1])}, cluster, r);
-        for (;;) {
-          bool ran = false, live = false;
-          for (auto& b : runners) live = b->pass(ran) || live;
-          if (!live) break;
-          if (!ran) {
-            for (auto& b : runners) {
-              if (b->waiting()) b->deadlock();  // the first block with a thread still waiting
-            }
-          }
+  std::vector<std::array<unsigned, 3>> origins;  // each cluster's first block
+  for (unsigned z = 0; z < plan.grid[2]; z += c[2])
+    for (unsigned y = 0; y < plan.grid[1]; y += c[1])
+      for (unsigned x = 0; x < plan.grid[0]; x += c[0]) origins.push_back({x, y, z});
+  if (options.reverse_order) std::reverse(origins.begin(), origins.end());
+  for (const auto& [x, y, z] : origins) {
+    cluster.arrived.clear();
+    // Rank r = (x, y, z) within the cluster with x fastest, as %cluster_ctarank.
+    for (unsigned r = 0; r < cs; ++r)
+      runners[r]->start({x + r % c[0], y + r / c[0] % c[1], z + r / (c[0] * c[1])}, cluster, r);
+    for (;;) {
+      bool ran = false, live = false;
+      for (auto& b : runners) live = b->pass(ran) || live;
+      if (!live) break;
+      if (!ran) {
+        for (auto& b : runners) {
+          if (b->waiting()) b->deadlock();  // the first block with a thread still waiting
         }
-        launch.stats.blocks += cs;
-        if (options.progress) options.progress(launch.stats.blocks, uint64_t{plan.grid[0]} * plan.grid[1] * plan.grid[2]);
       }
     }
+    launch.stats.blocks += cs;
+    if (options.progress) options.progress(launch.stats.blocks, uint64_t{plan.grid[0]} * plan.grid[1] * plan.grid[2]);
   }
   launch.stats.steps = options.max_steps - launch.steps_left;
   return launch.stats;

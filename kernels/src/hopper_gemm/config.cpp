@@ -37,7 +37,7 @@ std::string HopperGemmConfig::name() const {
          std::to_string(tile_n) + "x" + std::to_string(tile_k()) + "_s" + std::to_string(stages) + "_" +
          major_letter(a_major, true) + major_letter(b_major, false) + (out_major == Major::Row ? "r" : "c") +
          (cluster_size() > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : "") +
-         (pingpong ? "_pp" : "") + (split_k ? "_sk" : "");
+         (pingpong ? "_pp" : "") + (split_k ? "_sk" : "") + (stream_k ? "_streamk" : "");
 }
 
 void HopperGemmConfig::check() const {
@@ -58,6 +58,11 @@ void HopperGemmConfig::check() const {
          " tile (at most 128 x 128: one warpgroup holds a whole tile's accumulators, 128 registers a thread)");
   if (pingpong && cluster_size() > 1) fail(who + "ping-pong in a cluster (not implemented: 1x1 only)");
   if (split_k && pingpong) fail(who + "split-K with ping-pong (not implemented: split-K is cooperative)");
+  if (stream_k && pingpong) fail(who + "stream-K with ping-pong (not implemented: stream-K is cooperative)");
+  if (stream_k && split_k) fail(who + "stream-K and split-K together (one schedule at a time)");
+  if (stream_k && cluster_size() > 1)
+    fail(who + "stream-K in a cluster " + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) +
+         " (not implemented: 1x1 only)");
   if (split_k && cluster_size() > 1)
     fail(who + "split-K in a cluster " + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) +
          " (not implemented: 1x1 only)");

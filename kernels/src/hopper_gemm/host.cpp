@@ -138,6 +138,19 @@ Status hopper_gemm_split_k_supports(const HopperGemmConfig& c, const GemmArgumen
   return Status::success();
 }
 
+// Stream-K's rule on GemmArguments::stream_k_workers.
+Status hopper_gemm_stream_k_supports(const HopperGemmConfig& c, const GemmArguments& g) {
+  if (!c.stream_k) {
+    if (g.stream_k_workers != 0)
+      return Status::failure("stream_k_workers " + str(g.stream_k_workers) +
+                             ": this kernel does not stream K (0 only; the stream-K kernels, named _streamk, do)");
+    return Status::success();
+  }
+  if (g.stream_k_workers < 0 || g.stream_k_workers > 65535)
+    return Status::failure("stream_k_workers " + str(g.stream_k_workers) + " (0 to 65535 CTAs)");
+  return Status::success();
+}
+
 }  // namespace
 
 Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& g) {
@@ -182,6 +195,7 @@ Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& g) {
   if (!std::isfinite(g.alpha) || !std::isfinite(g.beta))
     return Status::failure("alpha = " + std::to_string(g.alpha) + ", beta = " + std::to_string(g.beta) +
                            ": they must be finite");
+  if (Status s = hopper_gemm_stream_k_supports(c, g); !s) return s;
   return hopper_gemm_split_k_supports(c, g, K);
 }
 
@@ -279,7 +293,11 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const Gem
   // cluster_n tiles).
   const int64_t cm = c.tile_m * c.cluster_m, cn = c.tile_n * c.cluster_n, cs = c.cluster_size();
   const int64_t tiles = ((M + cm - 1) / cm) * ((N + cn - 1) / cn) * L * (c.split_k ? args.split_k : 1);
-  const int64_t clusters = std::clamp<int64_t>(tiles, 1, std::max<int64_t>(1, max_ctas / cs));
+  // Stream-K's grid is its workers (G), whatever the SM count: its ranges are cut for G CTAs.
+  const HopperGemmStreamKPlan sk = hopper_gemm_stream_k_plan(config, args);
+  const int64_t clusters = c.stream_k && args.stream_k_workers > 0
+                               ? sk.ctas
+                               : std::clamp<int64_t>(tiles, 1, std::max<int64_t>(1, max_ctas / cs));
   codegen::LaunchPlan p;
   p.kernel = config.name();
   p.grid = {static_cast<unsigned>(clusters * cs), 1, 1};
@@ -302,10 +320,45 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const Gem
            " is not 16-byte aligned (split-K's partial tiles move in 16-byte vectors)");
     p.arg(static_cast<int32_t>(args.split_k)).arg(args.workspace).arg(hopper_gemm_split_k_launch_id());
   }
+  if (c.stream_k) {
+    if (sk.workspace > 0 && args.workspace == 0)
+      fail(config.name() + " with " + str(args.stream_k_workers) + " stream-K workers needs a workspace of " +
+           str(static_cast<int64_t>(sk.workspace)) + " bytes (workspace_size; GemmArguments::workspace or Kernel::run's), got none");
+    if (sk.workspace > 0 && args.workspace % 16 != 0)
+      fail(config.name() + ": the workspace at " + str(static_cast<int64_t>(args.workspace)) +
+           " is not 16-byte aligned (stream-K's partial tiles move in 16-byte vectors)");
+    p.arg(static_cast<int32_t>(sk.dp_tiles)).arg(static_cast<int32_t>(sk.slots)).arg(args.workspace);
+    p.arg(hopper_gemm_split_k_launch_id());
+  }
   return p;
 }
 
+HopperGemmStreamKPlan hopper_gemm_stream_k_plan(const HopperGemmConfig& config, const GemmArguments& args) {
+  HopperGemmStreamKPlan plan;
+  const GemmArguments g = kernel_arguments(config, args);
+  const Matrix a = as_matrix(g.A), o = as_matrix(g.out);
+  const int64_t T = ((o.shape[1] + config.tile_m - 1) / config.tile_m) *
+                    ((o.shape[2] + config.tile_n - 1) / config.tile_n) * o.shape[0];
+  const int64_t kt = (a.shape[2] + config.tile_k() - 1) / config.tile_k();
+  plan.dp_tiles = T;
+  plan.ctas = std::max<int64_t>(1, std::min<int64_t>(T, 1 << 30));
+  if (!config.stream_k || args.stream_k_workers <= 0 || kt == 0) return plan;
+  const int64_t G = std::max<int64_t>(1, std::min<int64_t>(args.stream_k_workers, T * kt));
+  plan.ctas = G;
+  plan.sk_tiles = T <= G ? T : T % G == 0 ? 0 : G + T % G;
+  plan.dp_tiles = T - plan.sk_tiles;
+  if (plan.sk_tiles == 0) return plan;
+  // A range is at least q = floor(W / G) >= 1 k-tiles long, so a tile's kt k-tiles meet the range
+  // holding its first one and at most ceil((kt - 1) / q) that start inside it.
+  const int64_t q = plan.sk_tiles * kt / G;
+  plan.slots = std::min(kt, (kt - 1 + q - 1) / q + 1);
+  const int64_t counters = (plan.sk_tiles * 8 + 255) / 256 * 256;  // SplitKFixup::counter_bytes
+  plan.workspace = static_cast<std::size_t>(counters + plan.sk_tiles * plan.slots * config.tile_m * config.tile_n * 4);
+  return plan;
+}
+
 std::size_t hopper_gemm_workspace_size(const HopperGemmConfig& config, const GemmArguments& args) {
+  if (config.stream_k) return hopper_gemm_stream_k_plan(config, args).workspace;
   if (!config.split_k || args.split_k <= 1) return 0;
   const GemmArguments g = kernel_arguments(config, args);
   const Matrix o = as_matrix(g.out);
@@ -438,10 +491,12 @@ std::vector<HopperGemmConfig> HopperGemmClass::configurations() {
         for (codegen::Major bm : {codegen::Major::K, codegen::Major::MN}) {
           if (!wide && (am != codegen::Major::K || bm != codegen::Major::K)) continue;
           for (Major om : {Major::Row, Major::Column}) {
-            // v: cluster_m, cluster_n, schedule (0 cooperative, 1 ping-pong, 2 split-K)
-            for (std::array<int, 3> v : {std::array<int, 3>{1, 1, 0}, {2, 1, 0}, {1, 2, 0}, {1, 1, 1}, {1, 1, 2}}) {
-              const bool clustered = v[0] * v[1] > 1, pingpong = v[2] == 1, split_k = v[2] == 2;
-              if (split_k && tile.m == 64 && tile.n == 256) continue;  // split-K: 128x256, 128x128, 64x128
+            // v: cluster_m, cluster_n, schedule (0 cooperative, 1 ping-pong, 2 split-K, 3 stream-K)
+            for (std::array<int, 3> v :
+                 {std::array<int, 3>{1, 1, 0}, {2, 1, 0}, {1, 2, 0}, {1, 1, 1}, {1, 1, 2}, {1, 1, 3}}) {
+              const bool clustered = v[0] * v[1] > 1, pingpong = v[2] == 1, split_k = v[2] == 2, stream_k = v[2] == 3;
+              // split-K and stream-K: 128x256, 128x128, 64x128
+              if ((split_k || stream_k) && tile.m == 64 && tile.n == 256) continue;
               if (clustered && tile.m != 128) continue;  // the large tiles, where L2 traffic limits
               if (pingpong && tile.m * tile.n > 128 * 128) continue;  // a warpgroup holds a whole tile
               HopperGemmConfig c;
@@ -449,6 +504,7 @@ std::vector<HopperGemmConfig> HopperGemmClass::configurations() {
               c.cluster_n = v[1];
               c.pingpong = pingpong;
               c.split_k = split_k;
+              c.stream_k = stream_k;
               c.ab = t.ab;
               c.out = t.out;
               c.tile_m = tile.m;
@@ -493,6 +549,7 @@ HopperGemmConfig hopper_gemm_config(const Options& o) {
   c.cluster_n = static_cast<int>(parse_integer("cluster-n", o.at("cluster-n"), 1, 16));
   c.pingpong = o.at("schedule") == "pingpong";
   c.split_k = o.at("schedule") == "split-k";
+  c.stream_k = o.at("schedule") == "stream-k";
   return c;
 }
 
@@ -510,7 +567,7 @@ Options hopper_gemm_options(const HopperGemmConfig& c) {
   o.emplace("stages", std::to_string(c.stages));
   o.emplace("cluster-m", std::to_string(c.cluster_m));
   o.emplace("cluster-n", std::to_string(c.cluster_n));
-  o.emplace("schedule", c.pingpong ? "pingpong" : c.split_k ? "split-k" : "cooperative");
+  o.emplace("schedule", c.pingpong ? "pingpong" : c.split_k ? "split-k" : c.stream_k ? "stream-k" : "cooperative");
   return o;
 }
 
@@ -525,9 +582,10 @@ std::vector<OptionSpec> HopperGemmClass::options() const {
           {"stages", {"4", "2", "3", "5", "6", "7", "8"}, "shared-memory stages"},
           {"cluster-m", {"1", "2"}, "CTAs per cluster along M (2: B multicast to the pair)"},
           {"cluster-n", {"1", "2"}, "CTAs per cluster along N (2: A multicast to the pair; not with cluster-m 2)"},
-          {"schedule", {"cooperative", "pingpong", "split-k"},
-           "consumer warpgroups on 64-row slabs of each tile, on alternate tiles (up to 128 x 128), or "
-           "cooperative on (tile, split of K) units, the splits a run-time argument (GemmArguments::split_k)"}};
+          {"schedule", {"cooperative", "pingpong", "split-k", "stream-k"},
+           "consumer warpgroups on 64-row slabs of each tile, on alternate tiles (up to 128 x 128), "
+           "cooperative on (tile, split of K) units, the splits a run-time argument (GemmArguments::split_k), or "
+           "cooperative with the last tiles' k-tiles shared evenly by the CTAs (GemmArguments::stream_k_workers)"}};
 }
 
 KernelPtr HopperGemmClass::configure(const Options& options) const {

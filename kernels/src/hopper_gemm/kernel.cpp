@@ -5,7 +5,8 @@
 //   producer (TMA loads), warpgroups 1.. the consumers (the wgmma mainloop on the stages laid out by
 //   sm90_stage_layout, then the epilogue of sm90_epilogue). Split-K (config.split_k): the
 //   scheduler's units are (tile, split) with a share of the k-tiles, and sm90_split_k's fix-up runs
-//   between the mainloop and the epilogue, which only the tile's last unit reaches.
+//   between the mainloop and the epilogue, which only the tile's last unit reaches. Stream-K
+//   (config.stream_k): the same fix-up on the scheduler's stream-K units.
 //
 // The PTX is byte-identical to the one-function kernel these blocks came from: each block emits
 // its instructions in the order the kernel did, which is why some are split where they are (the
@@ -41,10 +42,11 @@ constexpr int kGroupRows = 8;  // tile-rows per rasterization group (L2 reuse)
 // The kernel's parameters, in the order of hopper_gemm.hpp.
 struct GemmParams {
   Value tmap_a, tmap_b, tmap_out, tmap_c, out, M, N, K, L, ld_out, batch_stride_out, alpha, beta, flags;
-  Value splits, workspace, launch;  // split-K only
+  Value splits, workspace, launch;  // split-K only (workspace and launch: stream-K too)
+  Value dp_tiles, slots;            // stream-K only
 };
 
-GemmParams declare_params(KernelBuilder& b, bool split_k) {
+GemmParams declare_params(KernelBuilder& b, bool split_k, bool stream_k) {
   b.note("parameters: the TMA descriptors of A, B, out and C, out, the sizes, out's strides, alpha, beta, flags");
   GemmParams p;
   p.tmap_a = b.tensor_map_param("tmap_a");
@@ -64,6 +66,13 @@ GemmParams declare_params(KernelBuilder& b, bool split_k) {
   if (split_k) {
     b.note("split-K: the split count, the workspace (counters, then partial tiles) and the launch's id");
     p.splits = b.param("splits", Type::S32);
+    p.workspace = b.global_pointer_param("workspace");
+    p.launch = b.param("launch", Type::U64);
+  }
+  if (stream_k) {
+    b.note("stream-K: the data-parallel tiles, the partial tiles per region tile, the workspace, the launch's id");
+    p.dp_tiles = b.param("dp_tiles", Type::S32);
+    p.slots = b.param("slots", Type::S32);
     p.workspace = b.global_pointer_param("workspace");
     p.launch = b.param("launch", Type::U64);
   }
@@ -160,9 +169,10 @@ void producer(const GemmKernel& k) {
   b.if_(k.tid == 0, [&] {
     PipelineState state = k.pipeline.make_state();
     k.scheduler.for_each_tile([&](const WorkTile& at) {
-      // C into L2 ahead of the epilogue (not for split-K: only the unit that arrives last reads it)
-      if (!k.c.split_k) TmaStoreEpilogue::prefetch_c(b, epilogue_params(k), epilogue_tensors(k), k.c.tile_m, at);
-      if (k.c.split_k)  // the unit's share of the tile's k-tiles
+      // C into L2 ahead of the epilogue (not for split-K or stream-K: only the unit that arrives last reads it)
+      const bool units = k.c.split_k || k.c.stream_k;
+      if (!units) TmaStoreEpilogue::prefetch_c(b, epilogue_params(k), epilogue_tensors(k), k.c.tile_m, at);
+      if (units)  // the unit's share of the tile's k-tiles
         b.for_range(at.k_begin, at.k_begin + at.k_count, 1, [&](Value kt) { load_k_tile(k, state, at, kt); });
       else
         b.for_range(b.constant(0, Type::S32), k.scheduler.k_tiles(), 1, [&](Value kt) { load_k_tile(k, state, at, kt); });
@@ -263,7 +273,7 @@ TmaStoreEpilogue make_epilogue(const GemmKernel& k, Value w, Value t128) {
 
 SplitKFixup make_fixup(const GemmKernel& k, Value w, Value t128) {
   const SplitKFixup::Params fp{k.c.tile_m, k.c.tile_n, k.c.consumers()};
-  const SplitKFixup::Tensors ft{k.p.splits, k.p.workspace, k.p.launch, k.scheduler.tiles()};
+  const SplitKFixup::Tensors ft{k.c.stream_k ? k.p.slots : k.p.splits, k.p.workspace, k.p.launch, k.scheduler.tiles()};
   return SplitKFixup(k.b, fp, ft, k.smem, k.regions.split_k_last, w, t128);
 }
 
@@ -289,12 +299,12 @@ void consumer(const GemmKernel& k, Value wg) {
   if (pingpong) turn = k.turns->make_state(w);
   const TmaStoreEpilogue epilogue = make_epilogue(k, w, t128);
   std::optional<SplitKFixup> fixup;
-  if (k.c.split_k) fixup.emplace(make_fixup(k, w, t128));
+  if (k.c.split_k || k.c.stream_k) fixup.emplace(make_fixup(k, w, t128));
   k.scheduler.for_each_tile(
       [&](const WorkTile& at) {
         if (!fixup) epilogue.preload_c(at);  // the tile's first C boxes, under the mainloop
         mainloop.run(turn ? &*turn : nullptr, fixup ? at.k_count : k.scheduler.k_tiles());
-        if (fixup) {  // split-K: the unit that arrives last stores the sum of the tile's partials,
+        if (fixup) {  // split-K, stream-K: the unit that arrives last stores the sum of the tile's partials,
                       // and only it loads C (a unit that stores nothing must leave C's barriers be)
           Value stores = fixup->reduce(at, mainloop.accumulators().front());
           b.if_(stores, [&] {
@@ -343,7 +353,7 @@ Module hopper_gemm(const HopperGemmConfig& config) {
   atom.check();
   KernelBuilder b(config.name());
   set_launch_bounds(b, c);
-  const GemmParams p = declare_params(b, c.split_k);
+  const GemmParams p = declare_params(b, c.split_k, c.stream_k);
 
   const HopperGemmSharedStorage regions(c);
   b.note("shared memory: the base rounded up to the 1024-byte period of the 128-byte swizzle");
@@ -371,7 +381,8 @@ Module hopper_gemm(const HopperGemmConfig& config) {
 
   const ClusterRank rank = cluster_rank(b, c.cluster_m, c.cluster_n);
   const PersistentTileScheduler scheduler(b, scheduler_params(c), rank, p.M, p.N, p.K, p.L,
-                                          c.split_k ? std::optional<Value>(p.splits) : std::nullopt);
+                                          c.split_k ? std::optional<Value>(p.splits) : std::nullopt,
+                                          c.stream_k ? std::optional<Value>(p.dp_tiles) : std::nullopt);
   const GemmKernel k{b, c, atom, p, regions, smem, pipeline, turns ? &*turns : nullptr, scheduler, rank, tid};
   b.if_(
       wg == 0, [&] { producer(k); }, [&] { consumer(k, wg); });

@@ -21,7 +21,7 @@ struct HopperGemmSharedStorage {
   // Per consumer warpgroup, the mbarrier its epilogue's TMA loads of C complete on (C is loaded
   // into the staging box that then takes out's values: no shared memory of its own).
   sm90::SmemRegion c_full;
-  // Split-K: where the consumers' thread 0 tells the others whether their unit arrived last
+  // Split-K and stream-K: where the consumers' thread 0 tells the others whether their unit arrived last
   // (none otherwise).
   sm90::SmemRegion split_k_last;
   int64_t bytes = 0;             // the end of the last region

@@ -1,4 +1,4 @@
-// sm90/split_k.cpp: split-K's fix-up: partial tiles to the workspace, a counter per tile, the
+// sm90/split_k.cpp: split-K's (and stream-K's) fix-up: partial tiles to the workspace, a counter per tile, the
 // last arrival's ordered sum.
 #include "sm90/split_k.hpp"
 
@@ -45,7 +45,7 @@ Value SplitKFixup::slot(const WorkTile& at, Value split) const {
   KernelBuilder& b = b_;
   const int64_t tile_bytes = int64_t{p_.tile_m} * p_.tile_n * 4, slab_bytes = int64_t{64} * p_.tile_n * 4;
   Value counters = ((b.cvt(t_.tiles, Type::U64) * 8 + 255) >> 8) << 8;  // counter_bytes(tiles)
-  Value unit = b.cvt(at.tile, Type::U64) * b.cvt(t_.splits, Type::U64) + b.cvt(split, Type::U64);
+  Value unit = b.cvt(at.tile, Type::U64) * b.cvt(t_.slots, Type::U64) + b.cvt(split, Type::U64);
   return t_.workspace + counters + unit * tile_bytes + b.cvt(w_, Type::U64) * slab_bytes +
          b.cvt(t128_, Type::U64) * 16;
 }
@@ -67,7 +67,7 @@ Value SplitKFixup::arrive(const WorkTile& at) const {
              b.assign(done, b.select(got == cur, b.constant(1, Type::U32), b.constant(0, Type::U32)));
              b.assign(cur, got);
            });
-  Value last = (next & 0xffff) == b.cvt(t_.splits, Type::U64);
+  Value last = (next & 0xffff) == b.cvt(at.parts, Type::U64);
   // The last arrival clears the counter (no unit of the tile touches it again in this launch), so
   // that a replay of the very same launch (a CUDA graph: the same launch id) counts from zero too.
   b.if_(last, [&] { b.atom(Space::Global, AtomOp::Exch, Type::U64, counter, b.constant(0, Type::U64)); });
@@ -79,7 +79,7 @@ Value SplitKFixup::reduce(const WorkTile& at, std::vector<Value>& acc) const {
   const int groups = static_cast<int>(acc.size()) / 4;
   const int threads = 128 * p_.consumers;
   Value stores = b.mov(b.constant(1, Type::U32));
-  b.if_(t_.splits > 1, [&] {
+  b.if_(at.parts > 1, [&] {
     b.note("split-K: the unit's partial tile to the workspace (16-byte stores in fragment order)");
     Value mine = slot(at, at.split);
     for (int g = 0; g < groups; ++g) {
@@ -103,7 +103,7 @@ Value SplitKFixup::reduce(const WorkTile& at, std::vector<Value>& acc) const {
         const std::vector<Value> v = b.load(Space::Global, Type::F32, p0, g * kGroupBytes, 4, kPartialLoad);
         for (int e = 0; e < 4; ++e) b.assign(acc[static_cast<size_t>(4 * g + e)], v[static_cast<size_t>(e)]);
       }
-      b.for_range(b.constant(1, Type::S32), t_.splits, 1, [&](Value s) {
+      b.for_range(b.constant(1, Type::S32), at.parts, 1, [&](Value s) {
         Value ps = slot(at, s);
         for (int g = 0; g < groups; ++g) {
           const std::vector<Value> v = b.load(Space::Global, Type::F32, ps, g * kGroupBytes, 4, kPartialLoad);

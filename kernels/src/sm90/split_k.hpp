@@ -1,8 +1,8 @@
-// sm90/split_k.hpp: split-K's fix-up for an sm_90 GEMM's consumer warpgroups: after a unit's
-// mainloop (one split of a tile's k-tiles), its f32 partial tile goes to the workspace, the CTA
-// counts itself in at the tile's counter, and the unit that arrives last sums every split's
-// partial in the order s = 0, 1, ..., splits - 1 into its accumulators, which the epilogue then
-// stores. The order of the sum never depends on which unit arrives last, so the result has the
+// sm90/split_k.hpp: split-K's (and stream-K's) fix-up for an sm_90 GEMM's consumer warpgroups:
+// after a unit's mainloop (one part of a tile's k-tiles), its f32 partial tile goes to the
+// workspace, the CTA counts itself in at the tile's counter, and the unit that arrives last sums
+// every part's partial in the order s = 0, 1, ..., parts - 1 (k order) into its accumulators,
+// which the epilogue then stores. The order of the sum never depends on which unit arrives last, so the result has the
 // same bits every run. No unit waits for another (the last one finds the others done), so the
 // schedule needs no co-resident grid.
 #pragma once
@@ -21,14 +21,15 @@ class SplitKFixup {
     int tile_m = 0, tile_n = 0;  // a tile: tile_m / 64 consumer warpgroups, one 64-row slab each
     int consumers = 1;           // the consumer warpgroups (cooperative: one per slab)
   };
-  // The kernel's parameters the fix-up reads: the split count (s32), the workspace (u64: see
-  // workspace layout below), the launch's id (u64, below 2^48), the tiles of the problem (s32:
-  // L x tiles along M x tiles along N).
+  // The kernel's parameters the fix-up reads: the partial tiles per tile in the workspace (s32:
+  // split-K's split count, stream-K's slots), the workspace (u64: see workspace layout below), the
+  // launch's id (u64, below 2^48), the tiles with counters (s32: split-K's L x tiles along M x
+  // tiles along N, stream-K's region). A unit's tile, part and the tile's parts: its WorkTile.
   struct Tensors {
-    codegen::Value splits, workspace, launch, tiles;
+    codegen::Value slots, workspace, launch, tiles;
   };
   // The workspace: per tile a u64 counter, (launch id << 16) | units arrived, rounded up to 256
-  // bytes; then per (tile, split) a partial tile of tile_m x tile_n f32, slab by slab, each slab
+  // bytes; then per (tile, slot) a partial tile of tile_m x tile_n f32, slab by slab, each slab
   // in fragment order: 4 consecutive values of thread t at ((v / 4) * 128 + t) * 4 (16-byte
   // stores, a warp's 512 bytes contiguous).
   static int64_t counter_bytes(int64_t tiles) { return (tiles * 8 + 255) / 256 * 256; }
@@ -40,7 +41,7 @@ class SplitKFixup {
 
   // After the unit's mainloop, with its accumulators (the warpgroup's slab: wgmma fragments, f32,
   // every MMA finished). Returns a predicate, uniform over the consumers: whether this unit stores
-  // the tile (one split, or the last arrival; the accumulators then hold the sum of all splits).
+  // the tile (one part, or the last arrival; the accumulators then hold the sum of all parts).
   codegen::Value reduce(const WorkTile& at, std::vector<codegen::Value>& acc) const;
 
  private:

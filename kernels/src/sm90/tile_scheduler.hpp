@@ -18,12 +18,14 @@ struct ClusterRank {
 };
 ClusterRank cluster_rank(codegen::KernelBuilder& b, int cluster_m, int cluster_n);
 
-// The output tile a CTA works on: its first row, first column and batch (s32). Split-K also
-// names the unit's tile (its linear index over L x tiles), its split, and its k-tiles
-// [k_begin, k_begin + k_count) (s32); empty Values otherwise.
+// The output tile a CTA works on: its first row, first column and batch (s32). Split-K and
+// stream-K also name the unit's k-tiles [k_begin, k_begin + k_count), and for the fix-up its tile
+// (the index of the tile's counter and partials), its part of the tile (`split`: 0, 1, ... in k
+// order) and the tile's parts (1: the unit is the whole tile, nothing to fix up) (s32); empty
+// Values otherwise.
 struct WorkTile {
   codegen::Value m0, n0, l;
-  codegen::Value tile, split, k_begin, k_count;
+  codegen::Value tile, split, k_begin, k_count, parts;
 };
 
 class PersistentTileScheduler {
@@ -38,13 +40,18 @@ class PersistentTileScheduler {
   // at most the k-tiles; 1x1 clusters): split-K, whose work units are (tile, split), the splits
   // of a tile next to each other in the work order, split s taking k-tiles
   // [s kt / splits, (s + 1) kt / splits) (kt = ceil(K / tile_k)): none empty, sizes differing by 1 at most.
+  // With `dp_tiles` instead (s32, hopper_gemm_stream_k_plan's; 1x1 clusters): stream-K, whose
+  // CTA c of G (the grid) takes the tiles c, c + G, ... below dp_tiles whole, then its range
+  // [c W / G, (c + 1) W / G) of the W k-tiles of the tiles after them, laid end to end: a unit per
+  // tile the range meets.
   PersistentTileScheduler(codegen::KernelBuilder& b, const Params& p, ClusterRank rank, codegen::Value M,
                           codegen::Value N, codegen::Value K, codegen::Value L,
-                          std::optional<codegen::Value> splits = {});
+                          std::optional<codegen::Value> splits = {}, std::optional<codegen::Value> dp_tiles = {});
 
   // k-tiles of every work tile (s32): the whole K, ceil(K / tile_k); a data-parallel schedule.
   codegen::Value k_tiles() const { return k_tiles_; }
-  // Split-K: the output tiles over the batch (s32).
+  // Split-K: the output tiles over the batch; stream-K: the tiles of its region (s32). The tiles
+  // that have counters and partials in the workspace.
   codegen::Value tiles() const { return tiles_; }
 
   // body(tile) for the CTA's tiles: work index first, first + stride, ... below the total. With
@@ -54,13 +61,15 @@ class PersistentTileScheduler {
 
  private:
   WorkTile work_tile(codegen::Value index) const;
+  void for_each_stream_k_unit(const std::function<void(const WorkTile&)>& body) const;
 
   codegen::KernelBuilder& b_;
   Params p_;
   ClusterRank rank_;
   codegen::Value tiles_m_, tiles_n_, per_batch_, total_, k_tiles_, first_, stride_;
-  std::optional<codegen::Value> splits_;
+  std::optional<codegen::Value> splits_, dp_tiles_;
   codegen::Value tiles_;
+  codegen::Value sk_k_tiles_, sk_begin_, sk_end_;  // stream-K (s64): W, and this CTA's range of it
 };
 
 }  // namespace tessel::kernels::sm90

@@ -19,6 +19,9 @@ struct RunOptions {
   // A read of a shared-memory byte that another thread wrote since the last barrier both passed
   // is an error (the missing bar.sync).
   bool check_shared_races = true;
+  // The clusters in reverse linear order: for kernels whose result must not depend on which block
+  // runs last (split-K's and stream-K's fix-ups: another block then arrives last at each tile).
+  bool reverse_order = false;
   // Called after each cluster of blocks with the blocks run so far and the grid's total, so that a
   // long emulation can report progress (tessel run --emulate prints it every few seconds).
   std::function<void(uint64_t blocks_done, uint64_t blocks_total)> progress;
@@ -37,7 +40,7 @@ struct RunStats {
 };
 
 // Executes plan.entry() for every block of plan.grid and every thread of plan.block, one block
-// after the other in linear order, with plan.params as the kernel's parameters (pointers are
+// (cluster) after the other in linear order (reversed with options.reverse_order), with plan.params as the kernel's parameters (pointers are
 // addresses of `mem`). The result lands in `mem`. Deterministic: the same plan and memory give
 // the same memory. Throws EmulationError for what the kernel does wrong (see error.hpp) and
 // tessel::Error for a plan that does not fit the kernel (parameter count or sizes, block shape

@@ -33,6 +33,10 @@ struct GemmArguments {
   // refuse other values (supports() says); the split-K Hopper kernels take 1..32, at most the
   // k-tiles (docs/gemm.md, "Schedules").
   int split_k = 1;
+  // Stream-K: the CTAs that share the last tiles' k-tiles (the persistent grid; tessel::gemm gives
+  // the device's SM count). 0: none, every tile runs whole. Only the stream-K kernels take a value
+  // other than 0 (docs/gemm.md, "Schedules").
+  int stream_k_workers = 0;
   // Device scratch memory of at least the kernel's workspace_size(args) bytes (0: none);
   // Kernel::run(args, ..., workspace) fills it in, any contents will do.
   uint64_t workspace = 0;

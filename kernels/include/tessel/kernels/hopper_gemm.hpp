@@ -19,7 +19,9 @@
 //     threads fill one while the TMA reads the other, and the global writes drain while the next
 //     tile's mainloop runs. Out-of-range rows, columns and k of A and B are zero-filled by the TMA;
 //   - split-K (`split_k`, the _sk kernels): units of (tile, share of its k-tiles), f32 partial tiles
-//     in the workspace, summed in split order by the tile's last unit (docs/gemm.md, "Schedules").
+//     in the workspace, summed in split order by the tile's last unit (docs/gemm.md, "Schedules");
+//   - stream-K (`stream_k`, the _streamk kernels): the last tiles' k-tiles shared evenly by every
+//     CTA, the tiles split across CTAs fixed up like split-K's.
 #pragma once
 
 #include <functional>
@@ -63,6 +65,12 @@ struct HopperGemmConfig {
   // workspace and counts itself in at the tile's counter; the last to arrive sums the partials in
   // the order s = 0, 1, ... and runs the epilogue (sm90/split_k.hpp).
   bool split_k = false;
+  // Stream-K (cooperative, 1x1 clusters): GemmArguments::stream_k_workers CTAs (G, the grid) take
+  // the tiles data-parallel until fewer than two rounds are left; those last tiles' k-tiles, laid
+  // end to end, are cut into G equal ranges, one per CTA, so that every CTA does the same work.
+  // A tile whose k-tiles fall in the ranges of several CTAs is fixed up as split-K's: each writes
+  // its partial, the last to arrive sums them in k order (hopper_gemm_stream_k_plan).
+  bool stream_k = false;
 
   int consumers() const { return pingpong ? 2 : tile_m / 64; }
   int slabs() const { return tile_m / 64; }                      // 64-row slabs of a tile
@@ -75,7 +83,8 @@ struct HopperGemmConfig {
   // 1024 bytes of slack to align the base to the 128-byte swizzle's 1024-byte period.
   int shared_bytes() const;
   // tessel_hopper_gemm_bf16_bf16_128x128x64_s4_kkr (majors of A, B: k or m/n; out: r or c),
-  // with _c2x1 or _c1x2 for a cluster of 2, _pp for ping-pong and _sk for split-K.
+  // with _c2x1 or _c1x2 for a cluster of 2, _pp for ping-pong, _sk for split-K and _streamk for
+  // stream-K.
   std::string name() const;
   // Throws tessel::Error naming the value and the rule.
   void check() const;
@@ -84,7 +93,8 @@ struct HopperGemmConfig {
 // The kernel. Parameters, in order: tmap_a, tmap_b, tmap_out, tmap_c (TMA descriptors, see
 // hopper_gemm_tensor_maps), out (u64), M, N, K, L (s32), ld_out, batch_stride_out (s64, elements),
 // alpha, beta (f32), flags (u32, hopper_gemm_flags); split-K kernels also splits (s32), workspace
-// (u64) and launch (u64, hopper_gemm_split_k_launch_id). C is loaded through tmap_c only when beta != 0.
+// (u64) and launch (u64, hopper_gemm_split_k_launch_id); stream-K kernels dp_tiles and slots (s32:
+// hopper_gemm_stream_k_plan), workspace and launch. C is loaded through tmap_c only when beta != 0.
 // Block threads(), dynamic shared memory shared_bytes(), any grid (persistent: CTA i takes tiles
 // i, i + gridDim.x, ...).
 codegen::Module hopper_gemm(const HopperGemmConfig& c);
@@ -130,17 +140,34 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& c, const GemmArgu
 KernelMetadata hopper_gemm_metadata(const HopperGemmConfig& c);
 
 // Split-K's workspace for `args` (args.split_k > 1; 0 otherwise): a u64 counter per output tile
-// (rounded up to 256 bytes), then split_k f32 partial tiles of tile_m x tile_n per output tile.
+// (rounded up to 256 bytes), then split_k f32 partial tiles of tile_m x tile_n per output tile;
+// stream-K's: hopper_gemm_stream_k_plan's.
 // The counters need no initial value: each holds the launch's id beside its count.
 constexpr int kHopperGemmMaxSplits = 32;  // split_k's most (s * k-tiles stays in int32)
 std::size_t hopper_gemm_workspace_size(const HopperGemmConfig& c, const GemmArguments& args);
+// Stream-K's division of the work for `args` on G = args.stream_k_workers CTAs (at most the
+// k-tiles of the whole problem): T tiles of kt k-tiles each. With T <= G every tile is in the
+// stream-K region; otherwise, unless G divides T, the last G + T % G tiles are (so that no CTA's
+// range is shorter than a tile's k-tiles), and the tiles before them run data-parallel. The
+// region's W = tiles * kt k-tiles are cut at floor(c W / G), c = 0..G; a tile meets at most
+// `slots` ranges. Workspace: a u64 counter per region tile (rounded up to 256 bytes), then `slots`
+// f32 partial tiles per region tile. workers == 0: no stream-K (every tile data-parallel).
+struct HopperGemmStreamKPlan {
+  int64_t ctas = 1;      // the grid: min(workers, T * kt), at least 1
+  int64_t dp_tiles = 0;  // tiles before the region
+  int64_t sk_tiles = 0;  // tiles in the region
+  int64_t slots = 1;     // partial tiles per region tile: the most ranges a tile meets
+  std::size_t workspace = 0;
+};
+HopperGemmStreamKPlan hopper_gemm_stream_k_plan(const HopperGemmConfig& c, const GemmArguments& args);
+
 // A fresh id for a split-K launch (48 bits, never 0 in a process): a counter whose id is not the
 // launch's counts from zero, so the workspace needs no clearing between launches.
 uint64_t hopper_gemm_split_k_launch_id();
 
 // The catalog class "hopper_gemm": types x tiles x stages x majors; its options (--dtype, --out,
 // --a-major k|m, --b-major k|n, --out-major n|m, --tile-m, --tile-n, --stages, --cluster-m,
-// --cluster-n, --schedule cooperative|pingpong|split-k) configure any valid configuration.
+// --cluster-n, --schedule cooperative|pingpong|split-k|stream-k) configure any valid configuration.
 class HopperGemmClass : public KernelClass {
  public:
   std::string name() const override { return "hopper_gemm"; }
