@@ -152,5 +152,5 @@ TEST_CASE("cli gemm: the schedule named in --explain, forced with --schedule and
   const test::CliRun both = run_cli({"gemm", "--m", "8", "--n", "8", "--k", "8", "--schedule", "data-parallel",
                                      "--splits", "4", "--explain"});
   CHECK(both.status == 2);
-  CHECK(contains(both.err, "--splits 4 splits K, which --schedule data-parallel does not"));
+  CHECK(contains(both.err, "--splits 4 is split-K's, which --schedule data-parallel is not"));
 }

@@ -591,9 +591,12 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
     kernels::Artifact artifact;
     std::shared_ptr<rt::DeviceBuffer> workspace;
     double ms = 0;
-    int splits = 1;  // a split-K kernel: the count the cost model chooses for it (GemmArguments::split_k)
+    int splits = 1;   // a split-K kernel: the count the cost model chooses for it (GemmArguments::split_k)
+    int workers = 0;  // a stream-K kernel: one CTA per SM (GemmArguments::stream_k_workers)
     std::string name() const {
-      return kernel ? kernel->name() + (splits > 1 ? " (split-K x " + std::to_string(splits) + ")" : "") : "tessel::gemm";
+      return kernel ? kernel->name() + (splits > 1 ? " (split-K x " + std::to_string(splits) + ")" : "") +
+                          (workers > 0 ? " (stream-K on " + std::to_string(workers) + " CTAs)" : "")
+                    : "tessel::gemm";
     }
   };
   std::vector<Candidate> candidates;
@@ -619,7 +622,9 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
         continue;
       GemmArguments split_args = args[0];
       split_args.split_k = splits;
-      Candidate cand{k, k->compile(split_args, dev.cc), nullptr, 0, splits};
+      const bool stream = k->metadata().options.count("schedule") && k->metadata().options.at("schedule") == "stream-k";
+      split_args.stream_k_workers = stream ? dev.props.sm_count : 0;
+      Candidate cand{k, k->compile(split_args, dev.cc), nullptr, 0, splits, split_args.stream_k_workers};
       if (const size_t ws = k->workspace_size(split_args)) cand.workspace = std::make_shared<rt::DeviceBuffer>(ws);
       candidates.push_back(std::move(cand));
     } catch (const Error& e) {
@@ -633,10 +638,11 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
         kernels::gemm(args[s], stream);
         return;
       }
-      if (cand_ptr->splits > 1) {
+      if (cand_ptr->splits > 1 || cand_ptr->workers > 0) {
         GemmArguments g = args[s];
         g.split_k = cand_ptr->splits;
-        cand_ptr->kernel->run(g, cand_ptr->artifact, stream, cand_ptr->workspace->ptr());
+        g.stream_k_workers = cand_ptr->workers;
+        cand_ptr->kernel->run(g, cand_ptr->artifact, stream, cand_ptr->workspace ? cand_ptr->workspace->ptr() : 0);
         return;
       }
       cand_ptr->kernel->run(args[s], cand_ptr->artifact, stream, cand_ptr->workspace ? cand_ptr->workspace->ptr() : 0);

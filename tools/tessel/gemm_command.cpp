@@ -31,7 +31,7 @@ namespace tessel::cli {
 void print_gemm_help(std::ostream& out) {
   out << "usage: tessel gemm --m M --n N --k K [--l L] [--dtype T] [--out T] [--a-major k|m] [--b-major k|n]\n"
          "                   [--out-major n|m] [--lda N] [--ldb N] [--ldc N] [--alpha X] [--beta X]\n"
-         "                   [--schedule data-parallel|split-k] [--splits S]\n"
+         "                   [--schedule data-parallel|split-k|stream-k] [--splits S]\n"
          "                   [--explain [--cc N --sms N] | --emulate] [--seed S]\n"
          "\n"
          "out (L,M,N) = alpha * A (L,M,K) @ B (L,K,N) + beta * out through the one-call API\n"
@@ -47,9 +47,10 @@ void print_gemm_help(std::ostream& out) {
          "  --out-major n|m      out's (default n)\n"
          "  --lda, --ldb, --ldc  leading dimensions in elements (default: compact)\n"
          "  --alpha, --beta      the epilogue's scalars (default 1 and 0)\n"
-         "  --schedule S         only this schedule: data-parallel (each tile's whole K in one unit) or\n"
+         "  --schedule S         only this schedule: data-parallel (each tile's whole K in one unit),\n"
          "                       split-k (units of a share of a tile's k-tiles, partials summed in a\n"
-         "                       fixed order); default: the cost model's choice\n"
+         "                       fixed order) or stream-k (the last tiles' k-tiles shared evenly by one\n"
+         "                       CTA per SM, fixed up the same way); default: the cost model's choice\n"
          "  --splits S           split-K with S splits (2 to 32, at most the k-tiles), forcing split-k\n"
          "  --explain            print the ranked candidates, the reasons of the refused, and the\n"
          "                       choice, without running anything\n"
@@ -156,12 +157,13 @@ int gemm_command(const std::vector<std::string>& args) {
       const std::string& sc = v["--schedule"];
       if (sc == "data-parallel") schedule = kernels::GemmSchedule::DataParallel;
       else if (sc == "split-k") schedule = kernels::GemmSchedule::SplitK;
-      else throw Error("--schedule '" + sc + "' is not a schedule (valid: data-parallel, split-k)");
+      else if (sc == "stream-k") schedule = kernels::GemmSchedule::StreamK;
+      else throw Error("--schedule '" + sc + "' is not a schedule (valid: data-parallel, split-k, stream-k)");
     }
     if (v.count("--splits")) {
       splits = static_cast<int>(parse_integer("--splits", v["--splits"], 2, 32));
-      if (schedule == kernels::GemmSchedule::DataParallel)
-        throw Error("--splits " + v["--splits"] + " splits K, which --schedule data-parallel does not");
+      if (schedule == kernels::GemmSchedule::DataParallel || schedule == kernels::GemmSchedule::StreamK)
+        throw Error("--splits " + v["--splits"] + " is split-K's, which --schedule " + v["--schedule"] + " is not");
       schedule = kernels::GemmSchedule::SplitK;
     }
     if (v.count("--cc") != v.count("--sms")) throw Error("--cc and --sms go together (the device to choose for)");

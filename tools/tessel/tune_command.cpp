@@ -1,5 +1,5 @@
 // tune_command.cpp: `tessel tune`: for each problem, the one-call GEMM's cost model ranks the
-// catalog (rank_gemm); its best `--candidates` choices and its best split-K choices are each timed
+// catalog (rank_gemm); its best `--candidates` choices and its best split-K and stream-K choices are each timed
 // on the GPU the way `tessel bench gemm` times a kernel (gemm_bench.hpp: random inputs in rotated
 // buffer sets, warm-up runs, the median of back-to-back runs between CUDA events), and the fastest
 // goes into the tuning cache (--out-file, or $TESSEL_TUNING_CACHE), merged with its other entries.
@@ -60,6 +60,9 @@ std::optional<std::pair<std::string, kernels::TuningEntry>> tune_case(const Gemm
   const int split_limit = std::max(1, limit / 4);
   for (size_t i = 0; i < split.ranked.size() && static_cast<int>(i) < split_limit; ++i)
     cands.push_back({split.ranked[i], "split " + std::to_string(i + 1)});
+  const kernels::GemmRanking streamed = kernels::rank_gemm(first, dev, kernels::GemmSchedule::StreamK);
+  for (size_t i = 0; i < streamed.ranked.size() && static_cast<int>(i) < split_limit; ++i)
+    cands.push_back({streamed.ranked[i], "stream " + std::to_string(i + 1)});
 
   const double flops = 2.0 * static_cast<double>(c.m) * c.n * c.k * c.l;
   std::printf("\n%s %s->%s majors %c,%c,%c%s: %zu candidates\n", case_shape(c).c_str(), codegen::ptx_name(c.dtype),
@@ -129,7 +132,7 @@ void print_tune_help(std::ostream& out) {
          "  --pad-ld             the problem, as `tessel bench gemm` takes it (`tessel bench --help`)\n"
          "  --sweep              the problems of `tessel bench gemm --sweep`\n"
          "  --candidates N       time the cost model's N best choices (default 8) and its N/4 best\n"
-         "                       split-K choices (at least 1)\n"
+         "                       split-K and stream-K choices each (at least 1)\n"
          "  --out-file PATH      the tuning cache to write (default: $TESSEL_TUNING_CACHE); its entries\n"
          "                       for other problems stay, written atomically (temporary file, rename)\n"
          "  --iters N            timed runs per candidate, the median kept (default 20)\n"

@@ -68,10 +68,12 @@ std::string layout_text(const TensorView& v) {
 
 namespace {
 
-// The GEMM's own arguments: split-K's count, and its workspace after the copies' regions.
+// The GEMM's own arguments: split-K's count or stream-K's workers, and its workspace after the
+// copies' regions.
 GemmArguments with_split_k(const GemmChoice& choice, GemmArguments g, uint64_t workspace, std::size_t copies) {
-  if (choice.splits > 1) {
+  if (choice.splits > 1 || choice.workers > 0) {
     g.split_k = choice.splits;
+    g.stream_k_workers = choice.workers;
     g.workspace = workspace + split_k_workspace_offset(copies);
   }
   return g;
@@ -118,6 +120,7 @@ void shape_key(std::string& key, const GemmArguments& g, void* context, GemmSche
   raw(static_cast<int32_t>(g.accumulator_type));
   raw(static_cast<uint8_t>((g.alpha != 0) | (g.beta != 0) << 1));
   raw(static_cast<int32_t>(g.split_k));
+  raw(static_cast<int32_t>(g.stream_k_workers));
   raw(static_cast<int32_t>(schedule));
 }
 
@@ -207,7 +210,7 @@ const GemmChoice& gemm(const GemmArguments& args, rt::StreamRef stream, GemmSche
     auto fresh = std::make_unique<Entry>();
     // The tuning cache's kernel for the problem's class, unless a schedule or split count is forced.
     std::optional<GemmChoice> tuned;
-    if (schedule == GemmSchedule::Any && args.split_k == 1) tuned = tuned_choice(args, dev);
+    if (schedule == GemmSchedule::Any && args.split_k == 1 && args.stream_k_workers == 0) tuned = tuned_choice(args, dev);
     fresh->choice = tuned ? std::move(*tuned) : std::move(r.ranked.front());
     std::lock_guard lock(c.mutex);
     entry = c.entries.emplace(key, std::move(fresh)).first->second.get();  // a racing thread's entry wins

@@ -52,6 +52,7 @@ std::string schedule_of(const KernelMetadata& md) {
   return it == md.options.end() ? "" : it->second;
 }
 bool is_split_k(const KernelMetadata& md) { return schedule_of(md) == "split-k"; }
+bool is_stream_k(const KernelMetadata& md) { return schedule_of(md) == "stream-k"; }
 bool is_pingpong(const KernelMetadata& md) { return schedule_of(md) == "pingpong"; }
 int cluster_size(const KernelMetadata& md) {
   return std::max(1, md.design.cluster[0] * md.design.cluster[1] * md.design.cluster[2]);
@@ -125,6 +126,19 @@ constexpr uint64_t kNominalWorkspace = uint64_t{1} << 40;  // where the ranking 
 
 int64_t bytes_of(const TensorView& v) { return v.size() * codegen::bytes(v.dtype); }
 
+// Stream-K's division of `tiles` tiles of `ktiles` k-tiles on `workers` CTAs, as
+// hopper_gemm_stream_k_plan makes it: the data-parallel rounds and the region's tiles.
+struct StreamKShape {
+  int64_t ctas = 1, dp_rounds = 0, region_tiles = 0;
+};
+StreamKShape stream_k_shape(int64_t tiles, int64_t ktiles, int64_t workers) {
+  StreamKShape s;
+  s.ctas = std::max<int64_t>(1, std::min(workers, tiles * ktiles));
+  s.region_tiles = tiles <= s.ctas ? tiles : tiles % s.ctas == 0 ? 0 : s.ctas + tiles % s.ctas;
+  s.dp_rounds = (tiles - s.region_tiles) / s.ctas;
+  return s;
+}
+
 }  // namespace
 
 double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const GemmDevice& dev) {
@@ -140,12 +154,33 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
   const bool beta = g.beta != 0;
   double compute_us = 0;
   int64_t active = dev.sm_count;  // CTAs moving bytes at once
+  // DRAM: the operands once, out (and C) once, at the rate `ctas` moving bytes reach.
+  const auto dram_us = [&](int64_t ctas) {
+    const double rate = std::min(kDramBytesPerUs, static_cast<double>(std::max<int64_t>(ctas, 1)) * kDramBytesPerUsPerSm);
+    return static_cast<double>(bytes_of(g.A) + bytes_of(g.B) + bytes_of(g.out) * (beta ? 2 : 1)) / rate;
+  };
   if (tensor) {
     // A persistent grid: each CTA takes ceil(units / CTAs) units, one after another; a unit is a
     // tile, or split-K's (tile, split) with its share of the k-tiles. A round with fewer units
     // than CTAs runs each faster (the busy SMs share the memory system and the power with fewer).
     const int64_t splits = is_split_k(md) ? std::max(1, g.split_k) : 1;
     const int64_t ctas = std::max<int64_t>(cs, dev.sm_count / cs * cs);
+    if (is_stream_k(md) && g.stream_k_workers > 0) {
+      const StreamKShape sk = stream_k_shape(tiles, ktiles, g.stream_k_workers);
+      const double k_tile_us = 2.0 * tm * tn * tk / rate;
+      const double epilogue = static_cast<double>(tm) * tn * codegen::bytes(g.out.dtype) * (beta ? 2 : 1) /
+                              kEpilogueBytesPerUsPerSm * kCooperativeEpilogue;
+      const double partial = static_cast<double>(tm) * tn * 4 / kPartialBytesPerUsPerSm;
+      // Per CTA: its data-parallel rounds, then its share of the region's k-tiles and epilogues
+      // (every SM busy to the end: no faster last round), a unit per tile its range meets, and
+      // where tiles are split, about two partials written and two read.
+      const double share = static_cast<double>(sk.region_tiles) / static_cast<double>(sk.ctas);
+      compute_us = static_cast<double>(sk.dp_rounds) * (static_cast<double>(ktiles) * k_tile_us + epilogue + kUnitUs) +
+                   share * (static_cast<double>(ktiles) * k_tile_us + epilogue) +
+                   (sk.region_tiles > 0 ? (std::ceil(share) + 1) * kUnitUs + 4 * partial : 0.0) + kFirstFillUs;
+      active = sk.ctas;
+      return std::max(compute_us, dram_us(active)) + 0.1 * std::min(compute_us, dram_us(active)) + kLaunchUs;
+    }
     const int64_t units = tiles * splits;
     const int64_t rounds = ceil_div(units, ctas);
     const int64_t last = units - (rounds - 1) * ctas;  // units of the last round
@@ -167,12 +202,9 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
     const double flops = 2.0 * static_cast<double>(e.M) * e.N * e.K * e.L;
     compute_us = flops / (rate * dev.sm_count);
   }
-  const double dram_rate = std::min(kDramBytesPerUs, static_cast<double>(std::max<int64_t>(active, 1)) * kDramBytesPerUsPerSm);
-  const double dram_us =
-      static_cast<double>(bytes_of(g.A) + bytes_of(g.B) + bytes_of(g.out) * (beta ? 2 : 1)) / dram_rate;
   // Compute and memory overlap, not perfectly: a tenth of the smaller shows (which also prefers,
   // of two kernels that wait on the same bytes, the one with less work).
-  return std::max(compute_us, dram_us) + 0.1 * std::min(compute_us, dram_us) + kLaunchUs;
+  return std::max(compute_us, dram_us(active)) + 0.1 * std::min(compute_us, dram_us(active)) + kLaunchUs;
 }
 
 GemmDevice gemm_device_in_use() {
@@ -188,12 +220,14 @@ std::string GemmChoice::describe() const {
     if (packed[static_cast<size_t>(i)]) copies += (copies.empty() ? "" : ", ") + std::string(names[i]);
   if (!copies.empty()) s += " (through the workspace: " + copies + ")";
   if (splits > 1) s += " (split-K x " + std::to_string(splits) + ")";
+  if (workers > 0) s += " (stream-K on " + std::to_string(workers) + " CTAs)";
   if (!source.empty()) s += " (from " + source + ")";
   return s;
 }
 
 std::string GemmChoice::schedule() const {
   if (splits > 1) return "split-K x " + std::to_string(splits);
+  if (workers > 0) return "stream-K on " + std::to_string(workers) + " CTAs";
   return kernel && schedule_of(kernel->metadata()) == "pingpong" ? "ping-pong" : "data-parallel";
 }
 
@@ -229,13 +263,23 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
   bool tensor_candidate = false;
   for (const KernelPtr& k : list_kernels(gemms, dev.cc)) {
     const KernelMetadata& md = k->metadata();
-    const bool split = is_split_k(md);
-    if (schedule == GemmSchedule::DataParallel && split) {
-      r.refused.emplace_back(k->name(), "a split-K kernel; --schedule data-parallel asked");
+    const bool split = is_split_k(md), stream = is_stream_k(md);
+    if (schedule == GemmSchedule::DataParallel && (split || stream)) {
+      r.refused.emplace_back(k->name(), std::string("a ") + (split ? "split-K" : "stream-K") +
+                                            " kernel; --schedule data-parallel asked");
       continue;
     }
     if (schedule == GemmSchedule::SplitK && !split) {
       r.refused.emplace_back(k->name(), "not a split-K kernel; --schedule split-k asked");
+      continue;
+    }
+    if (schedule == GemmSchedule::StreamK && !stream) {
+      r.refused.emplace_back(k->name(), "not a stream-K kernel; --schedule stream-k asked");
+      continue;
+    }
+    if (stream && schedule == GemmSchedule::Any && args.stream_k_workers == 0) {
+      r.refused.emplace_back(k->name(), "stream-K runs only when asked (--schedule stream-k, or stream_k_workers): "
+                                        "not yet measured against data-parallel on a GPU");
       continue;
     }
     // Split-K runs only when asked: on an H100 (2026-11-24) the model's split-K choices ran at 0.58x
@@ -256,6 +300,8 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
       run.split_k = choose_splits(md, args, dev, schedule == GemmSchedule::SplitK);
       no_split = run.split_k < 2;
     }
+    // Stream-K: the CTAs the arguments give, or one per SM.
+    if (stream && args.stream_k_workers == 0) run.stream_k_workers = dev.sm_count;
     const Status direct = k->supports(run);
     if (direct && no_split) {
       r.refused.emplace_back(k->name(), "split-K: no split count beats the whole K per tile by the model");
@@ -290,11 +336,17 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
                       kLaunchUs * p->copies;
     }
     if (split) c.splits = run.split_k;
+    if (stream) c.workers = run.stream_k_workers;
     tensor_candidate = tensor_candidate || md.min_cc >= 90;
     std::ostringstream t;
     const int tm = md.design.tile[0], tn = md.design.tile[1], tk = std::max(md.design.tile[2], 1);
     const int64_t tiles = ceil_div(e.M, std::max(tm, 1)) * ceil_div(e.N, std::max(tn, 1)) * e.L;
-    if (c.splits > 1)
+    if (c.workers > 0) {
+      const StreamKShape sk = stream_k_shape(tiles, std::max<int64_t>(1, ceil_div(e.K, tk)), c.workers);
+      t << "stream-K: " << tiles << " tiles of " << tm << "x" << tn << ", " << ceil_div(e.K, tk) << " k-tiles each, on "
+        << sk.ctas << " CTAs: " << sk.dp_rounds << " data-parallel rounds, then " << sk.region_tiles
+        << " tiles' k-tiles shared evenly";
+    } else if (c.splits > 1)
       t << "split-K x " << c.splits << ": " << tiles * c.splits << " units (" << tiles << " tiles of " << tm << "x"
         << tn << ") on " << dev.sm_count << " SMs, " << ceil_div(e.K, tk) << " k-tiles split " << c.splits
         << " ways, " << k->workspace_size(run) << " bytes of partial tiles";

@@ -303,7 +303,11 @@ std::optional<GemmChoice> tuned_choice(const GemmArguments& args, const GemmDevi
   // terms), with the entry's split count.
   GemmArguments a = args;
   a.split_k = e.splits;
-  const GemmRanking r = rank_gemm(a, dev, e.splits > 1 ? GemmSchedule::SplitK : GemmSchedule::DataParallel);
+  const bool stream = e.kernel.size() > 8 && e.kernel.compare(e.kernel.size() - 8, 8, "_streamk") == 0;
+  const GemmRanking r = rank_gemm(a, dev,
+                                  e.splits > 1 ? GemmSchedule::SplitK
+                                  : stream     ? GemmSchedule::StreamK
+                                               : GemmSchedule::DataParallel);
   for (const GemmChoice& c : r.ranked) {
     if (c.kernel->name() != e.kernel) continue;
     GemmChoice tuned = c;

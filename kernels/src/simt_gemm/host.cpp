@@ -82,6 +82,9 @@ Status simt_gemm_supports(const SimtGemmConfig& c, const GemmArguments& g) {
   if (g.split_k != 1)
     return Status::failure("split_k " + std::to_string(g.split_k) +
                            ": simt_gemm does not split K (1 only; the Hopper split-K kernels, named _sk, do)");
+  if (g.stream_k_workers != 0)
+    return Status::failure("stream_k_workers " + std::to_string(g.stream_k_workers) +
+                           ": simt_gemm does not stream K (0 only; the Hopper stream-K kernels, named _streamk, do)");
   for (auto [name, view, major, r, cl] :
        {std::tuple{"A", &g.A, c.a_major, "M", "K"}, std::tuple{"B", &g.B, c.b_major, "K", "N"},
         std::tuple{"out", &g.out, c.out_major, "M", "N"}}) {

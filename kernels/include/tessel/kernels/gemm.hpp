@@ -42,18 +42,21 @@ struct GemmChoice {
   std::string terms;                      // the model's terms: tiles, waves, k-tiles, copies
   std::size_t workspace_bytes = 0;        // for the copies, then split-K's partial tiles
   int splits = 1;                         // split-K: the kernel's split_k (1: the whole K per tile)
+  int workers = 0;                        // stream-K: the kernel's stream_k_workers (0: not stream-K)
   std::string source;                     // "": the cost model's; else where it came from ("the tuning cache PATH")
   bool any_packed() const { return packed[0] || packed[1] || packed[2] || packed[3]; }
   // "tessel_hopper_gemm_... (through the workspace: A)", and " (from the tuning cache PATH)"
   std::string describe() const;
-  // The schedule: "data-parallel", "ping-pong" or "split-K x 4" (docs/gemm.md, "Schedules").
+  // The schedule: "data-parallel", "ping-pong", "split-K x 4" or "stream-K on 132 CTAs" (docs/gemm.md,
+  // "Schedules").
   std::string schedule() const;
 };
 
 // Which schedules rank_gemm may choose (`tessel gemm --schedule`): any; data-parallel only (each
 // output tile's whole K in one unit: the cooperative and ping-pong kernels); split-K only (its
-// count chosen by the cost model unless the arguments' split_k forces one).
-enum class GemmSchedule { Any, DataParallel, SplitK };
+// count chosen by the cost model unless the arguments' split_k forces one); stream-K only (on the
+// device's SMs unless the arguments' stream_k_workers says how many CTAs).
+enum class GemmSchedule { Any, DataParallel, SplitK, StreamK };
 
 struct GemmRanking {
   std::vector<GemmChoice> ranked;                           // best first
