@@ -50,9 +50,13 @@ PersistentTileScheduler::PersistentTileScheduler(KernelBuilder& b, const Params&
 WorkTile PersistentTileScheduler::work_tile(Value t) const {
   const int BM = p_.tile_m, BN = p_.tile_n, CM = p_.cluster_m, CN = p_.cluster_n, G = p_.group_rows;
   std::optional<Value> tile, split;
-  if (splits_) {  // split-K: unit t is split t % splits of tile t / splits
-    tile = t / *splits_;
-    split = t - *tile * *splits_;
+  if (splits_) {
+    // split-K: unit t is split t / tiles of tile t % tiles. Split-major, so that the CTAs running
+    // at once take the same k-range of neighbouring tiles and share their A and B tiles in L2, as
+    // the data-parallel schedule does (tile-major, each CTA at another k-range of its own tile,
+    // read nearly every operand byte from DRAM: split-K measured 0.58x to 0.81x of data-parallel).
+    split = t / tiles_;
+    tile = t - *split * tiles_;
     t = *tile;
   }
   Value l = t / per_batch_, r = t % per_batch_;

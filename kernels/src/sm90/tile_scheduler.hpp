@@ -37,8 +37,8 @@ class PersistentTileScheduler {
   };
   // The problem (M, N, K, L: s32). Emits the tile counts and the CTA's (cluster's) first work
   // index and stride, so construct it where every warpgroup sees them. With `splits` (s32, >= 1,
-  // at most the k-tiles; 1x1 clusters): split-K, whose work units are (tile, split), the splits
-  // of a tile next to each other in the work order, split s taking k-tiles
+  // at most the k-tiles; 1x1 clusters): split-K, whose work units are (tile, split) in split-major
+  // order (every tile's split 0, then every tile's split 1, ...), split s taking k-tiles
   // [s kt / splits, (s + 1) kt / splits) (kt = ceil(K / tile_k)): none empty, sizes differing by 1 at most.
   // With `dp_tiles` instead (s32, hopper_gemm_stream_k_plan's; 1x1 clusters): stream-K, whose
   // CTA c of G (the grid) takes the tiles c, c + G, ... below dp_tiles whole, then its range
