@@ -288,7 +288,7 @@ Operand acc_operand(const WgmmaAtom& atom, const std::vector<Value>& acc) {
     fail("wgmma m64n" + std::to_string(atom.n) + ": " + std::to_string(atom.accumulators()) +
          " accumulator registers, got " + std::to_string(acc.size()));
   }
-  std::vector<Operand> ops;
+  OperandList ops;
   for (const Value& v : acc) ops.push_back(v.op());
   return Operand::vec(std::move(ops));
 }
@@ -341,7 +341,7 @@ void wgmma_reg_a(KernelBuilder& b, const WgmmaAtom& atom, const std::vector<Valu
   i.type2 = atom.a;
   i.type3 = atom.b;
   i.flags = kRegA;
-  std::vector<Operand> av;
+  OperandList av;
   for (const Value& v : a) av.push_back(v.op());
   i.set_ops(acc_operand(atom, acc), Operand::vec(av), desc_b.op(), scale_d.op(), Operand::i(1), Operand::i(1));
   if (atom.a == Type::F16 || atom.a == Type::BF16) i.ops.push_back(Operand::i(major_b == Major::MN ? 1 : 0));
