@@ -116,7 +116,67 @@ Layout get(const Layout& l, const std::vector<int>& path) {
   return r;
 }
 
+namespace {
+
+// A static leaf without a basis element: its value; else nothing.
+bool plain_static(const IntTuple& t, int64_t& v) {
+  if (!t.is_leaf() || !t.leaf().is_static() || t.leaf().has_basis()) return false;
+  v = t.leaf().value();
+  return true;
+}
+
+// The size of a shape whose every extent is static, in 64 bits.
+bool static_size(const Shape& shape, int64_t& n) {
+  if (shape.is_leaf()) return plain_static(shape, n);
+  n = 1;
+  for (int i = 0; i < shape.rank(); ++i) {
+    int64_t m;
+    if (!static_size(shape[i], m) || __builtin_mul_overflow(n, m, &n)) return false;
+  }
+  return true;
+}
+
+// crd2idx in 64-bit integers, for a coordinate, shape and stride whose leaves are all static
+// integers (no basis elements): the same cases as crd2idx below, without building a tuple per
+// step (the algebra's tuples allocate; an epilogue evaluates static layouts thousands of times).
+// False where anything is not so, or a coordinate does not fit, or a value overflows: crd2idx
+// then takes its general path, which computes the same value or refuses with its message.
+bool static_crd2idx(const Coord& coord, const Shape& shape, const Stride& stride, int64_t& out) {
+  if (coord.is_tuple()) {  // tuple: the sum over the modes
+    if (shape.is_leaf() || coord.rank() != shape.rank() || stride.is_leaf() || stride.rank() != shape.rank())
+      return false;
+    out = 0;
+    for (int i = 0; i < shape.rank(); ++i) {
+      int64_t m;
+      if (!static_crd2idx(coord[i], shape[i], stride[i], m) || __builtin_add_overflow(out, m, &out)) return false;
+    }
+    return true;
+  }
+  int64_t idx;
+  if (!plain_static(coord, idx)) return false;
+  if (shape.is_leaf()) {  // int int
+    int64_t d;
+    return plain_static(stride, d) && !__builtin_mul_overflow(idx, d, &out);
+  }
+  if (stride.is_leaf() || stride.rank() != shape.rank()) return false;
+  out = 0;  // int tuple: colexicographic, the last mode takes what is left (truncating, as Int's / and %)
+  for (int i = 0; i < shape.rank(); ++i) {
+    int64_t here = idx, m;
+    if (i + 1 < shape.rank()) {
+      int64_t s;
+      if (!static_size(shape[i], s) || s <= 0) return false;
+      here = idx % s;
+      idx = idx / s;
+    }
+    if (!static_crd2idx(IntTuple(here), shape[i], stride[i], m) || __builtin_add_overflow(out, m, &out)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 IntTuple crd2idx(const Coord& coord, const Shape& shape, const Stride& stride) {
+  if (int64_t idx; static_crd2idx(coord, shape, stride, idx)) return Int(idx);
   if (coord.is_tuple()) {
     if (shape.is_leaf() || coord.rank() != shape.rank())
       fail("coordinate " + to_string(coord) + " does not fit the shape " + to_string(shape));

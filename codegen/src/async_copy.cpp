@@ -44,7 +44,7 @@ Operand tensor_operand(const char* fn, Value tensor_map, const std::vector<Value
   if (coords.empty() || coords.size() > 5) {
     fail(std::string(fn) + ": " + std::to_string(coords.size()) + " coordinates is not a tensor rank in [1, 5]");
   }
-  std::vector<Operand> c;
+  OperandList c;
   for (size_t k = 0; k < coords.size(); ++k) {
     if (!is_int32(coords[k].type())) {
       fail(std::string(fn) + ": coordinate " + std::to_string(k) + " is a " + ptx_name(coords[k].type()) +

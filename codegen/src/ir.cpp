@@ -14,18 +14,6 @@
 
 namespace tessel::codegen {
 
-Operand Operand::r(int id) {
-  Operand o;
-  o.kind = Kind::Reg;
-  o.reg = id;
-  return o;
-}
-Operand Operand::i(int64_t v) {
-  Operand o;
-  o.kind = Kind::Imm;
-  o.imm = v;
-  return o;
-}
 Operand Operand::f32(float v) {
   Operand o;
   o.kind = Kind::FImm;
@@ -42,11 +30,6 @@ Operand Operand::f64(double v) {
   std::memcpy(&o.imm, &v, 8);
   return o;
 }
-const std::string* OperandName::none() {
-  static const std::string empty;
-  return &empty;
-}
-
 OperandName::OperandName(const std::string& name) {
   if (name.empty()) return;
   static std::mutex mutex;
@@ -67,14 +50,7 @@ Operand Operand::symbol(std::string name) {
   o.name = std::move(name);
   return o;
 }
-Operand Operand::addr(Operand base, int64_t offset) {
-  Operand o;
-  o.kind = Kind::Addr;
-  o.imm = offset;
-  o.elems.push_back(std::move(base));
-  return o;
-}
-Operand Operand::vec(std::vector<Operand> elems) {
+Operand Operand::vec(OperandList elems) {
   Operand o;
   o.kind = Kind::Vec;
   o.elems = std::move(elems);
@@ -89,7 +65,9 @@ Operand Operand::label(std::string name) {
 Operand Operand::pair(Operand a, Operand b) {
   Operand o;
   o.kind = Kind::Pair;
-  o.elems = {std::move(a), std::move(b)};
+  o.elems.reserve(2);
+  o.elems.push_back(std::move(a));
+  o.elems.push_back(std::move(b));
   return o;
 }
 

@@ -51,7 +51,7 @@ void check_vec(int vec, Type t) {
 
 Operand data_operand(const std::vector<Value>& v) {
   if (v.size() == 1) return v[0].op();
-  std::vector<Operand> ops;
+  OperandList ops;
   for (const Value& x : v) ops.push_back(x.op());
   return Operand::vec(std::move(ops));
 }
@@ -330,7 +330,7 @@ std::vector<Value> KernelBuilder::load_tensor(const Tensor& src, Value guard, Lo
       // Split each word into halves (mov.b32 {lo, hi}, w); a byte element is its half, or the
       // half shifted right by 8: users of 8-bit values read only a register's low byte.
       std::vector<Value> halves;
-      std::vector<Operand> parts;
+      OperandList parts;
       for (int j = 0; j < 2; ++j) {
         halves.push_back(fresh(eb == 2 ? src.elem : Type::B16));
         parts.push_back(halves.back().op());
@@ -388,7 +388,7 @@ void KernelBuilder::store_tensor(const Tensor& dst, const std::vector<Value>& va
     std::vector<Value> words;
     if (unit == Type::B32 && eb < 4) {
       for (int w = 0; w < count; ++w) {  // join halves into a word: mov.b32 w, {lo, hi}
-        std::vector<Operand> parts;
+        OperandList parts;
         for (int64_t j = 0; j < 2; ++j) {
           const int64_t e = g + w * (4 / eb) + j * (2 / eb);
           parts.push_back(eb == 2 ? values[e].op() : join_bytes(values[e], values[e + 1]).op());

@@ -297,6 +297,9 @@ void custom(Spell& o, const Instr& i, const char* root) {
 
 }  // namespace
 
+// Reads only op, type..type4, space, vec, cmp, rnd, cache, atom, shfl, flags and n: the printer
+// spells each distinct combination once (MnemonicCache in print.cpp keys on exactly these; a
+// field read here must go into that key too).
 void append_mnemonic(std::string& out, const Instr& i) {
   const OpInfo& row = op_info(i.op);
   Spell o{out};

@@ -1,11 +1,13 @@
 // print.cpp: the PTX module printer: header directives from the module's requirements, shared
 // arrays, kernel signatures with their performance directives, derived `.reg` lines and the
 // legalized instruction list. Register names are class prefix + counter (see RegInfo).
+#include <algorithm>
 #include <charconv>
 #include <concepts>
 #include <cstdio>
 #include <cstring>
 #include <set>
+#include <string_view>
 #include <vector>
 
 #include "tessel/algebra/error.hpp"
@@ -18,27 +20,140 @@ std::string ptx_version_string(int ptx) { return std::to_string(ptx / 10) + "." 
 
 namespace {
 
-// Appends to one string (an ostringstream spends most of the printer's time in locale and
-// sentry machinery; this is a third of it).
+// Writes into one string through a cursor: the string's size is the room written so far plus
+// what is ready for the next writes, `n` the bytes written; done() cuts it to n. Each write checks
+// the room and copies, where std::string's append also sets the length and a terminator every
+// time (an ostringstream spent most of the printer's time in locale and sentry machinery; the
+// appends were a third of what was left).
 struct Out {
   std::string s;
+  size_t n = 0;
+
+  // At least k bytes of room after n (the string's size grows ahead of the writes).
+  [[gnu::always_inline]] void room(size_t k) {
+    if (s.size() - n < k) grow(k);
+  }
+  void grow(size_t k) { s.resize(std::max(2 * s.size(), n + k + 4096)); }
+  char* at() { return s.data() + n; }
+  void put(const char* x, size_t k) {
+    room(k);
+    std::memcpy(at(), x, k);
+    n += k;
+  }
+  // A string literal: its length is known here, so the copy is a few moves, not a call.
+  template <size_t N>
+  [[gnu::always_inline]] void lit(const char (&x)[N]) {
+    room(N - 1);
+    std::memcpy(at(), x, N - 1);
+    n += N - 1;
+  }
+  [[gnu::always_inline]] void put(char c) {
+    room(1);
+    s[n++] = c;
+  }
+  // k bytes from x, which may be read up to a multiple of 16 beyond k (a padded table's entry).
+  [[gnu::always_inline]] void put_padded(const char* x, size_t k) {
+    room(k + 16);
+    char* d = at();
+    for (size_t j = 0; j < k; j += 16) std::memcpy(d + j, x + j, 16);
+    n += k;
+  }
+  void number(int64_t v) {
+    room(24);
+    n = static_cast<size_t>(std::to_chars(at(), at() + 24, v).ptr - s.data());
+  }
+  std::string done() {
+    s.resize(n);
+    return std::move(s);
+  }
   Out& operator<<(const std::string& x) {
-    s += x;
+    put(x.data(), x.size());
     return *this;
   }
   Out& operator<<(const char* x) {
-    s += x;
+    put(x, std::strlen(x));
     return *this;
   }
   Out& operator<<(char x) {
-    s += x;
+    put(x);
     return *this;
   }
   template <std::integral T>
   Out& operator<<(T x) {
-    s += std::to_string(x);
+    room(24);
+    n = static_cast<size_t>(std::to_chars(at(), at() + 24, x).ptr - s.data());
     return *this;
   }
+};
+
+// Each distinct mnemonic of a kernel spelled once: an instruction's mnemonic depends on its
+// fields other than operands, guard and comment, and a kernel has some hundred distinct ones
+// among thousands of instructions. Spelling one (append_mnemonic) took a quarter of the printer.
+class MnemonicCache {
+ public:
+  // The mnemonic of i, spelled on first sight of its fields; the 16 bytes after it are readable.
+  std::string_view get(const Instr& i) {
+    const Key k = key(i);
+    if (slots_.empty()) slots_.assign(256, Slot{});
+    size_t mask = slots_.size() - 1, j = hash(k) & mask;
+    while (slots_[j].len != kFree) {
+      if (slots_[j].key == k) return {text_.data() + slots_[j].at, slots_[j].len};
+      j = (j + 1) & mask;
+    }
+    if (2 * (taken_ + 1) > slots_.size()) {  // at most half taken: short probes
+      grow();
+      mask = slots_.size() - 1;
+      j = hash(k) & mask;
+      while (slots_[j].len != kFree) j = (j + 1) & mask;
+    }
+    const size_t at = text_.size();
+    append_mnemonic(text_, i);
+    const size_t len = text_.size() - at;
+    text_.append(16, '\0');  // each entry may be read 16 bytes at a time (Out::put_padded)
+    slots_[j] = Slot{k, static_cast<uint32_t>(at), static_cast<uint32_t>(len)};
+    ++taken_;
+    return {text_.data() + at, len};
+  }
+
+ private:
+  // The fields append_mnemonic reads (mnemonic.cpp says which, and points here), packed.
+  struct Key {
+    uint64_t a = 0, b = 0, c = 0;
+    friend bool operator==(const Key&, const Key&) = default;
+  };
+  struct Slot {
+    Key key;
+    uint32_t at = 0, len = kFree;
+  };
+  static constexpr uint32_t kFree = ~0u;
+  static Key key(const Instr& i) {
+    auto u8 = [](auto e) { return static_cast<uint64_t>(static_cast<uint8_t>(e)); };
+    Key k;
+    k.a = u8(i.op) | u8(i.type) << 8 | u8(i.type2) << 16 | u8(i.type3) << 24 | u8(i.type4) << 32 |
+          u8(i.space) << 40 | u8(i.vec) << 48 | u8(i.cmp) << 56;
+    k.b = u8(i.rnd) | u8(i.cache) << 8 | u8(i.atom) << 16 | u8(i.shfl) << 24 |
+          static_cast<uint64_t>(static_cast<uint32_t>(i.n)) << 32;
+    k.c = i.flags;
+    return k;
+  }
+  static size_t hash(const Key& k) {
+    uint64_t h = (k.a ^ (k.b * 0xff51afd7ed558ccdull) ^ (k.c * 0x9e3779b97f4a7c15ull)) * 0xc4ceb9fe1a85ec53ull;
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(2 * old.size(), Slot{});
+    const size_t mask = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.len == kFree) continue;
+      size_t j = hash(s.key) & mask;
+      while (slots_[j].len != kFree) j = (j + 1) & mask;
+      slots_[j] = s;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t taken_ = 0;
+  std::string text_;
 };
 
 // Writes each operand straight into the output: building a string per operand and per register
@@ -53,6 +168,7 @@ struct Printer {
     uint8_t size;
   };
   std::vector<RegName> names;
+  MnemonicCache mnemonics;
 
   void spell_register_names() {
     names.resize(k.regs.size());
@@ -69,20 +185,19 @@ struct Printer {
     }
   }
 
-  void number(int64_t v) {
-    char buf[24];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-    os.s.append(buf, static_cast<size_t>(end - buf));
-  }
+  void number(int64_t v) { os.number(v); }
 
   void reg(int id) {
     if (!names.empty()) {
       const RegName& n = names.at(static_cast<size_t>(id));
-      os.s.append(n.text, n.size);
+      static_assert(sizeof(RegName) == 16, "a register name is copied as 16 bytes");
+      os.room(16);
+      std::memcpy(os.at(), &n, 16);
+      os.n += n.size;
       return;
     }
     const RegInfo& r = k.regs.at(static_cast<size_t>(id));
-    os.s += reg_prefix(r.cls);
+    os << reg_prefix(r.cls);
     number(r.index);
   }
 
@@ -103,42 +218,42 @@ struct Printer {
         } else {
           std::snprintf(buf, sizeof buf, "0d%016llX", static_cast<unsigned long long>(o.imm));
         }
-        os.s += buf;
+        os << buf;
         return;
       }
       case Operand::Kind::Special:
       case Operand::Kind::Symbol:
       case Operand::Kind::Label:
-        os.s += o.name;
+        os << o.name.str();
         return;
       case Operand::Kind::Sink:
-        os.s += '_';
+        os.put('_');
         return;
       case Operand::Kind::Pair:
         operand(o.elems.at(0));
-        os.s += '|';
+        os.put('|');
         operand(o.elems.at(1));
         return;
       case Operand::Kind::Vec:
-        os.s += '{';
+        os.put('{');
         for (size_t j = 0; j < o.elems.size(); ++j) {
-          if (j) os.s += ", ";
+          if (j) os.lit(", ");
           operand(o.elems[j]);
         }
-        os.s += '}';
+        os.put('}');
         return;
       case Operand::Kind::Addr:
         // [base], [base+off], or the tensor form [tensorMap, {c0, c1}].
-        os.s += '[';
+        os.put('[');
         operand(o.elems.at(0));
         if (o.elems.size() > 1) {
-          os.s += ", ";
+          os.lit(", ");
           operand(o.elems[1]);
         } else if (o.imm != 0) {
-          os.s += '+';
+          os.put('+');
           number(o.imm);
         }
-        os.s += ']';
+        os.put(']');
         return;
     }
   }
@@ -146,21 +261,31 @@ struct Printer {
   void instr(const Instr& i, bool comments) {
     if (comments && !i.comment.empty()) os << "\t// " << i.comment << "\n";
     if (i.op == Op::Label) {
-      os << i.ops.at(0).name << ":\n";
+      os << i.ops.at(0).name.str();
+      os.lit(":\n");
       return;
     }
-    os << "\t";
+    os.put('\t');
     if (i.guard >= 0) {
-      os << "@" << (i.guard_negated ? "!" : "");
+      if (i.guard_negated) {
+        os.lit("@!");
+      } else {
+        os.put('@');
+      }
       reg(i.guard);
-      os << " ";
+      os.put(' ');
     }
-    append_mnemonic(os.s, i);
+    const std::string_view m = mnemonics.get(i);
+    os.put_padded(m.data(), m.size());
     for (size_t j = 0; j < i.ops.size(); ++j) {
-      os << (j ? ", " : " \t");
+      if (j) {
+        os.lit(", ");
+      } else {
+        os.lit(" \t");
+      }
       operand(i.ops[j]);
     }
-    os << ";\n";
+    os.lit(";\n");
   }
 };
 
@@ -201,9 +326,9 @@ void print_kernel(const Kernel& k, Out& os, const PrintOptions& o) {
     os << "\t.reg ." << ptx_name(rc) << " \t" << reg_prefix(rc) << "<" << count[c] + 1 << ">;\n";
   }
   os << "\n";
-  // The output grows by about a line per instruction; reserving spares most of its copies.
-  os.s.reserve(os.s.size() + 48 * k.regs.size() + 4096);
-  Printer pr{k, os, {}};
+  // The output grows by about a line per instruction; room made ahead spares most of its copies.
+  os.room(48 * k.regs.size() + 4096);
+  Printer pr{k, os, {}, {}};
   pr.spell_register_names();
   for_each_legalized(k, [&](const Instr& i) { pr.instr(i, o.comments); });
   os << "}\n";
@@ -214,9 +339,10 @@ void print_kernel(const Kernel& k, Out& os, const PrintOptions& o) {
 std::string print_instr(const Kernel& k, const Instr& i) {
   if (i.op == Op::Label) return i.ops.at(0).name + ":";
   Out os;
-  Printer{k, os, {}}.instr(i, false);
+  Printer{k, os, {}, {}}.instr(i, false);
   // Drop the leading tab, the tab before the operands and the trailing ";\n".
-  std::string s = os.s.substr(1, os.s.size() - 3);
+  const std::string text = os.done();
+  std::string s = text.substr(1, text.size() - 3);
   const size_t tab = s.find('\t');
   if (tab != std::string::npos) s.erase(tab, 1);
   return s;
@@ -226,7 +352,7 @@ std::string print_ptx(const Module& m, const PrintOptions& o) {
   if (m.kernels.empty()) fail("codegen: a module needs at least one kernel");
   const Requirement r = requirement(m);
   Out os;
-  os.s.reserve(4096);
+  os.room(4096);
   os << "//\n// Generated by " << o.generator << "\n//\n\n";
   os << ".version " << ptx_version_string(r.ptx) << "\n";
   os << ".target " << target_name(r) << "\n";
@@ -250,7 +376,7 @@ std::string print_ptx(const Module& m, const PrintOptions& o) {
   }
   if (!shared.empty()) os << "\n";
   for (const Kernel& k : m.kernels) print_kernel(k, os, o);
-  return std::move(os.s);
+  return os.done();
 }
 
 }  // namespace tessel::codegen

@@ -30,7 +30,7 @@ void check_b32(const char* fn, const char* what, size_t k, Value v) {
 }
 
 Operand vec(const std::vector<Value>& v) {
-  std::vector<Operand> ops;
+  OperandList ops;
   for (const Value& x : v) ops.push_back(x.op());
   return Operand::vec(std::move(ops));
 }

@@ -140,16 +140,17 @@ uint64_t MatrixDescriptor::encode(uint32_t smem_address) const {
 }
 
 MatrixDescriptor make_matrix_descriptor(const ComposedLayout& tile, Type elem, Major major) {
-  const std::string what = "wgmma descriptor of " + to_string(tile);
+  // Spelled only for a message: a GEMM makes a descriptor per stage and operand.
+  auto what = [&] { return "wgmma descriptor of " + to_string(tile); };
   // A slice (_, c) of a divided layout keeps its tile as one mode: ((MN,K)) reads as (MN,K).
   const Layout l = tile.layout.rank() == 1 && tile.layout[0].rank() == 2 ? tile.layout[0] : tile.layout;
-  if (l.rank() != 2) fail(what + ": the tile must have two modes (MN, K), it has " + std::to_string(l.rank()));
+  if (l.rank() != 2) fail(what() + ": the tile must have two modes (MN, K), it has " + std::to_string(l.rank()));
   const Int mn_i = size(l[0]), k_i = size(l[1]);
-  if (!mn_i.is_static() || !k_i.is_static()) fail(what + ": the tile's shape must be static");
+  if (!mn_i.is_static() || !k_i.is_static()) fail(what() + ": the tile's shape must be static");
   const int mn = static_cast<int>(mn_i.value()), k = static_cast<int>(k_i.value());
   const int eb = bytes(elem);
   if (k * eb != 32) {
-    fail(what + ": K of one wgmma is 32 bytes (" + std::to_string(32 / eb) + " " + ptx_name(elem) + "), the tile has " +
+    fail(what() + ": K of one wgmma is 32 bytes (" + std::to_string(32 / eb) + " " + ptx_name(elem) + "), the tile has " +
          std::to_string(k));
   }
   MatrixDescriptor d;
@@ -158,15 +159,20 @@ MatrixDescriptor make_matrix_descriptor(const ComposedLayout& tile, Type elem, M
   // A layout is the sum of its modes' functions, f(m, kk) = f0(m) + f1(kk) with f(0,0) = 0, so
   // the tile equals the canonical layout everywhere iff each mode does: O(MN + K) checks.
   auto mode_values = [&](const Layout& mode, int n) {
-    const std::vector<Int> shape = flatten_leaves(mode.shape()), stride = flatten_leaves(mode.stride());
+    const std::vector<Int> shape_i = flatten_leaves(mode.shape()), stride_i = flatten_leaves(mode.stride());
+    std::vector<int64_t> shape, stride;  // read once, not once per coordinate
+    for (size_t j = 0; j < shape_i.size(); ++j) {
+      if (!shape_i[j].is_static() || !stride_i[j].is_static())
+        fail(what() + ": the tile's layout must be static, got " + to_string(l));
+      shape.push_back(shape_i[j].value());
+      stride.push_back(stride_i[j].value());
+    }
     std::vector<int64_t> out(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {
       int64_t rest = i, v = 0;
       for (size_t j = 0; j < shape.size(); ++j) {  // colexicographic: the first leaf is fastest
-        if (!shape[j].is_static() || !stride[j].is_static())
-          fail(what + ": the tile's layout must be static, got " + to_string(l));
-        v += (rest % shape[j].value()) * stride[j].value();
-        rest /= shape[j].value();
+        v += (rest % shape[j]) * stride[j];
+        rest /= shape[j];
       }
       out[static_cast<size_t>(i)] = v;
     }
@@ -191,7 +197,7 @@ MatrixDescriptor make_matrix_descriptor(const ComposedLayout& tile, Type elem, M
   const ComposedLayout canon = canonical_operand_layout(d.swizzle, major, elem, mn, k, lbo, sbo);
   const std::vector<int64_t> c0 = mode_values(canon.layout[0], mn), c1 = mode_values(canon.layout[1], k);
   auto differs = [&](int m, int kk) {
-    fail(what + ": not a canonical " + std::string(major == Major::K ? "K" : "MN") + "-major " + to_string(d.swizzle) +
+    fail(what() + ": not a canonical " + std::string(major == Major::K ? "K" : "MN") + "-major " + to_string(d.swizzle) +
          " layout (PTX ISA, shared memory matrix layout): at (" + std::to_string(m) + "," + std::to_string(kk) +
          ") it gives offset " + std::to_string(f(m, kk)) + ", the canonical layout " + to_string(canon) + " gives " +
          std::to_string(c0[static_cast<size_t>(m)] + c1[static_cast<size_t>(kk)]));
@@ -206,7 +212,7 @@ MatrixDescriptor make_matrix_descriptor(const ComposedLayout& tile, Type elem, M
   d.sbo = sbo * eb;
   for (int64_t v : {d.lbo, d.sbo}) {
     if (v % 16 != 0 || v < 0 || (v >> 4) >= (1 << 14)) {
-      fail(what + ": a byte offset of " + std::to_string(v) +
+      fail(what() + ": a byte offset of " + std::to_string(v) +
            " does not fit the descriptor (a multiple of 16 below 2^18)");
     }
   }
@@ -219,11 +225,11 @@ MatrixDescriptor make_matrix_descriptor(const ComposedLayout& tile, Type elem, M
     const bool ok =
         phase.is_static() ? phase.value() < swizzle_bytes(d.swizzle) : provably_divides(Int(period), d.start);
     if (!ok) {
-      fail(what + ": the tile starts at byte " + expr_string(d.start) + ", not within the first row of a " +
+      fail(what() + ": the tile starts at byte " + expr_string(d.start) + ", not within the first row of a " +
            std::to_string(period) + "-byte swizzle period");
     }
   } else if (!provably_divides(Int(16), d.start)) {
-    fail(what + ": the tile starts at byte " + expr_string(d.start) + ", not a multiple of 16");
+    fail(what() + ": the tile starts at byte " + expr_string(d.start) + ", not a multiple of 16");
   }
   return d;
 }
@@ -288,7 +294,7 @@ Operand acc_operand(const WgmmaAtom& atom, const std::vector<Value>& acc) {
     fail("wgmma m64n" + std::to_string(atom.n) + ": " + std::to_string(atom.accumulators()) +
          " accumulator registers, got " + std::to_string(acc.size()));
   }
-  std::vector<Operand> ops;
+  OperandList ops;
   for (const Value& v : acc) ops.push_back(v.op());
   return Operand::vec(std::move(ops));
 }
@@ -341,7 +347,7 @@ void wgmma_reg_a(KernelBuilder& b, const WgmmaAtom& atom, const std::vector<Valu
   i.type2 = atom.a;
   i.type3 = atom.b;
   i.flags = kRegA;
-  std::vector<Operand> av;
+  OperandList av;
   for (const Value& v : a) av.push_back(v.op());
   i.set_ops(acc_operand(atom, acc), Operand::vec(av), desc_b.op(), scale_d.op(), Operand::i(1), Operand::i(1));
   if (atom.a == Type::F16 || atom.a == Type::BF16) i.ops.push_back(Operand::i(major_b == Major::MN ? 1 : 0));

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tessel/codegen/op_table.hpp"
+#include "tessel/codegen/operand_pool.hpp"
 #include "tessel/codegen/types.hpp"
 
 namespace tessel::codegen {
@@ -73,28 +74,52 @@ class OperandName {
   friend std::string operator+(const OperandName& a, const char* b) { return *a.s_ + b; }
 
  private:
-  static const std::string* none();
-  const std::string* s_ = none();
+  static const std::string kNone;    // the empty name (constant-initialized: no guard to read it)
+  const std::string* s_ = &kNone;
 };
+inline const std::string OperandName::kNone;
+
+struct Operand;
+// A list of operands: a std::vector whose storage comes from operand_pool.hpp (the builder makes
+// one per instruction and per address, vector and pair operand; malloc's slow path for each was a
+// tenth of generation).
+using OperandList = std::vector<Operand, OperandAllocator<Operand>>;
 
 // An instruction operand.
 struct Operand {
   enum class Kind : uint8_t { None, Reg, Imm, FImm, Special, Symbol, Addr, Vec, Label, Sink, Pair };
   Kind kind = Kind::None;
-  int reg = -1;                // Reg: register id
-  int64_t imm = 0;             // Imm: the value; Addr: the byte offset; FImm: the bit pattern
-  Type type = Type::None;      // FImm: f32 or f64
-  OperandName name;            // Special (`%tid.x`), Symbol (parameter or shared array), Label
-  std::vector<Operand> elems;  // Vec: the elements; Addr: the base (and tensor coordinates); Pair: a, b
+  Type type = Type::None;  // FImm: f32 or f64
+  int reg = -1;            // Reg: register id
+  int64_t imm = 0;         // Imm: the value; Addr: the byte offset; FImm: the bit pattern
+  OperandName name;        // Special (`%tid.x`), Symbol (parameter or shared array), Label
+  OperandList elems;       // Vec: the elements; Addr: the base (and tensor coordinates); Pair: a, b
 
-  static Operand r(int id);
-  static Operand i(int64_t v);
+  static Operand r(int id) {
+    Operand o;
+    o.kind = Kind::Reg;
+    o.reg = id;
+    return o;
+  }
+  static Operand i(int64_t v) {
+    Operand o;
+    o.kind = Kind::Imm;
+    o.imm = v;
+    return o;
+  }
   static Operand f32(float v);
   static Operand f64(double v);
   static Operand special(std::string name);
   static Operand symbol(std::string name);
-  static Operand addr(Operand base, int64_t offset = 0);
-  static Operand vec(std::vector<Operand> elems);
+  static Operand addr(Operand base, int64_t offset = 0) {
+    Operand o;
+    o.kind = Kind::Addr;
+    o.imm = offset;
+    o.elems.reserve(1);
+    o.elems.push_back(std::move(base));
+    return o;
+  }
+  static Operand vec(OperandList elems);
   static Operand label(std::string name);
   static Operand sink();                      // `_`
   static Operand pair(Operand a, Operand b);  // `a|b`: two destinations (elect.sync, setp)
@@ -115,7 +140,7 @@ struct Instr {
   ShflMode shfl = ShflMode::None;
   uint32_t flags = 0;
   int32_t n = 0;             // wgmma N, tensor rank of TMA, ldmatrix matrix count, setmaxnreg count, group count
-  std::vector<Operand> ops;  // destinations first, as PTX writes them
+  OperandList ops;  // destinations first, as PTX writes them
   int guard = -1;            // predicate register guarding the instruction, or -1
   bool guard_negated = false;
   std::string comment;  // printed as `// comment` above the instruction when non-empty

@@ -1,0 +1,43 @@
+// operand_pool.hpp: the allocator of the IR's operand lists (Instr::ops, Operand::elems): small
+// arrays carved from per-thread slabs and recycled through free lists, one per size class.
+//
+// The builder makes an operand list for every instruction and one for every address, vector or
+// pair operand, and a kernel keeps them all until it is destroyed: from malloc, each came from
+// its slow path (nothing freed yet to reuse) and their allocation and release were a tenth of a
+// GEMM's generation and destruction (callgrind, docs/performance.md). From a slab an allocation
+// is a pointer bump or a free-list pop, a release a push.
+//
+// Slabs are never given back: the memory this allocator holds is the most that operand lists
+// took at once (a few MB for the largest GEMM kernels), reused by every later kernel. A list may
+// be released on a thread other than the one that made it (its block joins that thread's lists).
+#pragma once
+
+#include <cstddef>
+
+namespace tessel::codegen {
+
+namespace operand_pool {
+// `bytes` of storage aligned for any operand (16 bytes); sizes above kMaxPooled go to operator new.
+void* allocate(std::size_t bytes);
+// Gives back what allocate(bytes) returned, with the same `bytes`.
+void deallocate(void* p, std::size_t bytes) noexcept;
+inline constexpr std::size_t kMaxPooled = 512;
+}  // namespace operand_pool
+
+// A stateless allocator over operand_pool: every instance equals every other, so moving a list
+// moves its pointer, as with std::allocator.
+template <class T>
+struct OperandAllocator {
+  using value_type = T;
+  OperandAllocator() = default;
+  template <class U>
+  OperandAllocator(const OperandAllocator<U>&) noexcept {}  // NOLINT(google-explicit-constructor): rebinding
+  T* allocate(std::size_t n) { return static_cast<T*>(operand_pool::allocate(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t n) noexcept { operand_pool::deallocate(p, n * sizeof(T)); }
+  template <class U>
+  friend bool operator==(const OperandAllocator&, const OperandAllocator<U>&) {
+    return true;
+  }
+};
+
+}  // namespace tessel::codegen
