@@ -143,9 +143,15 @@ TEST_CASE("cli gemm: the schedule named in --explain, forced with --schedule and
   CHECK(run.status == 0);
   CHECK(contains(run.out, "\nschedule: split-K x 3\n"));
   CHECK(contains(run.out, "\nok    "));
-  const test::CliRun bad = run_cli({"gemm", "--m", "8", "--n", "8", "--k", "8", "--schedule", "stream-k", "--explain"});
+  // Stream-K, forced, in the emulator (10 tiles of 16 k-tiles shared by 132 CTAs: every tile fixed up).
+  const test::CliRun sk = run_cli({"gemm", "--m", "300", "--n", "200", "--k", "1000", "--schedule", "stream-k", "--emulate"});
+  INFO(sk.out << sk.err);
+  CHECK(sk.status == 0);
+  CHECK(contains(sk.out, "_streamk (stream-K on 132 CTAs)\nschedule: stream-K on 132 CTAs\n"));
+  CHECK(contains(sk.out, "\nok    "));
+  const test::CliRun bad = run_cli({"gemm", "--m", "8", "--n", "8", "--k", "8", "--schedule", "round-robin", "--explain"});
   CHECK(bad.status == 2);
-  CHECK(contains(bad.err, "--schedule 'stream-k' is not a schedule (valid: data-parallel, split-k)"));
+  CHECK(contains(bad.err, "--schedule 'round-robin' is not a schedule (valid: data-parallel, split-k, stream-k)"));
   const test::CliRun one = run_cli({"gemm", "--m", "8", "--n", "8", "--k", "8", "--splits", "1", "--explain"});
   CHECK(one.status == 2);
   CHECK(contains(one.err, "--splits"));
