@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli_support.hpp"
+#include "gemm_bench.hpp"
 #include "runtime/gpu.hpp"
 
 namespace {
@@ -77,6 +78,10 @@ TEST_CASE("cli bench: options are checked, and the messages name the valid value
   check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--frobnicate"}, "unknown option '--frobnicate'");
   check_misuse({"gemm", "--sweep", "--m", "8"}, "--sweep runs its own list of problems; it takes no --m");
   check_misuse({"gemm", "--sweep", "--dtype", "f16"}, "it takes no --dtype");
+  check_misuse({"gemm", "--llama", "--k", "8"}, "--llama runs its own list of problems; it takes no --k");
+  check_misuse({"gemm", "--llama", "--sweep"}, "--sweep and --llama are two lists of problems: one at a time");
+  check_misuse({"gemm", "--llama", "--one-call", "--class", "hopper_gemm"},
+               "--one-call times tessel::gemm's own choice; it takes no --kernel or --class");
   check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--class", "no_such_class"},
                "--class: no kernel class is called 'no_such_class' (valid: hopper_gemm, simt_gemm");
   check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--kernel", "no_such_kernel"},
@@ -117,4 +122,27 @@ TEST_CASE("cli bench gpu: a small problem against cuBLAS, or a clear failure wit
   INFO("fp8 stdout: " << f.out << "\nstderr: " << f.err);
   check_exit(f, 0);
   CHECK(contains(f.out, "no catalog kernel of class simt_gemm takes the operands as they lie"));
+}
+
+// The list of issue 19's sweep, against the models' dimensions written out here: 2 models x 5
+// projections x 5 token counts x 2 forms, bf16; the forward form takes the weights as stored.
+TEST_CASE("cli bench: --llama's problems are a Llama model's projections, forward and weight gradient") {
+  using tessel::cli::gemm_bench::GemmCase;
+  const std::vector<GemmCase> cases = tessel::cli::gemm_bench::llama_cases();
+  CHECK(cases.size() == 100);
+  auto has = [&](int64_t m, int64_t n, int64_t k, char am, char bm) {
+    for (const GemmCase& c : cases)
+      if (c.m == m && c.n == n && c.k == k && c.a_major == am && c.b_major == bm && c.l == 1 &&
+          c.dtype == tessel::codegen::Type::BF16 && c.out == tessel::codegen::Type::BF16 && c.beta == 0)
+        return true;
+    return false;
+  };
+  CHECK(has(16, 4096 + 2048, 4096, 'k', 'k'));     // 8B q/k/v, 16 tokens
+  CHECK(has(1, 128256, 4096, 'k', 'k'));           // 8B lm head, decoding one token
+  CHECK(has(8192, 4096, 14336, 'k', 'k'));         // 8B down, prefill
+  CHECK(has(1024, 2 * 28672, 8192, 'k', 'k'));     // 70B gate/up
+  CHECK(has(8192, 8192, 128, 'm', 'n'));           // 70B o's weight gradient over 128 tokens
+  CHECK(has(128256, 8192, 8192, 'm', 'n'));        // 70B lm head's weight gradient, 8192 tokens
+  CHECK(has(14336 * 2, 4096, 1, 'm', 'n'));        // 8B gate/up's gradient from one token
+  CHECK(!has(16, 4096, 4096, 'm', 'n'));
 }

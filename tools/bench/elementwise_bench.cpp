@@ -4,7 +4,8 @@
 // device copy of the same bytes (cuMemcpyDtoD) and, when given its PTX, the plain CUDA C++ peer
 // (peer_add.cu, compiled by nvcc on the machine). A measuring tool, not a test; needs a GPU.
 //
-//   tessel_elementwise_bench [--peer peer_add.ptx] [--reps N]
+//   tessel_elementwise_bench [--peer peer_add.ptx] [--reps N] [--only TYPE:LAYOUT:LOG2]
+// (--only: one row, e.g. bf16:contiguous:20, for a profiler: each variant 5 warm-up runs, then --reps)
 // Built with TESSEL_WITH_LLVM=ON, TESSEL_BACKEND=llvm measures the kernels through LLVM's road.
 #include <algorithm>
 #include <cstdio>
@@ -61,10 +62,11 @@ void fill_random_bytes(rt::DeviceBuffer& b, std::mt19937_64& rng) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string peer_path;
+  std::string peer_path, only;  // only: one row, "TYPE:LAYOUT:LOG2" (e.g. bf16:contiguous:20), for ncu
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--peer" && i + 1 < argc) peer_path = argv[++i];
+    else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else if (a == "--reps" && i + 1 < argc) {
       try {
         reps = static_cast<int>(tessel::parse_integer("--reps", argv[++i], 1, 1000000));
@@ -73,7 +75,7 @@ int main(int argc, char** argv) {
         return 2;
       }
     } else {
-      std::fprintf(stderr, "usage: tessel_elementwise_bench [--peer peer_add.ptx] [--reps N]\n");
+      std::fprintf(stderr, "usage: tessel_elementwise_bench [--peer peer_add.ptx] [--reps N] [--only TYPE:LAYOUT:LOG2]\n");
       return 2;
     }
   }
@@ -108,6 +110,9 @@ int main(int argc, char** argv) {
       for (bool strided : {false, true}) {
         for (int lg = 20; lg <= 28; lg += 2) {
           const int64_t n = int64_t{1} << lg;
+          if (!only.empty() && only != std::string(codegen::ptx_name(t)) + (strided ? ":pitched:" : ":contiguous:") +
+                                           std::to_string(lg))
+            continue;
           const int64_t cols = 4096, rows = n / cols, pitch = strided ? cols + 64 : cols;
           auto view = [&](const rt::DeviceBuffer& b) {
             return strided ? TensorView{b.ptr(), t, {rows, cols}, {pitch, 1}} : row_major(b.ptr(), t, {n});

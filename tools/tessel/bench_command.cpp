@@ -117,6 +117,37 @@ std::vector<GemmCase> sweep_cases() {
   return v;
 }
 
+// The projections of two Llama-class models (hidden 4096 / 8192, FFN 14336 / 28672, 8 key-value
+// heads of 128, vocabulary 128256: an 8B and a 70B model) for 1, 16, 128, 1024 and 8192 tokens T,
+// bf16: the forward pass out (T, N) = x (T, K) @ W^T with the weights as stored, (N, K) row-major
+// (B K-major), and the weight gradient dW (N, K) = dY^T (N, T) @ x (T, K): A M-major (dY is (T, N)
+// row-major), B N-major, K = T.
+std::vector<GemmCase> llama_cases() {
+  struct Model {
+    int64_t hidden, ffn, kv;
+  };
+  std::vector<GemmCase> v;
+  for (const Model& m : {Model{4096, 14336, 8 * 128}, Model{8192, 28672, 8 * 128}}) {
+    const std::array<std::array<int64_t, 2>, 5> projections = {{{m.hidden + 2 * m.kv, m.hidden},  // q, k, v
+                                                                {m.hidden, m.hidden},             // o
+                                                                {2 * m.ffn, m.hidden},            // gate, up
+                                                                {m.hidden, m.ffn},                // down
+                                                                {128256, m.hidden}}};             // lm head
+    for (bool wgrad : {false, true})
+      for (const auto& [n, k] : projections)
+        for (int64_t tokens : {1, 16, 128, 1024, 8192}) {
+          GemmCase c;
+          if (wgrad) {
+            c.m = n, c.n = k, c.k = tokens, c.a_major = 'm', c.b_major = 'n';
+          } else {
+            c.m = tokens, c.n = n, c.k = k, c.a_major = 'k', c.b_major = 'k';
+          }
+          v.push_back(c);
+        }
+  }
+  return v;
+}
+
 // --- Options ------------------------------------------------------------------------------------
 
 // Numbers: tessel's strict readers (parse_number.hpp), their Error a ParseError here.
@@ -140,7 +171,7 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
                                 const std::set<std::string>& extra_valued) {
   BenchOptions o;
   std::map<std::string, std::string> v;
-  bool sweep = false;
+  bool sweep = false, llama = false;
   static const std::set<std::string> kValued = {
       "--m",         "--n",     "--k",    "--l",      "--dtype", "--out",   "--a-major", "--b-major",
       "--out-major", "--alpha", "--beta", "--kernel", "--class", "--iters", "--warmup",  "--seed"};
@@ -153,6 +184,14 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
     }
     if (a == "--sweep") {
       sweep = true;
+      continue;
+    }
+    if (a == "--llama") {
+      llama = true;
+      continue;
+    }
+    if (a == "--one-call") {
+      o.one_call = true;
       continue;
     }
     if (a == "--pad-ld") {
@@ -227,13 +266,17 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
       throw ParseError{"--class: no kernel class is called '" + printable(o.kernel_class) + "' (valid: " + names + ")"};
     }
   }
-  if (sweep) {
+  if (o.one_call && (!o.kernel.empty() || !o.kernel_class.empty()))
+    throw ParseError{"--one-call times tessel::gemm's own choice; it takes no --kernel or --class"};
+  if (sweep && llama) throw ParseError{"--sweep and --llama are two lists of problems: one at a time"};
+  if (sweep || llama) {
+    const std::string list = sweep ? "--sweep" : "--llama";
     for (const char* shape_option :
          {"--m", "--n", "--k", "--l", "--dtype", "--out", "--a-major", "--b-major", "--out-major", "--alpha", "--beta"})
       if (v.count(shape_option))
-        throw ParseError{std::string("--sweep runs its own list of problems; it takes no ") + shape_option};
-    if (pad) throw ParseError{"--sweep runs its own list of problems; it takes no --pad-ld"};
-    o.cases = sweep_cases();
+        throw ParseError{list + " runs its own list of problems; it takes no " + shape_option};
+    if (pad) throw ParseError{list + " runs its own list of problems; it takes no --pad-ld"};
+    o.cases = sweep ? sweep_cases() : llama_cases();
     return o;
   }
   GemmCase c;
@@ -614,6 +657,7 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
   }
   const kernels::GemmDevice gemm_dev{dev.cc, dev.props.sm_count};
   for (const kernels::KernelPtr& k : found) {
+    if (o.one_call) break;  // tessel::gemm's choice only
     try {
       // A split-K kernel runs with the count the one-call model would give it; where it gives
       // none, the kernel would only repeat its data-parallel twin.
@@ -836,7 +880,8 @@ void print_bench_help(std::ostream& out) {
          "       tessel bench gemm --m M --n N --k K [--l L] [--dtype T] [--out T] [--a-major k|m]\n"
          "                         [--b-major k|n] [--out-major n|m] [--alpha X] [--beta X] [--pad-ld]\n"
          "                         [--kernel NAME | --class CLASS] [--iters N] [--warmup N] [--seed S]\n"
-         "       tessel bench gemm --sweep [--kernel NAME | --class CLASS] [--iters N] [--warmup N] [--seed S]\n"
+         "       tessel bench gemm --sweep|--llama [--kernel NAME | --class CLASS | --one-call] [--iters N]\n"
+         "                         [--warmup N] [--seed S]\n"
          "\n"
          "Times tessel's GEMM kernels (every catalog kernel that supports the problem, the fastest\n"
          "reported) side by side with cuBLAS (cublasLt) on GPU 0, in one process on the same buffers,\n"
@@ -860,7 +905,13 @@ void print_bench_help(std::ostream& out) {
          "  --seed S             the inputs' seed (default: a fresh one, printed)\n"
          "  --sweep              the standard list: 8192^3, 4096^3, 2048^3 bf16; M=N=8192 with K from\n"
          "                       1024 to 16384; M from 128 to 1024 with N=K=8192; ragged 8191^3 and\n"
-         "                       8193^3 (leading dimensions padded to 16 bytes); 8192^3 and 4096^3 e4m3\n"
+         "                       8193^3 (leading dimensions padded to 16 bytes); 8192^3 and 4096^3 e4m3;\n"
+         "                       the problems of issue 18 (odd leading dimensions, tf32 M/N-major, a\n"
+         "                       column-major out with beta, f16 -> f32 batched)\n"
+         "  --llama              a Llama-class model's projections (8B and 70B: q/k/v, o, gate/up, down,\n"
+         "                       lm head) for 1, 16, 128, 1024 and 8192 tokens, forward (weights as\n"
+         "                       stored, B K-major) and weight gradient (A M-major, B N-major, K = tokens)\n"
+         "  --one-call           time tessel::gemm's own choice only (not every catalog kernel)\n"
          "\n"
          "cuBLAS is opened at run time: $TESSEL_CUBLASLT (a libcublasLt.so file or its folder) first,\n"
          "then libcublasLt.so.13, .so.12, .so. Without it tessel's kernels are still timed.\n";

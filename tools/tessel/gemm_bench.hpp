@@ -27,6 +27,7 @@ struct GemmCase {
 struct BenchOptions {
   std::vector<GemmCase> cases;
   std::string kernel, kernel_class;
+  bool one_call = false;  // time tessel::gemm only (its own choice), not every catalog kernel
   int iters = 20, warmup = 5;
   uint64_t seed = 0;
   std::map<std::string, std::string> extra;  // the caller's own valued options
@@ -46,6 +47,8 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
 
 // `tessel bench gemm --sweep`'s problems.
 std::vector<GemmCase> sweep_cases();
+// `tessel bench gemm --llama`'s: a Llama-class model's projections (issue 19).
+std::vector<GemmCase> llama_cases();
 
 // "3072x768x12288" ("7*333x555x777" batched, " pad" with padded leading dimensions).
 std::string case_shape(const GemmCase& c);
