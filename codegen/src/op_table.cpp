@@ -224,6 +224,15 @@ Requirement op_requirement(const Instr& i) {
   return op_info(i.op).floor;
 }
 
+bool operands_fit(const Instr& i) {
+  const Signature& s = op_info(i.op).signature;
+  const size_t n = i.ops.size();
+  if (n < s.required || n > s.count) return false;
+  for (size_t j = 0; j < n; ++j)
+    if (!fits(s.kinds[j], i.ops[j])) return false;
+  return true;
+}
+
 std::string operand_mismatch(const Instr& i) {
   const OpInfo& row = op_info(i.op);
   const Signature& s = row.signature;

@@ -223,6 +223,15 @@ struct Module {
 Requirement requirement(const Instr& i);
 Requirement requirement(const Kernel& k);
 Requirement requirement(const Module& m);
+// The parts of those: what a top-level operand of an instruction adds to the instruction's
+// (cluster special registers, the sink `_`), and what a kernel needs besides its instructions
+// (its floor, cluster dimensions, TMA descriptor parameters). The printer raises these as it
+// walks the instructions (print.cpp), so the module's requirement costs no walk of its own.
+Requirement operand_requirement(const Operand& o);
+Requirement kernel_floor(const Kernel& k);
+// The larger of two requirements: the highest ptx and sm, either's `a`; `what` names the feature
+// with the highest (sm, a, ptx).
+Requirement raise(Requirement a, const Requirement& b);
 // `sm_90a`, `sm_80`.
 std::string target_name(const Requirement& r);
 
