@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <concepts>
+#include <memory>
 #include <cstdio>
 #include <cstring>
 #include <set>
@@ -20,21 +21,28 @@ std::string ptx_version_string(int ptx) { return std::to_string(ptx / 10) + "." 
 
 namespace {
 
-// Writes into one string through a cursor: the string's size is the room written so far plus
-// what is ready for the next writes, `n` the bytes written; done() cuts it to n. Each write checks
-// the room and copies, where std::string's append also sets the length and a terminator every
-// time (an ostringstream spent most of the printer's time in locale and sentry machinery; the
-// appends were a third of what was left).
+// Writes into one buffer through a cursor: `cap` bytes of room, `n` written so far. Each write
+// checks the room and copies, where std::string's append also sets the length and a terminator
+// every time (an ostringstream spent most of the printer's time in locale and sentry machinery;
+// the appends were a third of what was left). The buffer is not a std::string: growing one
+// zero-fills its new room, a tenth of the printer; text() copies the bytes out once.
 struct Out {
-  std::string s;
+  std::unique_ptr<char[]> buf;
+  size_t cap = 0;
   size_t n = 0;
 
-  // At least k bytes of room after n (the string's size grows ahead of the writes).
+  // At least k bytes of room after n (the buffer grows ahead of the writes).
   [[gnu::always_inline]] void room(size_t k) {
-    if (s.size() - n < k) grow(k);
+    if (cap - n < k) grow(k);
   }
-  void grow(size_t k) { s.resize(std::max(2 * s.size(), n + k + 4096)); }
-  char* at() { return s.data() + n; }
+  void grow(size_t k) {
+    const size_t c = std::max(2 * cap, n + k + 4096);
+    std::unique_ptr<char[]> b(new char[c]);  // uninitialized: every byte up to n is written before it is read
+    if (n) std::memcpy(b.get(), buf.get(), n);
+    buf = std::move(b);
+    cap = c;
+  }
+  char* at() { return buf.get() + n; }
   void put(const char* x, size_t k) {
     room(k);
     std::memcpy(at(), x, k);
@@ -49,7 +57,7 @@ struct Out {
   }
   [[gnu::always_inline]] void put(char c) {
     room(1);
-    s[n++] = c;
+    buf[n++] = c;
   }
   // k bytes from x, which may be read up to a multiple of 16 beyond k (a padded table's entry).
   [[gnu::always_inline]] void put_padded(const char* x, size_t k) {
@@ -60,12 +68,9 @@ struct Out {
   }
   void number(int64_t v) {
     room(24);
-    n = static_cast<size_t>(std::to_chars(at(), at() + 24, v).ptr - s.data());
+    n = static_cast<size_t>(std::to_chars(at(), at() + 24, v).ptr - buf.get());
   }
-  std::string done() {
-    s.resize(n);
-    return std::move(s);
-  }
+  std::string_view view() const { return {buf.get(), n}; }
   Out& operator<<(const std::string& x) {
     put(x.data(), x.size());
     return *this;
@@ -81,7 +86,7 @@ struct Out {
   template <std::integral T>
   Out& operator<<(T x) {
     room(24);
-    n = static_cast<size_t>(std::to_chars(at(), at() + 24, x).ptr - s.data());
+    n = static_cast<size_t>(std::to_chars(at(), at() + 24, x).ptr - buf.get());
     return *this;
   }
 };
@@ -176,14 +181,24 @@ struct Printer {
   MnemonicCache mnemonics;
 
   void spell_register_names() {
+    // Each class's prefix (`%rd`) looked up once, not per register.
+    constexpr int kClasses = 6;
+    RegName prefixes[kClasses] = {};
+    for (int c = 0; c < kClasses; ++c) {
+      const char* prefix = reg_prefix(static_cast<RegClass>(c));
+      const size_t len = std::strlen(prefix);
+      if (len > 4) fail(std::string("codegen: register prefix ") + prefix + " longer than the printer's table allows");
+      std::memcpy(prefixes[c].text, prefix, len);
+      prefixes[c].size = static_cast<uint8_t>(len);
+    }
     names.resize(k.regs.size());
     for (size_t id = 0; id < k.regs.size(); ++id) {
       const RegInfo& r = k.regs[id];
       RegName& n = names[id];
-      const char* prefix = reg_prefix(r.cls);
-      const size_t len = std::strlen(prefix);
-      if (len > 4) fail(std::string("codegen: register prefix ") + prefix + " longer than the printer's table allows");
-      std::memcpy(n.text, prefix, len);
+      const auto c = static_cast<size_t>(r.cls);
+      if (c >= kClasses) fail("codegen: register class " + std::to_string(c) + " outside the printer's table");
+      n = prefixes[c];
+      const size_t len = n.size;
       auto [end, ec] = std::to_chars(n.text + len, n.text + sizeof n.text, r.index);
       if (ec != std::errc()) fail("codegen: register number " + std::to_string(r.index) + " too long to print");
       n.size = static_cast<uint8_t>(end - n.text);
@@ -192,8 +207,8 @@ struct Printer {
 
   void number(int64_t v) { os.number(v); }
 
-  void reg(int id) {
-    if (!names.empty()) {
+  [[gnu::always_inline]] void reg(int id) {
+    if (!names.empty()) [[likely]] {
       const RegName& n = names.at(static_cast<size_t>(id));
       static_assert(sizeof(RegName) == 16, "a register name is copied as 16 bytes");
       os.room(16);
@@ -351,7 +366,7 @@ std::string print_instr(const Kernel& k, const Instr& i) {
   Out os;
   Printer{k, os, {}, {}}.instr(i, false);
   // Drop the leading tab, the tab before the operands and the trailing ";\n".
-  const std::string text = os.done();
+  const std::string text(os.view());
   std::string s = text.substr(1, text.size() - 3);
   const size_t tab = s.find('\t');
   if (tab != std::string::npos) s.erase(tab, 1);
@@ -394,8 +409,10 @@ std::string print_ptx(const Module& m, const PrintOptions& o) {
     }
   }
   if (!shared.empty()) os << "\n";
-  std::string text = body.done();
-  text.insert(0, os.s.data(), os.n);  // moves the body up within its room (Out grows ahead)
+  std::string text;
+  text.reserve(os.n + body.n);
+  text.append(os.view());
+  text.append(body.view());
   return text;
 }
 
