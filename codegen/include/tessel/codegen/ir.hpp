@@ -175,6 +175,10 @@ struct LoopStmt {
 
 struct Stmt {
   enum class Kind : uint8_t { Instr, If, Loop };
+  Stmt() = default;
+  // An instruction statement, the instruction moved in (the builder makes one per instruction:
+  // made in place, not default-made and then assigned).
+  explicit Stmt(Instr&& i) : instr(std::move(i)) {}
   Kind kind = Kind::Instr;
   Instr instr;
   std::vector<IfStmt> if_;      // one element when kind == If (a vector: IfStmt holds Blocks)
