@@ -77,7 +77,13 @@ struct Flattener {
       switch (s.kind) {
         case Stmt::Kind::Instr:
           check_signature(s.instr);
-          for (const Operand& o : s.instr.ops) check_operand(o);
+          for (const Operand& o : s.instr.ops) {
+            if (o.kind == Operand::Kind::Reg) {
+              check_reg(o.reg, "an operand");
+            } else if (!o.elems.empty()) {
+              check_operand(o);
+            }
+          }
           if (s.instr.guard >= 0) check_pred(s.instr.guard, "a guard");
           out(s.instr);
           break;

@@ -258,7 +258,12 @@ struct Printer {
         os.put('{');
         for (size_t j = 0; j < o.elems.size(); ++j) {
           if (j) os.lit(", ");
-          operand(o.elems[j]);
+          const Operand& e = o.elems[j];
+          if (e.kind == Operand::Kind::Reg) {
+            reg(e.reg);
+          } else {
+            operand(e);
+          }
         }
         os.put('}');
         return;
@@ -304,6 +309,10 @@ struct Printer {
         os.lit(" \t");
       }
       const Operand& o = i.ops[j];
+      if (o.kind == Operand::Kind::Reg) {  // most operands: spelled here, without operand()'s call
+        reg(o.reg);
+        continue;
+      }
       if (o.kind == Operand::Kind::Special || o.kind == Operand::Kind::Sink) [[unlikely]]
         mnemonics.requirement = raise(mnemonics.requirement, operand_requirement(o));
       operand(o);
