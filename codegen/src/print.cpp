@@ -284,7 +284,7 @@ struct Printer {
   }
 
   void instr(const Instr& i, bool comments) {
-    if (comments && !i.comment.empty()) os << "\t// " << i.comment << "\n";
+    if (comments && !i.comment.empty()) os << "\t// " << i.comment.str() << "\n";
     if (i.op == Op::Label) {
       os << i.ops.at(0).name.str();
       os.lit(":\n");

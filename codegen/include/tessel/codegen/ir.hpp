@@ -53,7 +53,8 @@ enum Flag : uint32_t {
   kNoinc = 1u << 20,       // cp.async.mbarrier.arrive .noinc
 };
 
-// The name of an operand (a special register, a parameter or shared array, a label), interned:
+// The name of an operand (a special register, a parameter or shared array, a label), or an
+// instruction's comment, interned:
 // one string per distinct name for the process, so that an Operand copies, moves and is destroyed
 // without touching a string (the builder makes several per instruction). Names are few (labels
 // repeat across kernels), so the table stays small.
@@ -143,7 +144,10 @@ struct Instr {
   OperandList ops;  // destinations first, as PTX writes them
   int guard = -1;            // predicate register guarding the instruction, or -1
   bool guard_negated = false;
-  std::string comment;  // printed as `// comment` above the instruction when non-empty
+  // Printed as `// comment` above the instruction when non-empty. Interned as operand names are
+  // (a handle, not a std::string: moving each instruction into its block, and the block's
+  // statements when it grows, copied the string's inline buffer every time).
+  OperandName comment;
 
   bool has(uint32_t flag) const { return (flags & flag) != 0; }
   // Sets ops to the operands given, moved in (`ops = {...}` copies each one out of its list: the
