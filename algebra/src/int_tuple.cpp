@@ -68,6 +68,7 @@ static void flatten_into(const IntTuple& t, std::vector<Int>& out) {
 
 std::vector<Int> flatten_leaves(const IntTuple& t) {
   std::vector<Int> out;
+  out.reserve(8);  // most tuples have at most 8 leaves: one allocation, not one per doubling
   flatten_into(t, out);
   return out;
 }
