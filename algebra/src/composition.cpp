@@ -38,7 +38,9 @@ Layout compose_integral(const FlatA& fa, const Int& s, const Int& d) {
   const std::vector<Int>& ad = fa.stride;
   if (flat.shape().is_leaf()) return Layout(s, d * ad[0]);
 
-  std::vector<Int> rs, rd;
+  std::vector<Int> rs, rd;  // at most one mode per mode of A
+  rs.reserve(as.size());
+  rd.reserve(as.size());
   Int rest_shape = s, rest_stride = d;
   for (size_t k = 0; k + 1 < as.size() && !is_one(rest_shape); ++k) {
     const Int& cs = as[k];

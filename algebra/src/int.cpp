@@ -319,9 +319,8 @@ Int Int::from_expr(ExprPtr e) {
   return x;
 }
 
-int64_t Int::value(const char* what) const {
-  if (expr_) fail(std::string(what) + " must be static (known while generating), but is " + expr_string(*this));
-  return value_;
+void Int::not_static(const char* what) const {
+  fail(std::string(what) + " must be static (known while generating), but is " + expr_string(*this));
 }
 
 std::optional<int64_t> Int::static_value() const {

@@ -11,17 +11,14 @@ IntTuple IntTuple::tuple(std::vector<IntTuple> elems) {
   return t;
 }
 
-const Int& IntTuple::leaf() const {
-  if (!is_leaf_) fail("expected an integer, got the tuple " + to_string(*this));
-  return leaf_;
-}
+void IntTuple::not_a_leaf() const { fail("expected an integer, got the tuple " + to_string(*this)); }
 
 const std::vector<IntTuple>& IntTuple::elems() const {
   if (is_leaf_) fail("expected a tuple, got the integer " + to_string(*this));
   return elems_;
 }
 
-const IntTuple& IntTuple::operator[](int i) const {
+const IntTuple& IntTuple::mode_slow(int i) const {
   if (is_leaf_) {
     if (i != 0) fail("mode " + std::to_string(i) + " of the integer " + to_string(*this) + " does not exist");
     return *this;
@@ -71,6 +68,7 @@ static void flatten_into(const IntTuple& t, std::vector<Int>& out) {
 
 std::vector<Int> flatten_leaves(const IntTuple& t) {
   std::vector<Int> out;
+  out.reserve(8);  // most tuples have at most 8 leaves: one allocation, not one per doubling
   flatten_into(t, out);
   return out;
 }

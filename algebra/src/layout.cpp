@@ -141,19 +141,8 @@ bool static_size(const Shape& shape, int64_t& n) {
 // step (the algebra's tuples allocate; an epilogue evaluates static layouts thousands of times).
 // False where anything is not so, or a coordinate does not fit, or a value overflows: crd2idx
 // then takes its general path, which computes the same value or refuses with its message.
-bool static_crd2idx(const Coord& coord, const Shape& shape, const Stride& stride, int64_t& out) {
-  if (coord.is_tuple()) {  // tuple: the sum over the modes
-    if (shape.is_leaf() || coord.rank() != shape.rank() || stride.is_leaf() || stride.rank() != shape.rank())
-      return false;
-    out = 0;
-    for (int i = 0; i < shape.rank(); ++i) {
-      int64_t m;
-      if (!static_crd2idx(coord[i], shape[i], stride[i], m) || __builtin_add_overflow(out, m, &out)) return false;
-    }
-    return true;
-  }
-  int64_t idx;
-  if (!plain_static(coord, idx)) return false;
+// The int case of static_crd2idx, the index as a 64-bit integer (not a tuple made per mode).
+bool static_index(int64_t idx, const Shape& shape, const Stride& stride, int64_t& out) {
   if (shape.is_leaf()) {  // int int
     int64_t d;
     return plain_static(stride, d) && !__builtin_mul_overflow(idx, d, &out);
@@ -168,9 +157,25 @@ bool static_crd2idx(const Coord& coord, const Shape& shape, const Stride& stride
       here = idx % s;
       idx = idx / s;
     }
-    if (!static_crd2idx(IntTuple(here), shape[i], stride[i], m) || __builtin_add_overflow(out, m, &out)) return false;
+    if (!static_index(here, shape[i], stride[i], m) || __builtin_add_overflow(out, m, &out)) return false;
   }
   return true;
+}
+
+bool static_crd2idx(const Coord& coord, const Shape& shape, const Stride& stride, int64_t& out) {
+  if (coord.is_tuple()) {  // tuple: the sum over the modes
+    if (shape.is_leaf() || coord.rank() != shape.rank() || stride.is_leaf() || stride.rank() != shape.rank())
+      return false;
+    out = 0;
+    for (int i = 0; i < shape.rank(); ++i) {
+      int64_t m;
+      if (!static_crd2idx(coord[i], shape[i], stride[i], m) || __builtin_add_overflow(out, m, &out)) return false;
+    }
+    return true;
+  }
+  int64_t idx;
+  if (!plain_static(coord, idx)) return false;
+  return static_index(idx, shape, stride, out);
 }
 
 }  // namespace
@@ -324,7 +329,11 @@ Layout flatten(const Layout& l) { return Layout(flatten(l.shape()), flatten(l.st
 
 Layout coalesce(const Layout& l) {
   std::vector<Int> s = flatten_leaves(l.shape()), d = flatten_leaves(l.stride());
-  std::vector<Int> rs{1}, rd{0};
+  std::vector<Int> rs, rd;  // at most one mode per leaf, made once (growing one was a tenth of coalesce)
+  rs.reserve(s.size() + 1);
+  rd.reserve(s.size() + 1);
+  rs.push_back(1);
+  rd.push_back(0);
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == Int(1)) continue;  // extent 1: drop
     if (rs.back() == Int(1)) {     // replace the placeholder

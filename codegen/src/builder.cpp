@@ -123,7 +123,7 @@ void KernelBuilder::emit(Instr i, Value guard, bool guard_negated) {
     note_changed_ = false;
   }
   // Made in place: a Stmt built aside and moved in cost a second move of the instruction.
-  (emit_to_entry_ ? entry_ : current()).emplace_back().instr = std::move(i);
+  (emit_to_entry_ ? entry_ : current()).emplace_back(std::move(i));
 }
 
 void KernelBuilder::note(std::string text) {

@@ -83,7 +83,8 @@ Requirement need(int ptx, int sm, const char* what, bool arch_specific = false) 
   return Requirement{ptx, sm, arch_specific, what};
 }
 
-// The larger of two requirements; `what` names the feature with the highest (sm, a, ptx).
+}  // namespace
+
 Requirement raise(Requirement a, const Requirement& b) {
   auto key = [](const Requirement& r) { return std::tuple(r.sm, r.arch_specific, r.ptx); };
   if (key(b) > key(a)) a.what = b.what;
@@ -93,20 +94,20 @@ Requirement raise(Requirement a, const Requirement& b) {
   return a;
 }
 
-Requirement of_operands(const Instr& in) {
+Requirement operand_requirement(const Operand& o) {
   Requirement r;
-  for (const Operand& o : in.ops) {
-    if (o.kind == Operand::Kind::Special && (o.name.str().rfind("%cluster", 0) == 0 || o.name.str().rfind("%ncluster", 0) == 0)) {
-      r = raise(r, need(78, 90, "cluster special registers"));
-    }
-    if (o.kind == Operand::Kind::Sink) r = raise(r, need(78, 80, "the sink operand `_`"));
+  if (o.kind == Operand::Kind::Special && (o.name.str().rfind("%cluster", 0) == 0 || o.name.str().rfind("%ncluster", 0) == 0)) {
+    r = raise(r, need(78, 90, "cluster special registers"));
   }
+  if (o.kind == Operand::Kind::Sink) r = raise(r, need(78, 80, "the sink operand `_`"));
   return r;
 }
 
-}  // namespace
-
-Requirement requirement(const Instr& i) { return raise(op_requirement(i), of_operands(i)); }
+Requirement requirement(const Instr& i) {
+  Requirement r = op_requirement(i);
+  for (const Operand& o : i.ops) r = raise(r, operand_requirement(o));
+  return r;
+}
 
 namespace {
 void walk(const Block& b, Requirement& r) {
@@ -124,14 +125,19 @@ void walk(const Block& b, Requirement& r) {
 }
 }  // namespace
 
-Requirement requirement(const Kernel& k) {
+Requirement kernel_floor(const Kernel& k) {
   Requirement r = k.min_target;
-  walk(k.body, r);
   if (k.cluster_dims) r = raise(r, need(78, 90, "cluster dimensions (.reqnctapercluster)"));
   for (const Param& p : k.params) {
     if (p.kind == Param::Kind::TensorMap) r = raise(r, need(80, 90, "a TMA descriptor parameter"));
   }
   return r;
+}
+
+Requirement requirement(const Kernel& k) {
+  Requirement r = k.min_target;
+  walk(k.body, r);
+  return raise(r, kernel_floor(k));
 }
 
 Requirement requirement(const Module& m) {

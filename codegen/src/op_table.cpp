@@ -224,6 +224,19 @@ Requirement op_requirement(const Instr& i) {
   return op_info(i.op).floor;
 }
 
+bool operands_fit(const Instr& i) {
+  const Signature& s = op_info(i.op).signature;
+  const size_t n = i.ops.size();
+  if (n < s.required || n > s.count) return false;
+  for (size_t j = 0; j < n; ++j) {
+    const OperandKind k = s.kinds[j];
+    // A register is a destination or a source: most operands, decided without fits()'s call.
+    if (i.ops[j].kind == Operand::Kind::Reg && (k == OperandKind::Dst || k == OperandKind::Src)) continue;
+    if (!fits(k, i.ops[j])) return false;
+  }
+  return true;
+}
+
 std::string operand_mismatch(const Instr& i) {
   const OpInfo& row = op_info(i.op);
   const Signature& s = row.signature;

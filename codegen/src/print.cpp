@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <concepts>
+#include <memory>
 #include <cstdio>
 #include <cstring>
 #include <set>
@@ -20,21 +21,28 @@ std::string ptx_version_string(int ptx) { return std::to_string(ptx / 10) + "." 
 
 namespace {
 
-// Writes into one string through a cursor: the string's size is the room written so far plus
-// what is ready for the next writes, `n` the bytes written; done() cuts it to n. Each write checks
-// the room and copies, where std::string's append also sets the length and a terminator every
-// time (an ostringstream spent most of the printer's time in locale and sentry machinery; the
-// appends were a third of what was left).
+// Writes into one buffer through a cursor: `cap` bytes of room, `n` written so far. Each write
+// checks the room and copies, where std::string's append also sets the length and a terminator
+// every time (an ostringstream spent most of the printer's time in locale and sentry machinery;
+// the appends were a third of what was left). The buffer is not a std::string: growing one
+// zero-fills its new room, a tenth of the printer; text() copies the bytes out once.
 struct Out {
-  std::string s;
+  std::unique_ptr<char[]> buf;
+  size_t cap = 0;
   size_t n = 0;
 
-  // At least k bytes of room after n (the string's size grows ahead of the writes).
+  // At least k bytes of room after n (the buffer grows ahead of the writes).
   [[gnu::always_inline]] void room(size_t k) {
-    if (s.size() - n < k) grow(k);
+    if (cap - n < k) grow(k);
   }
-  void grow(size_t k) { s.resize(std::max(2 * s.size(), n + k + 4096)); }
-  char* at() { return s.data() + n; }
+  void grow(size_t k) {
+    const size_t c = std::max(2 * cap, n + k + 4096);
+    std::unique_ptr<char[]> b(new char[c]);  // uninitialized: every byte up to n is written before it is read
+    if (n) std::memcpy(b.get(), buf.get(), n);
+    buf = std::move(b);
+    cap = c;
+  }
+  char* at() { return buf.get() + n; }
   void put(const char* x, size_t k) {
     room(k);
     std::memcpy(at(), x, k);
@@ -49,7 +57,7 @@ struct Out {
   }
   [[gnu::always_inline]] void put(char c) {
     room(1);
-    s[n++] = c;
+    buf[n++] = c;
   }
   // k bytes from x, which may be read up to a multiple of 16 beyond k (a padded table's entry).
   [[gnu::always_inline]] void put_padded(const char* x, size_t k) {
@@ -60,12 +68,9 @@ struct Out {
   }
   void number(int64_t v) {
     room(24);
-    n = static_cast<size_t>(std::to_chars(at(), at() + 24, v).ptr - s.data());
+    n = static_cast<size_t>(std::to_chars(at(), at() + 24, v).ptr - buf.get());
   }
-  std::string done() {
-    s.resize(n);
-    return std::move(s);
-  }
+  std::string_view view() const { return {buf.get(), n}; }
   Out& operator<<(const std::string& x) {
     put(x.data(), x.size());
     return *this;
@@ -81,7 +86,7 @@ struct Out {
   template <std::integral T>
   Out& operator<<(T x) {
     room(24);
-    n = static_cast<size_t>(std::to_chars(at(), at() + 24, x).ptr - s.data());
+    n = static_cast<size_t>(std::to_chars(at(), at() + 24, x).ptr - buf.get());
     return *this;
   }
 };
@@ -89,8 +94,12 @@ struct Out {
 // Each distinct mnemonic of a kernel spelled once: an instruction's mnemonic depends on its
 // fields other than operands, guard and comment, and a kernel has some hundred distinct ones
 // among thousands of instructions. Spelling one (append_mnemonic) took a quarter of the printer.
+// The instruction's own requirement (op_requirement) reads a subset of the same fields, so it
+// too is taken once per distinct key: raised into `requirement` when the key is first seen.
 class MnemonicCache {
  public:
+  Requirement requirement;
+
   // The mnemonic of i, spelled on first sight of its fields; the 16 bytes after it are readable.
   std::string_view get(const Instr& i) {
     const Key k = key(i);
@@ -106,6 +115,7 @@ class MnemonicCache {
       j = hash(k) & mask;
       while (slots_[j].len != kFree) j = (j + 1) & mask;
     }
+    requirement = raise(requirement, op_requirement(i));
     const size_t at = text_.size();
     append_mnemonic(text_, i);
     const size_t len = text_.size() - at;
@@ -171,14 +181,24 @@ struct Printer {
   MnemonicCache mnemonics;
 
   void spell_register_names() {
+    // Each class's prefix (`%rd`) looked up once, not per register.
+    constexpr int kClasses = 6;
+    RegName prefixes[kClasses] = {};
+    for (int c = 0; c < kClasses; ++c) {
+      const char* prefix = reg_prefix(static_cast<RegClass>(c));
+      const size_t len = std::strlen(prefix);
+      if (len > 4) fail(std::string("codegen: register prefix ") + prefix + " longer than the printer's table allows");
+      std::memcpy(prefixes[c].text, prefix, len);
+      prefixes[c].size = static_cast<uint8_t>(len);
+    }
     names.resize(k.regs.size());
     for (size_t id = 0; id < k.regs.size(); ++id) {
       const RegInfo& r = k.regs[id];
       RegName& n = names[id];
-      const char* prefix = reg_prefix(r.cls);
-      const size_t len = std::strlen(prefix);
-      if (len > 4) fail(std::string("codegen: register prefix ") + prefix + " longer than the printer's table allows");
-      std::memcpy(n.text, prefix, len);
+      const auto c = static_cast<size_t>(r.cls);
+      if (c >= kClasses) fail("codegen: register class " + std::to_string(c) + " outside the printer's table");
+      n = prefixes[c];
+      const size_t len = n.size;
       auto [end, ec] = std::to_chars(n.text + len, n.text + sizeof n.text, r.index);
       if (ec != std::errc()) fail("codegen: register number " + std::to_string(r.index) + " too long to print");
       n.size = static_cast<uint8_t>(end - n.text);
@@ -187,8 +207,8 @@ struct Printer {
 
   void number(int64_t v) { os.number(v); }
 
-  void reg(int id) {
-    if (!names.empty()) {
+  [[gnu::always_inline]] void reg(int id) {
+    if (!names.empty()) [[likely]] {
       const RegName& n = names.at(static_cast<size_t>(id));
       static_assert(sizeof(RegName) == 16, "a register name is copied as 16 bytes");
       os.room(16);
@@ -238,7 +258,12 @@ struct Printer {
         os.put('{');
         for (size_t j = 0; j < o.elems.size(); ++j) {
           if (j) os.lit(", ");
-          operand(o.elems[j]);
+          const Operand& e = o.elems[j];
+          if (e.kind == Operand::Kind::Reg) {
+            reg(e.reg);
+          } else {
+            operand(e);
+          }
         }
         os.put('}');
         return;
@@ -259,7 +284,7 @@ struct Printer {
   }
 
   void instr(const Instr& i, bool comments) {
-    if (comments && !i.comment.empty()) os << "\t// " << i.comment << "\n";
+    if (comments && !i.comment.empty()) os << "\t// " << i.comment.str() << "\n";
     if (i.op == Op::Label) {
       os << i.ops.at(0).name.str();
       os.lit(":\n");
@@ -283,7 +308,14 @@ struct Printer {
       } else {
         os.lit(" \t");
       }
-      operand(i.ops[j]);
+      const Operand& o = i.ops[j];
+      if (o.kind == Operand::Kind::Reg) {  // most operands: spelled here, without operand()'s call
+        reg(o.reg);
+        continue;
+      }
+      if (o.kind == Operand::Kind::Special || o.kind == Operand::Kind::Sink) [[unlikely]]
+        mnemonics.requirement = raise(mnemonics.requirement, operand_requirement(o));
+      operand(o);
     }
     os.lit(";\n");
   }
@@ -293,7 +325,8 @@ std::string dims(const std::array<int, 3>& d) {
   return std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]);
 }
 
-void print_kernel(const Kernel& k, Out& os, const PrintOptions& o) {
+// Prints k and returns its requirement (ir.hpp's requirement(k), gathered on the way).
+Requirement print_kernel(const Kernel& k, Out& os, const PrintOptions& o) {
   os << "\n\t// .globl\t" << k.name << "\n";
   os << ".visible .entry " << k.name << "(";
   for (size_t j = 0; j < k.params.size(); ++j) {
@@ -332,6 +365,7 @@ void print_kernel(const Kernel& k, Out& os, const PrintOptions& o) {
   pr.spell_register_names();
   for_each_legalized(k, [&](const Instr& i) { pr.instr(i, o.comments); });
   os << "}\n";
+  return raise(pr.mnemonics.requirement, kernel_floor(k));
 }
 
 }  // namespace
@@ -341,7 +375,7 @@ std::string print_instr(const Kernel& k, const Instr& i) {
   Out os;
   Printer{k, os, {}, {}}.instr(i, false);
   // Drop the leading tab, the tab before the operands and the trailing ";\n".
-  const std::string text = os.done();
+  const std::string text(os.view());
   std::string s = text.substr(1, text.size() - 3);
   const size_t tab = s.find('\t');
   if (tab != std::string::npos) s.erase(tab, 1);
@@ -350,13 +384,6 @@ std::string print_instr(const Kernel& k, const Instr& i) {
 
 std::string print_ptx(const Module& m, const PrintOptions& o) {
   if (m.kernels.empty()) fail("codegen: a module needs at least one kernel");
-  const Requirement r = requirement(m);
-  Out os;
-  os.room(4096);
-  os << "//\n// Generated by " << o.generator << "\n//\n\n";
-  os << ".version " << ptx_version_string(r.ptx) << "\n";
-  os << ".target " << target_name(r) << "\n";
-  os << ".address_size 64\n";
   std::set<std::string> names;
   for (const Kernel& k : m.kernels) {
     if (!names.insert(k.name).second) fail("codegen: two kernels named " + k.name + " in one module");
@@ -367,6 +394,22 @@ std::string print_ptx(const Module& m, const PrintOptions& o) {
     for (const SharedAlloc& a : k.shared) {
       if (!shared.insert(a.name).second)
         fail("codegen: shared array " + a.name + " declared by two kernels of one module");
+    }
+  }
+  // The kernels first: the header's .version and .target are the highest requirement of their
+  // instructions (requirement(m)), gathered while printing them; a walk of its own over every
+  // instruction cost a fifth of the printer. The header then goes in front.
+  Requirement r;
+  Out body;
+  for (const Kernel& k : m.kernels) r = raise(r, print_kernel(k, body, o));
+  Out os;
+  os.room(4096);
+  os << "//\n// Generated by " << o.generator << "\n//\n\n";
+  os << ".version " << ptx_version_string(r.ptx) << "\n";
+  os << ".target " << target_name(r) << "\n";
+  os << ".address_size 64\n";
+  for (const Kernel& k : m.kernels) {
+    for (const SharedAlloc& a : k.shared) {
       if (a.dynamic) {
         os << "\n.extern .shared .align " << a.align << " .b8 " << a.name << "[];";
       } else {
@@ -375,8 +418,11 @@ std::string print_ptx(const Module& m, const PrintOptions& o) {
     }
   }
   if (!shared.empty()) os << "\n";
-  for (const Kernel& k : m.kernels) print_kernel(k, os, o);
-  return os.done();
+  std::string text;
+  text.reserve(os.n + body.n);
+  text.append(os.view());
+  text.append(body.view());
+  return text;
 }
 
 }  // namespace tessel::codegen

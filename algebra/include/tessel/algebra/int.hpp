@@ -44,7 +44,12 @@ class Int {
   bool is_static() const { return !expr_; }
   bool is_dynamic() const { return static_cast<bool>(expr_); }
   // The static value; throws naming `what` and the expression when the value is dynamic.
-  int64_t value(const char* what = "value") const;
+  // Inline: the algebra reads static values in its inner loops (crd2idx, sizes).
+  int64_t value(const char* what = "value") const {
+    if (expr_) [[unlikely]]
+      not_static(what);
+    return value_;
+  }
   std::optional<int64_t> static_value() const;
   // Largest known divisor (|v| for static v; 0 means "divisible by every integer", i.e. v = 0).
   int64_t divisibility() const;
@@ -57,6 +62,8 @@ class Int {
   Int coefficient() const;  // the value without its basis element
 
  private:
+  [[noreturn]] void not_static(const char* what) const;  // value()'s refusal, out of line
+
   int64_t value_ = 0;
   ExprPtr expr_;
   BasisPath basis_;

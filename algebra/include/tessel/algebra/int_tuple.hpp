@@ -23,13 +23,26 @@ class IntTuple {
 
   bool is_leaf() const { return is_leaf_; }
   bool is_tuple() const { return !is_leaf_; }
-  const Int& leaf() const;                     // throws if this is a tuple
+  // Inline where they succeed (the algebra's inner loops read modes and leaves); the refusals
+  // are out of line.
+  const Int& leaf() const {  // throws if this is a tuple
+    if (!is_leaf_) [[unlikely]]
+      not_a_leaf();
+    return leaf_;
+  }
   const std::vector<IntTuple>& elems() const;  // throws if this is a leaf
   int rank() const { return is_leaf_ ? 1 : static_cast<int>(elems_.size()); }
   // Mode i (CuTe's get<i>): a leaf is its own mode 0.
-  const IntTuple& operator[](int i) const;
+  const IntTuple& operator[](int i) const {
+    if (!is_leaf_ && i >= 0 && i < static_cast<int>(elems_.size())) [[likely]]
+      return elems_[static_cast<size_t>(i)];
+    return mode_slow(i);
+  }
 
  private:
+  [[noreturn]] void not_a_leaf() const;
+  const IntTuple& mode_slow(int i) const;  // operator[] of a leaf, or a refusal
+
   bool is_leaf_ = false;
   Int leaf_;
   std::vector<IntTuple> elems_;

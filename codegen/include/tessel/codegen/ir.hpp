@@ -53,7 +53,8 @@ enum Flag : uint32_t {
   kNoinc = 1u << 20,       // cp.async.mbarrier.arrive .noinc
 };
 
-// The name of an operand (a special register, a parameter or shared array, a label), interned:
+// The name of an operand (a special register, a parameter or shared array, a label), or an
+// instruction's comment, interned:
 // one string per distinct name for the process, so that an Operand copies, moves and is destroyed
 // without touching a string (the builder makes several per instruction). Names are few (labels
 // repeat across kernels), so the table stays small.
@@ -143,7 +144,10 @@ struct Instr {
   OperandList ops;  // destinations first, as PTX writes them
   int guard = -1;            // predicate register guarding the instruction, or -1
   bool guard_negated = false;
-  std::string comment;  // printed as `// comment` above the instruction when non-empty
+  // Printed as `// comment` above the instruction when non-empty. Interned as operand names are
+  // (a handle, not a std::string: moving each instruction into its block, and the block's
+  // statements when it grows, copied the string's inline buffer every time).
+  OperandName comment;
 
   bool has(uint32_t flag) const { return (flags & flag) != 0; }
   // Sets ops to the operands given, moved in (`ops = {...}` copies each one out of its list: the
@@ -175,6 +179,10 @@ struct LoopStmt {
 
 struct Stmt {
   enum class Kind : uint8_t { Instr, If, Loop };
+  Stmt() = default;
+  // An instruction statement, the instruction moved in (the builder makes one per instruction:
+  // made in place, not default-made and then assigned).
+  explicit Stmt(Instr&& i) : instr(std::move(i)) {}
   Kind kind = Kind::Instr;
   Instr instr;
   std::vector<IfStmt> if_;      // one element when kind == If (a vector: IfStmt holds Blocks)
@@ -223,6 +231,15 @@ struct Module {
 Requirement requirement(const Instr& i);
 Requirement requirement(const Kernel& k);
 Requirement requirement(const Module& m);
+// The parts of those: what a top-level operand of an instruction adds to the instruction's
+// (cluster special registers, the sink `_`), and what a kernel needs besides its instructions
+// (its floor, cluster dimensions, TMA descriptor parameters). The printer raises these as it
+// walks the instructions (print.cpp), so the module's requirement costs no walk of its own.
+Requirement operand_requirement(const Operand& o);
+Requirement kernel_floor(const Kernel& k);
+// The larger of two requirements: the highest ptx and sm, either's `a`; `what` names the feature
+// with the highest (sm, a, ptx).
+Requirement raise(Requirement a, const Requirement& b);
 // `sm_90a`, `sm_80`.
 std::string target_name(const Requirement& r);
 

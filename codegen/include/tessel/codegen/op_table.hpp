@@ -207,10 +207,13 @@ std::span<const OpInfo> op_table();
 
 // The requirement of i's root with its modifiers: the first of op_table.cpp's modifier floors
 // that applies to i (bf16 add, multicast TMA, ...), else the row's floor. ir.hpp's requirement()
-// adds what i's operands need.
+// adds what i's operands need. It reads i's op, type, type2, space and flags only (the printer
+// keeps it per distinct mnemonic: print.cpp's MnemonicCache keys on a superset of these).
 Requirement op_requirement(const Instr& i);
 
 // Why i's operands do not match its row's signature, or "" when they do (legalize refuses them).
 std::string operand_mismatch(const Instr& i);
+// Whether i's operands match its row's signature: operand_mismatch(i).empty(), without a string.
+bool operands_fit(const Instr& i);
 
 }  // namespace tessel::codegen
