@@ -10,6 +10,7 @@
 
 #include "algebra/support.hpp"
 #include "kernels/gemm_problem.hpp"
+#include "kernels/hopper_config.hpp"
 #include "tessel/emulator.hpp"
 #include "tessel/kernels/hopper_gemm.hpp"
 
@@ -65,19 +66,6 @@ void check_emulated(const HopperGemmConfig& c, std::mt19937_64& rng, const GemmP
   CHECK(diff == "");
 }
 
-HopperGemmConfig config(Type ab, Type out, codegen::Major am, codegen::Major bm, Major om, int tm, int tn, int stages) {
-  HopperGemmConfig c;
-  c.ab = ab;
-  c.out = out;
-  c.a_major = am;
-  c.b_major = bm;
-  c.out_major = om;
-  c.tile_m = tm;
-  c.tile_n = tn;
-  c.stages = stages;
-  return c;
-}
-
 // Two consumer warpgroups on alternate tiles, skipping each other's stages in the ring.
 HopperGemmConfig pingpong(HopperGemmConfig c) {
   c.pingpong = true;
@@ -91,16 +79,16 @@ TEST_CASE("emulator: the Hopper GEMM matches the host for every major combinatio
   using codegen::Major::K;
   using codegen::Major::MN;
   const HopperGemmConfig configs[] = {
-      config(Type::BF16, Type::BF16, K, K, Major::Row, 64, 64, 2),
-      config(Type::BF16, Type::F32, MN, K, Major::Row, 64, 64, 3),
-      config(Type::F16, Type::F16, K, MN, Major::Row, 64, 64, 2),
-      config(Type::BF16, Type::BF16, MN, MN, Major::Column, 128, 64, 2),
-      config(Type::F32, Type::F32, K, K, Major::Row, 64, 64, 2),
-      config(Type::E4M3, Type::BF16, K, K, Major::Row, 64, 64, 2),
-      config(Type::E5M2, Type::BF16, K, K, Major::Column, 64, 128, 2),
-      pingpong(config(Type::BF16, Type::BF16, K, MN, Major::Row, 64, 64, 2)),
-      pingpong(config(Type::F16, Type::F32, MN, K, Major::Column, 64, 64, 3)),
-      pingpong(config(Type::BF16, Type::BF16, MN, MN, Major::Row, 128, 64, 2)),
+      test::hopper_config(Type::BF16, Type::BF16, K, K, Major::Row, 64, 64, 2),
+      test::hopper_config(Type::BF16, Type::F32, MN, K, Major::Row, 64, 64, 3),
+      test::hopper_config(Type::F16, Type::F16, K, MN, Major::Row, 64, 64, 2),
+      test::hopper_config(Type::BF16, Type::BF16, MN, MN, Major::Column, 128, 64, 2),
+      test::hopper_config(Type::F32, Type::F32, K, K, Major::Row, 64, 64, 2),
+      test::hopper_config(Type::E4M3, Type::BF16, K, K, Major::Row, 64, 64, 2),
+      test::hopper_config(Type::E5M2, Type::BF16, K, K, Major::Column, 64, 128, 2),
+      pingpong(test::hopper_config(Type::BF16, Type::BF16, K, MN, Major::Row, 64, 64, 2)),
+      pingpong(test::hopper_config(Type::F16, Type::F32, MN, K, Major::Column, 64, 64, 3)),
+      pingpong(test::hopper_config(Type::BF16, Type::BF16, MN, MN, Major::Row, 128, 64, 2)),
   };
   for (const HopperGemmConfig& c : configs) {
     // K up to 5 k-tiles: the 2- and 3-stage rings wrap, the barriers' phases flip.
@@ -118,8 +106,8 @@ TEST_CASE("emulator: the Hopper GEMM matches the host for every major combinatio
 TEST_CASE("emulator: the Hopper GEMM epilogue frees a TMA-store buffer before reuse across an element-wise box") {
   TESSEL_RNG(rng);
   using codegen::Major::K;
-  for (const HopperGemmConfig& c : {pingpong(config(Type::BF16, Type::F32, K, K, Major::Row, 128, 64, 2)),
-                                    config(Type::BF16, Type::F32, K, K, Major::Row, 128, 64, 2)}) {
+  for (const HopperGemmConfig& c : {pingpong(test::hopper_config(Type::BF16, Type::F32, K, K, Major::Row, 128, 64, 2)),
+                                    test::hopper_config(Type::BF16, Type::F32, K, K, Major::Row, 128, 64, 2)}) {
     check_emulated(c, rng, 2 * c.tile_k(), [](const GemmArguments& a) {
       const int64_t M = a.out.shape[1], N = a.out.shape[2];
       return N % 64 > 32 && N % 4 != 0 && (M % 128 == 0 || M % 128 > 64);
@@ -140,11 +128,11 @@ TEST_CASE("emulator: the Hopper GEMM in clusters of two matches the host") {
     return c;
   };
   const HopperGemmConfig configs[] = {
-      cluster(config(Type::BF16, Type::BF16, K, K, Major::Row, 128, 64, 2), 2, 1),
-      cluster(config(Type::BF16, Type::F32, MN, MN, Major::Row, 128, 128, 2), 2, 1),
-      cluster(config(Type::F16, Type::F16, K, MN, Major::Column, 128, 128, 3), 1, 2),
-      cluster(config(Type::E4M3, Type::BF16, K, K, Major::Row, 128, 64, 2), 1, 2),
-      cluster(config(Type::BF16, Type::BF16, MN, K, Major::Column, 128, 128, 2), 1, 2),  // A^T multicast along N
+      cluster(test::hopper_config(Type::BF16, Type::BF16, K, K, Major::Row, 128, 64, 2), 2, 1),
+      cluster(test::hopper_config(Type::BF16, Type::F32, MN, MN, Major::Row, 128, 128, 2), 2, 1),
+      cluster(test::hopper_config(Type::F16, Type::F16, K, MN, Major::Column, 128, 128, 3), 1, 2),
+      cluster(test::hopper_config(Type::E4M3, Type::BF16, K, K, Major::Row, 128, 64, 2), 1, 2),
+      cluster(test::hopper_config(Type::BF16, Type::BF16, MN, K, Major::Column, 128, 128, 2), 1, 2),  // A^T multicast along N
   };
   for (const HopperGemmConfig& c : configs) {
     check_emulated(c, rng, 5 * c.tile_k());
@@ -184,14 +172,14 @@ TEST_CASE("emulator: the Hopper GEMM adds a C of its own in either major, loaded
   TESSEL_RNG(rng);
   using codegen::Major::K;
   using codegen::Major::MN;
-  HopperGemmConfig clustered = config(Type::BF16, Type::BF16, K, MN, Major::Row, 128, 128, 2);
+  HopperGemmConfig clustered = test::hopper_config(Type::BF16, Type::BF16, K, MN, Major::Row, 128, 128, 2);
   clustered.cluster_m = 2;
   const HopperGemmConfig configs[] = {
-      config(Type::BF16, Type::BF16, K, K, Major::Row, 64, 64, 2),
-      config(Type::BF16, Type::F32, K, K, Major::Row, 64, 64, 2),
-      config(Type::F16, Type::F16, MN, K, Major::Column, 128, 64, 2),
-      config(Type::F32, Type::F32, K, K, Major::Column, 64, 128, 2),
-      pingpong(config(Type::BF16, Type::F32, K, K, Major::Row, 128, 64, 2)),
+      test::hopper_config(Type::BF16, Type::BF16, K, K, Major::Row, 64, 64, 2),
+      test::hopper_config(Type::BF16, Type::F32, K, K, Major::Row, 64, 64, 2),
+      test::hopper_config(Type::F16, Type::F16, MN, K, Major::Column, 128, 64, 2),
+      test::hopper_config(Type::F32, Type::F32, K, K, Major::Column, 64, 128, 2),
+      pingpong(test::hopper_config(Type::BF16, Type::F32, K, K, Major::Row, 128, 64, 2)),
       clustered,
   };
   for (const HopperGemmConfig& c : configs) {
@@ -213,7 +201,7 @@ TEST_CASE("emulator: the Hopper GEMM adds a C of its own in either major, loaded
 TEST_CASE("emulator: the Hopper GEMM takes C given as out's own view (in place)") {
   TESSEL_RNG(rng);
   using codegen::Major::K;
-  const HopperGemmConfig c = config(Type::BF16, Type::BF16, K, K, Major::Column, 64, 64, 2);
+  const HopperGemmConfig c = test::hopper_config(Type::BF16, Type::BF16, K, K, Major::Column, 64, 64, 2);
   GemmProblemOptions o;
   o.max_k = 2 * c.tile_k();
   o.beta_zero = false;
@@ -236,8 +224,8 @@ TEST_CASE("emulator: the Hopper GEMM broadcasts A, B or C over the batch (batch 
   TESSEL_RNG(rng);
   using codegen::Major::K;
   using codegen::Major::MN;
-  const HopperGemmConfig configs[] = {config(Type::BF16, Type::BF16, K, MN, Major::Row, 64, 64, 2),
-                                      config(Type::F16, Type::F32, MN, K, Major::Column, 64, 64, 2)};
+  const HopperGemmConfig configs[] = {test::hopper_config(Type::BF16, Type::BF16, K, MN, Major::Row, 64, 64, 2),
+                                      test::hopper_config(Type::F16, Type::F32, MN, K, Major::Column, 64, 64, 2)};
   for (const HopperGemmConfig& c : configs) {
     for (int which = 0; which < 3; ++which) {
       GemmProblemOptions o;
@@ -268,7 +256,7 @@ TEST_CASE("emulator: the Hopper GEMM loads C into a box freed across element-wis
     o.max_k = 64;
     o.c_major = cm;
     o.beta_zero = false;
-    check_emulated(config(Type::BF16, Type::F32, K, K, Major::Row, 64, 128, 2), rng, o, [](const GemmArguments& a) {
+    check_emulated(test::hopper_config(Type::BF16, Type::F32, K, K, Major::Row, 64, 128, 2), rng, o, [](const GemmArguments& a) {
       const int64_t N = a.out.shape[2];
       return N % 128 > 64 && N % 128 < 96 && N % 4 != 0;
     });

@@ -9,6 +9,7 @@
 
 #include "algebra/support.hpp"
 #include "kernels/gemm_problem.hpp"
+#include "kernels/hopper_config.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/emulator.hpp"
 #include "tessel/kernels/hopper_gemm.hpp"
@@ -22,15 +23,7 @@ namespace {
 
 HopperGemmConfig split_config(Type ab, Type out, codegen::Major am, codegen::Major bm, Major om, int tm, int tn,
                               int stages) {
-  HopperGemmConfig c;
-  c.ab = ab;
-  c.out = out;
-  c.a_major = am;
-  c.b_major = bm;
-  c.out_major = om;
-  c.tile_m = tm;
-  c.tile_n = tn;
-  c.stages = stages;
+  HopperGemmConfig c = test::hopper_config(ab, out, am, bm, om, tm, tn, stages);
   c.split_k = true;
   return c;
 }

@@ -662,12 +662,11 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
       // A split-K kernel runs with the count the one-call model would give it; where it gives
       // none, the kernel would only repeat its data-parallel twin.
       const int splits = kernels::choose_splits(k->metadata(), args[0], gemm_dev);
-      if (k->metadata().options.count("schedule") && k->metadata().options.at("schedule") == "split-k" && splits < 2)
-        continue;
+      const kernels::GemmSchedule schedule = kernels::kernel_schedule(k->metadata());
+      if (schedule == kernels::GemmSchedule::SplitK && splits < 2) continue;
       GemmArguments split_args = args[0];
       split_args.split_k = splits;
-      const bool stream = k->metadata().options.count("schedule") && k->metadata().options.at("schedule") == "stream-k";
-      split_args.stream_k_workers = stream ? dev.props.sm_count : 0;
+      split_args.stream_k_workers = schedule == kernels::GemmSchedule::StreamK ? dev.props.sm_count : 0;
       Candidate cand{k, k->compile(split_args, dev.cc), nullptr, 0, splits, split_args.stream_k_workers};
       if (const size_t ws = k->workspace_size(split_args)) cand.workspace = std::make_shared<rt::DeviceBuffer>(ws);
       candidates.push_back(std::move(cand));

@@ -9,6 +9,7 @@
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/number_format.hpp"
 #include "tessel/kernels/gemm.hpp"
+#include "tessel/kernels/hopper_gemm.hpp"
 #include "tessel/kernels/launch.hpp"
 
 namespace tessel::kernels {
@@ -51,8 +52,8 @@ std::string schedule_of(const KernelMetadata& md) {
   auto it = md.options.find("schedule");
   return it == md.options.end() ? "" : it->second;
 }
-bool is_split_k(const KernelMetadata& md) { return schedule_of(md) == "split-k"; }
-bool is_stream_k(const KernelMetadata& md) { return schedule_of(md) == "stream-k"; }
+bool is_split_k(const KernelMetadata& md) { return kernel_schedule(md) == GemmSchedule::SplitK; }
+bool is_stream_k(const KernelMetadata& md) { return kernel_schedule(md) == GemmSchedule::StreamK; }
 bool is_pingpong(const KernelMetadata& md) { return schedule_of(md) == "pingpong"; }
 int cluster_size(const KernelMetadata& md) {
   return std::max(1, md.design.cluster[0] * md.design.cluster[1] * md.design.cluster[2]);
@@ -126,19 +127,6 @@ constexpr uint64_t kNominalWorkspace = uint64_t{1} << 40;  // where the ranking 
 
 int64_t bytes_of(const TensorView& v) { return v.size() * codegen::bytes(v.dtype); }
 
-// Stream-K's division of `tiles` tiles of `ktiles` k-tiles on `workers` CTAs, as
-// hopper_gemm_stream_k_plan makes it: the data-parallel rounds and the region's tiles.
-struct StreamKShape {
-  int64_t ctas = 1, dp_rounds = 0, region_tiles = 0;
-};
-StreamKShape stream_k_shape(int64_t tiles, int64_t ktiles, int64_t workers) {
-  StreamKShape s;
-  s.ctas = std::max<int64_t>(1, std::min(workers, tiles * ktiles));
-  s.region_tiles = tiles <= s.ctas ? tiles : tiles % s.ctas == 0 ? 0 : s.ctas + tiles % s.ctas;
-  s.dp_rounds = (tiles - s.region_tiles) / s.ctas;
-  return s;
-}
-
 }  // namespace
 
 double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const GemmDevice& dev) {
@@ -154,57 +142,57 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
   const bool beta = g.beta != 0;
   double compute_us = 0;
   int64_t active = dev.sm_count;  // CTAs moving bytes at once
-  // DRAM: the operands once, out (and C) once, at the rate `ctas` moving bytes reach.
-  const auto dram_us = [&](int64_t ctas) {
-    const double rate = std::min(kDramBytesPerUs, static_cast<double>(std::max<int64_t>(ctas, 1)) * kDramBytesPerUsPerSm);
-    return static_cast<double>(bytes_of(g.A) + bytes_of(g.B) + bytes_of(g.out) * (beta ? 2 : 1)) / rate;
-  };
   if (tensor) {
     // A persistent grid: each CTA takes ceil(units / CTAs) units, one after another; a unit is a
     // tile, or split-K's (tile, split) with its share of the k-tiles. A round with fewer units
     // than CTAs runs each faster (the busy SMs share the memory system and the power with fewer).
     const int64_t splits = is_split_k(md) ? std::max(1, g.split_k) : 1;
     const int64_t ctas = std::max<int64_t>(cs, dev.sm_count / cs * cs);
+    const double epilogue = static_cast<double>(tm) * tn * codegen::bytes(g.out.dtype) * (beta ? 2 : 1) /
+                            kEpilogueBytesPerUsPerSm * (is_pingpong(md) ? kPingpongEpilogue : kCooperativeEpilogue);
+    const double partial = static_cast<double>(tm) * tn * 4 / kPartialBytesPerUsPerSm;  // one f32 partial tile
     if (is_stream_k(md) && g.stream_k_workers > 0) {
-      const StreamKShape sk = stream_k_shape(tiles, ktiles, g.stream_k_workers);
-      const double k_tile_us = 2.0 * tm * tn * tk / rate;
-      const double epilogue = static_cast<double>(tm) * tn * codegen::bytes(g.out.dtype) * (beta ? 2 : 1) /
-                              kEpilogueBytesPerUsPerSm * kCooperativeEpilogue;
-      const double partial = static_cast<double>(tm) * tn * 4 / kPartialBytesPerUsPerSm;
       // Per CTA: its data-parallel rounds, then its share of the region's k-tiles and epilogues
       // (every SM busy to the end: no faster last round), a unit per tile its range meets, and
       // where tiles are split, about two partials written and two read.
-      const double share = static_cast<double>(sk.region_tiles) / static_cast<double>(sk.ctas);
-      compute_us = static_cast<double>(sk.dp_rounds) * (static_cast<double>(ktiles) * k_tile_us + epilogue + kUnitUs) +
+      const HopperGemmStreamKPlan sk = hopper_gemm_stream_k_division(tiles, ktiles, g.stream_k_workers);
+      const double k_tile_us = 2.0 * tm * tn * tk / rate;
+      const double rounds = static_cast<double>(sk.dp_tiles / sk.ctas);
+      const double share = static_cast<double>(sk.sk_tiles) / static_cast<double>(sk.ctas);
+      compute_us = rounds * (static_cast<double>(ktiles) * k_tile_us + epilogue + kUnitUs) +
                    share * (static_cast<double>(ktiles) * k_tile_us + epilogue) +
-                   (sk.region_tiles > 0 ? (std::ceil(share) + 1) * kUnitUs + 4 * partial : 0.0) + kFirstFillUs;
+                   (sk.sk_tiles > 0 ? (std::ceil(share) + 1) * kUnitUs + 4 * partial : 0.0) + kFirstFillUs;
       active = sk.ctas;
-      return std::max(compute_us, dram_us(active)) + 0.1 * std::min(compute_us, dram_us(active)) + kLaunchUs;
-    }
-    const int64_t units = tiles * splits;
-    const int64_t rounds = ceil_div(units, ctas);
-    const int64_t last = units - (rounds - 1) * ctas;  // units of the last round
-    active = std::min(units, ctas);
-    const double unit_mainloop = static_cast<double>(ceil_div(ktiles, splits)) * 2.0 * tm * tn * tk / rate;
-    const double epilogue = static_cast<double>(tm) * tn * codegen::bytes(g.out.dtype) * (beta ? 2 : 1) /
-                            kEpilogueBytesPerUsPerSm * (is_pingpong(md) ? kPingpongEpilogue : kCooperativeEpilogue);
-    const double last_speedup = 1 - kPartialRoundGain * (1 - static_cast<double>(last) / static_cast<double>(ctas));
-    compute_us = static_cast<double>(rounds - 1) * (unit_mainloop + epilogue) + unit_mainloop * last_speedup +
-                 epilogue + static_cast<double>(rounds) * kUnitUs + kFirstFillUs;
-    if (splits > 1) {
-      // Every unit writes its f32 partial; each tile's last unit reads all of them.
-      const double partial = static_cast<double>(tm) * tn * 4 / kPartialBytesPerUsPerSm;
-      compute_us += static_cast<double>(rounds) * partial +
-                    static_cast<double>(ceil_div(tiles, ctas)) * static_cast<double>(splits) * partial;
+    } else {
+      const int64_t units = tiles * splits;
+      const int64_t rounds = ceil_div(units, ctas);
+      const int64_t last = units - (rounds - 1) * ctas;  // units of the last round
+      active = std::min(units, ctas);
+      const double unit_mainloop = static_cast<double>(ceil_div(ktiles, splits)) * 2.0 * tm * tn * tk / rate;
+      const double last_speedup = 1 - kPartialRoundGain * (1 - static_cast<double>(last) / static_cast<double>(ctas));
+      compute_us = static_cast<double>(rounds - 1) * (unit_mainloop + epilogue) + unit_mainloop * last_speedup +
+                   epilogue + static_cast<double>(rounds) * kUnitUs + kFirstFillUs;
+      // Split-K: every unit writes its f32 partial; each tile's last unit reads all of them.
+      if (splits > 1)
+        compute_us += static_cast<double>(rounds) * partial +
+                      static_cast<double>(ceil_div(tiles, ctas)) * static_cast<double>(splits) * partial;
     }
   } else {
     // One block per tile, a few resident per SM: the whole grid shares the SMs' CUDA cores.
     const double flops = 2.0 * static_cast<double>(e.M) * e.N * e.K * e.L;
     compute_us = flops / (rate * dev.sm_count);
   }
+  const double dram_rate = std::min(kDramBytesPerUs, static_cast<double>(std::max<int64_t>(active, 1)) * kDramBytesPerUsPerSm);
+  const double dram_us =
+      static_cast<double>(bytes_of(g.A) + bytes_of(g.B) + bytes_of(g.out) * (beta ? 2 : 1)) / dram_rate;
   // Compute and memory overlap, not perfectly: a tenth of the smaller shows (which also prefers,
   // of two kernels that wait on the same bytes, the one with less work).
-  return std::max(compute_us, dram_us(active)) + 0.1 * std::min(compute_us, dram_us(active)) + kLaunchUs;
+  return std::max(compute_us, dram_us) + 0.1 * std::min(compute_us, dram_us) + kLaunchUs;
+}
+
+GemmSchedule kernel_schedule(const KernelMetadata& md) {
+  const std::string s = schedule_of(md);
+  return s == "split-k" ? GemmSchedule::SplitK : s == "stream-k" ? GemmSchedule::StreamK : GemmSchedule::DataParallel;
 }
 
 GemmDevice gemm_device_in_use() {
@@ -342,9 +330,10 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
     const int tm = md.design.tile[0], tn = md.design.tile[1], tk = std::max(md.design.tile[2], 1);
     const int64_t tiles = ceil_div(e.M, std::max(tm, 1)) * ceil_div(e.N, std::max(tn, 1)) * e.L;
     if (c.workers > 0) {
-      const StreamKShape sk = stream_k_shape(tiles, std::max<int64_t>(1, ceil_div(e.K, tk)), c.workers);
+      const HopperGemmStreamKPlan sk =
+          hopper_gemm_stream_k_division(tiles, std::max<int64_t>(1, ceil_div(e.K, tk)), c.workers);
       t << "stream-K: " << tiles << " tiles of " << tm << "x" << tn << ", " << ceil_div(e.K, tk) << " k-tiles each, on "
-        << sk.ctas << " CTAs: " << sk.dp_rounds << " data-parallel rounds, then " << sk.region_tiles
+        << sk.ctas << " CTAs: " << sk.dp_tiles / sk.ctas << " data-parallel rounds, then " << sk.sk_tiles
         << " tiles' k-tiles shared evenly";
     } else if (c.splits > 1)
       t << "split-K x " << c.splits << ": " << tiles * c.splits << " units (" << tiles << " tiles of " << tm << "x"

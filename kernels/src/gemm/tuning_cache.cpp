@@ -303,7 +303,8 @@ std::optional<GemmChoice> tuned_choice(const GemmArguments& args, const GemmDevi
   // terms), with the entry's split count.
   GemmArguments a = args;
   a.split_k = e.splits;
-  const bool stream = e.kernel.size() > 8 && e.kernel.compare(e.kernel.size() - 8, 8, "_streamk") == 0;
+  const KernelPtr named = Registry::global().find_kernel(e.kernel);
+  const bool stream = named && kernel_schedule(named->metadata()) == GemmSchedule::StreamK;
   const GemmRanking r = rank_gemm(a, dev,
                                   e.splits > 1 ? GemmSchedule::SplitK
                                   : stream     ? GemmSchedule::StreamK

@@ -294,7 +294,7 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const Gem
   const int64_t cm = c.tile_m * c.cluster_m, cn = c.tile_n * c.cluster_n, cs = c.cluster_size();
   const int64_t tiles = ((M + cm - 1) / cm) * ((N + cn - 1) / cn) * L * (c.split_k ? args.split_k : 1);
   // Stream-K's grid is its workers (G), whatever the SM count: its ranges are cut for G CTAs.
-  const HopperGemmStreamKPlan sk = hopper_gemm_stream_k_plan(config, args);
+  const HopperGemmStreamKPlan sk = c.stream_k ? hopper_gemm_stream_k_plan(config, args) : HopperGemmStreamKPlan{};
   const int64_t clusters = c.stream_k && args.stream_k_workers > 0
                                ? sk.ctas
                                : std::clamp<int64_t>(tiles, 1, std::max<int64_t>(1, max_ctas / cs));
@@ -340,10 +340,21 @@ HopperGemmStreamKPlan hopper_gemm_stream_k_plan(const HopperGemmConfig& config, 
   const int64_t T = ((o.shape[1] + config.tile_m - 1) / config.tile_m) *
                     ((o.shape[2] + config.tile_n - 1) / config.tile_n) * o.shape[0];
   const int64_t kt = (a.shape[2] + config.tile_k() - 1) / config.tile_k();
-  plan.dp_tiles = T;
-  plan.ctas = std::max<int64_t>(1, std::min<int64_t>(T, 1 << 30));
-  if (!config.stream_k || args.stream_k_workers <= 0 || kt == 0) return plan;
-  const int64_t G = std::max<int64_t>(1, std::min<int64_t>(args.stream_k_workers, T * kt));
+  if (!config.stream_k || args.stream_k_workers <= 0 || kt == 0) {
+    plan.dp_tiles = T;
+    plan.ctas = std::max<int64_t>(1, std::min<int64_t>(T, 1 << 30));
+    return plan;
+  }
+  plan = hopper_gemm_stream_k_division(T, kt, args.stream_k_workers);
+  if (plan.sk_tiles == 0) return plan;
+  const int64_t counters = (plan.sk_tiles * 8 + 255) / 256 * 256;  // SplitKFixup::counter_bytes
+  plan.workspace = static_cast<std::size_t>(counters + plan.sk_tiles * plan.slots * config.tile_m * config.tile_n * 4);
+  return plan;
+}
+
+HopperGemmStreamKPlan hopper_gemm_stream_k_division(int64_t tiles, int64_t k_tiles, int64_t workers) {
+  HopperGemmStreamKPlan plan;
+  const int64_t T = tiles, kt = k_tiles, G = std::max<int64_t>(1, std::min<int64_t>(workers, T * kt));
   plan.ctas = G;
   plan.sk_tiles = T <= G ? T : T % G == 0 ? 0 : G + T % G;
   plan.dp_tiles = T - plan.sk_tiles;
@@ -352,8 +363,6 @@ HopperGemmStreamKPlan hopper_gemm_stream_k_plan(const HopperGemmConfig& config, 
   // holding its first one and at most ceil((kt - 1) / q) that start inside it.
   const int64_t q = plan.sk_tiles * kt / G;
   plan.slots = std::min(kt, (kt - 1 + q - 1) / q + 1);
-  const int64_t counters = (plan.sk_tiles * 8 + 255) / 256 * 256;  // SplitKFixup::counter_bytes
-  plan.workspace = static_cast<std::size_t>(counters + plan.sk_tiles * plan.slots * config.tile_m * config.tile_n * 4);
   return plan;
 }
 

@@ -57,6 +57,9 @@ struct GemmChoice {
 // count chosen by the cost model unless the arguments' split_k forces one); stream-K only (on the
 // device's SMs unless the arguments' stream_k_workers says how many CTAs).
 enum class GemmSchedule { Any, DataParallel, SplitK, StreamK };
+// The schedule a catalog GEMM kernel runs: SplitK or StreamK for those kernels (their "schedule"
+// option), DataParallel for every other (ping-pong included).
+GemmSchedule kernel_schedule(const KernelMetadata& md);
 
 struct GemmRanking {
   std::vector<GemmChoice> ranked;                           // best first

@@ -160,6 +160,9 @@ struct HopperGemmStreamKPlan {
   std::size_t workspace = 0;
 };
 HopperGemmStreamKPlan hopper_gemm_stream_k_plan(const HopperGemmConfig& c, const GemmArguments& args);
+// The division alone, from the tile count, the k-tiles per tile and the workers (> 0): ctas,
+// dp_tiles, sk_tiles and slots, no workspace (the cost model's view of the same plan).
+HopperGemmStreamKPlan hopper_gemm_stream_k_division(int64_t tiles, int64_t k_tiles, int64_t workers);
 
 // A fresh id for a split-K launch (48 bits, never 0 in a process): a counter whose id is not the
 // launch's counts from zero, so the workspace needs no clearing between launches.
