@@ -6,6 +6,7 @@
 # winners in $OUT/tuning.json. Options:
 #   --problems FILE   the list (one problem per line, as `tessel tune` options)
 #   --candidates N    how many of the model's choices to time per problem (default 40)
+#   --splits LIST     also time the best split-K choices at each of these counts (tune --splits)
 #   --budget S        start no new problem after S seconds (default 360; a call's limit is 600)
 #   --bench           also `tessel bench gemm` on each problem: cuBLAS, the fastest catalog kernel
 #                     and the one-call choice ($OUT/bench.txt)
@@ -17,12 +18,13 @@
 #   --ncu             ncu of the model's split-K kernel on 3072x768x12288, and of a clustered kernel
 #                     and its tile without a cluster on 4096^3 ($OUT/ncu.txt, sass.csv per report)
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
-PROBLEMS=tools/bench/gemm_calibration.txt CANDS=40 BUDGET=360 BENCH=0 FIRST=0 NCU=0 GPU_TESTS=0 CLUSTERS=0 TUNE=1
+PROBLEMS=tools/bench/gemm_calibration.txt CANDS=40 BUDGET=360 BENCH=0 FIRST=0 NCU=0 GPU_TESTS=0 CLUSTERS=0 TUNE=1 SPLITS=
 while [ $# -gt 0 ]; do
   case "$1" in
     --problems) PROBLEMS="$2"; shift ;;
     --candidates) CANDS="$2"; shift ;;
     --budget) BUDGET="$2"; shift ;;
+    --splits) SPLITS="--splits $2"; shift ;;
     --bench) BENCH=1 ;;
     --first) FIRST=1 ;;
     --ncu) NCU=1 ;;
@@ -70,7 +72,7 @@ each_problem() {
   done
 }
 if [ "$TUNE" = 1 ]; then
-  each_problem tune --candidates "$CANDS" --iters 10 --warmup 3 --out-file "$OUT/tuning.json" |
+  each_problem tune --candidates "$CANDS" $SPLITS --iters 10 --warmup 3 --out-file "$OUT/tuning.json" |
     grep -vE "^(seed|method):|^$" > "$OUT/calibrate.txt"
   grep -E "^== |fastest" "$OUT/calibrate.txt" | tail -80
 fi

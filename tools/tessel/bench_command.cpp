@@ -174,7 +174,7 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
   bool sweep = false, llama = false;
   static const std::set<std::string> kValued = {
       "--m",         "--n",     "--k",    "--l",      "--dtype", "--out",   "--a-major", "--b-major",
-      "--out-major", "--alpha", "--beta", "--kernel", "--class", "--iters", "--warmup",  "--seed"};
+      "--out-major", "--alpha", "--beta", "--kernel", "--class", "--iters", "--warmup",  "--seed", "--splits"};
   bool pad = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
@@ -192,6 +192,10 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
     }
     if (a == "--one-call") {
       o.one_call = true;
+      continue;
+    }
+    if (a == "--each") {
+      o.each = true;
       continue;
     }
     if (a == "--pad-ld") {
@@ -214,6 +218,14 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
       value = args[++i];
     }
     (extra_valued.count(a) ? o.extra : v)[a] = value;
+  }
+  if (v.count("--splits")) {
+    std::string list = v["--splits"];
+    for (size_t at = 0; at <= list.size();) {
+      const size_t comma = std::min(list.find(',', at), list.size());
+      o.splits.push_back(static_cast<int>(parse_int("--splits", list.substr(at, comma - at), 2, 32)));
+      at = comma + 1;
+    }
   }
   if (v.count("--iters")) o.iters = static_cast<int>(parse_int("--iters", v["--iters"], 1, 100000));
   if (v.count("--warmup")) o.warmup = static_cast<int>(parse_int("--warmup", v["--warmup"], 0, 100000));
@@ -661,15 +673,20 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
     try {
       // A split-K kernel runs with the count the one-call model would give it; where it gives
       // none, the kernel would only repeat its data-parallel twin.
-      const int splits = kernels::choose_splits(k->metadata(), args[0], gemm_dev);
+      // (--splits: each count given, where the kernel takes it.)
       const kernels::GemmSchedule schedule = kernels::kernel_schedule(k->metadata());
-      if (schedule == kernels::GemmSchedule::SplitK && splits < 2) continue;
-      GemmArguments split_args = args[0];
-      split_args.split_k = splits;
-      split_args.stream_k_workers = schedule == kernels::GemmSchedule::StreamK ? dev.props.sm_count : 0;
-      Candidate cand{k, k->compile(split_args, dev.cc), nullptr, 0, splits, split_args.stream_k_workers};
-      if (const size_t ws = k->workspace_size(split_args)) cand.workspace = std::make_shared<rt::DeviceBuffer>(ws);
-      candidates.push_back(std::move(cand));
+      std::vector<int> counts = {kernels::choose_splits(k->metadata(), args[0], gemm_dev)};
+      if (schedule == kernels::GemmSchedule::SplitK && !o.splits.empty()) counts = o.splits;
+      for (const int splits : counts) {
+        if (schedule == kernels::GemmSchedule::SplitK && splits < 2) continue;
+        GemmArguments split_args = args[0];
+        split_args.split_k = splits;
+        split_args.stream_k_workers = schedule == kernels::GemmSchedule::StreamK ? dev.props.sm_count : 0;
+        if (!k->supports(split_args)) continue;  // e.g. more splits than k-tiles
+        Candidate cand{k, k->compile(split_args, dev.cc), nullptr, 0, splits, split_args.stream_k_workers};
+        if (const size_t ws = k->workspace_size(split_args)) cand.workspace = std::make_shared<rt::DeviceBuffer>(ws);
+        candidates.push_back(std::move(cand));
+      }
     } catch (const Error& e) {
       row.notes.push_back(k->name() + " did not compile: " + e.what());
     }
@@ -706,6 +723,9 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
         row.notes.push_back(cand.name() + " failed: " + e.what());
       }
     }
+    if (o.each)
+      for (const Candidate& cand : candidates)
+        if (cand.ms > 0) row.notes.push_back(fmt("%9.4f ms  ", cand.ms) + cand.name());
     if (best) row.notes.push_back("fastest of " + std::to_string(candidates.size()) + " candidates");
     // The one-call choice against the fastest catalog kernel that takes the operands as they lie.
     if (api && fastest_kernel)
@@ -911,6 +931,9 @@ void print_bench_help(std::ostream& out) {
          "                       lm head) for 1, 16, 128, 1024 and 8192 tokens, forward (weights as\n"
          "                       stored, B K-major) and weight gradient (A M-major, B N-major, K = tokens)\n"
          "  --one-call           time tessel::gemm's own choice only (not every catalog kernel)\n"
+         "  --each               print every candidate's screening time (3 warm-up, 10 timed runs)\n"
+         "  --splits LIST        time each split-K kernel at each of these counts (e.g. 2,4,8; default:\n"
+         "                       the count the cost model gives it)\n"
          "\n"
          "cuBLAS is opened at run time: $TESSEL_CUBLASLT (a libcublasLt.so file or its folder) first,\n"
          "then libcublasLt.so.13, .so.12, .so. Without it tessel's kernels are still timed.\n";

@@ -28,6 +28,8 @@ struct BenchOptions {
   std::vector<GemmCase> cases;
   std::string kernel, kernel_class;
   bool one_call = false;  // time tessel::gemm only (its own choice), not every catalog kernel
+  bool each = false;       // --each: every candidate's screening time in the row's notes
+  std::vector<int> splits;  // --splits: time each split-K kernel at each count (empty: the model's count)
   int iters = 20, warmup = 5;
   uint64_t seed = 0;
   std::map<std::string, std::string> extra;  // the caller's own valued options

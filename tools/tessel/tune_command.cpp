@@ -5,6 +5,7 @@
 // goes into the tuning cache (--out-file, or $TESSEL_TUNING_CACHE), merged with its other entries.
 #include "tune_command.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -60,6 +61,18 @@ std::optional<std::pair<std::string, kernels::TuningEntry>> tune_case(const Gemm
   const int split_limit = std::max(1, limit / 4);
   for (size_t i = 0; i < split.ranked.size() && static_cast<int>(i) < split_limit; ++i)
     cands.push_back({split.ranked[i], "split " + std::to_string(i + 1)});
+  // --splits: the best split-K kernels at each count given too (the model's count is one guess).
+  int split_rank = static_cast<int>(std::min<size_t>(split.ranked.size(), static_cast<size_t>(split_limit)));
+  for (const int count : o.splits) {
+    kernels::GemmArguments forced = first;
+    forced.split_k = count;
+    const kernels::GemmRanking at = kernels::rank_gemm(forced, dev, kernels::GemmSchedule::SplitK);
+    for (size_t i = 0; i < at.ranked.size() && static_cast<int>(i) < split_limit; ++i) {
+      const std::string name = at.ranked[i].describe();
+      if (std::none_of(cands.begin(), cands.end(), [&](const Candidate& c) { return c.choice.describe() == name; }))
+        cands.push_back({at.ranked[i], "split " + std::to_string(++split_rank)});
+    }
+  }
   const kernels::GemmRanking streamed = kernels::rank_gemm(first, dev, kernels::GemmSchedule::StreamK);
   for (size_t i = 0; i < streamed.ranked.size() && static_cast<int>(i) < split_limit; ++i)
     cands.push_back({streamed.ranked[i], "stream " + std::to_string(i + 1)});
@@ -121,7 +134,7 @@ std::optional<std::pair<std::string, kernels::TuningEntry>> tune_case(const Gemm
 void print_tune_help(std::ostream& out) {
   out << "usage: tessel tune --m M --n N --k K [--l L] [--dtype T] [--out T] [--a-major k|m] [--b-major k|n]\n"
          "                   [--out-major n|m] [--alpha X] [--beta X] [--pad-ld] [--candidates N]\n"
-         "                   [--out-file PATH] [--iters N] [--warmup N] [--seed S]\n"
+         "                   [--out-file PATH] [--splits LIST] [--iters N] [--warmup N] [--seed S]\n"
          "       tessel tune --sweep [--candidates N] [--out-file PATH] [--iters N] [--warmup N] [--seed S]\n"
          "\n"
          "Times the one-call GEMM's candidates for each problem on GPU 0 and writes the fastest into the\n"
@@ -133,6 +146,7 @@ void print_tune_help(std::ostream& out) {
          "  --sweep              the problems of `tessel bench gemm --sweep`\n"
          "  --candidates N       time the cost model's N best choices (default 8) and its N/4 best\n"
          "                       split-K and stream-K choices each (at least 1)\n"
+         "  --splits LIST        also the N/4 best split-K choices at each of these counts (e.g. 2,3,4)\n"
          "  --out-file PATH      the tuning cache to write (default: $TESSEL_TUNING_CACHE); its entries\n"
          "                       for other problems stay, written atomically (temporary file, rename)\n"
          "  --iters N            timed runs per candidate, the median kept (default 20)\n"
