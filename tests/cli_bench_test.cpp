@@ -1,5 +1,6 @@
 // cli_bench_test.cpp: `tessel bench gemm` as a user runs it: its options and their error messages
 // (CPU), the clear failure without a GPU, and a small run on a GPU (skipped without one).
+#include <algorithm>
 #include <doctest/doctest.h>
 
 #include <string>
@@ -82,6 +83,13 @@ TEST_CASE("cli bench: options are checked, and the messages name the valid value
   check_misuse({"gemm", "--llama", "--sweep"}, "--sweep and --llama are two lists of problems: one at a time");
   check_misuse({"gemm", "--llama", "--one-call", "--class", "hopper_gemm"},
                "--one-call times tessel::gemm's own choice; it takes no --kernel or --class");
+  check_misuse({"gemm", "--llama-model", "8b"}, "--llama-model picks one model of --llama; it needs --llama");
+  check_misuse({"gemm", "--llama", "--llama-model", "7b"}, "--llama-model '7b' is not a model of the list (valid: 8b, 70b)");
+  check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--splits", "2,1"}, "--splits: '1' is not an integer in [2, 32]");
+  check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--splits", "2,,4"}, "--splits: '' is not an integer in [2, 32]");
+  const tessel::test::CliRun tune = run_cli({"tune", "--m", "8", "--n", "8", "--k", "8", "--splits", "33"});
+  check_exit(tune, 2);
+  CHECK(contains(tune.err, "--splits: '33' is not an integer in [2, 32]"));
   check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--class", "no_such_class"},
                "--class: no kernel class is called 'no_such_class' (valid: hopper_gemm, simt_gemm");
   check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--kernel", "no_such_kernel"},
@@ -145,4 +153,12 @@ TEST_CASE("cli bench: --llama's problems are a Llama model's projections, forwar
   CHECK(has(128256, 8192, 8192, 'm', 'n'));        // 70B lm head's weight gradient, 8192 tokens
   CHECK(has(14336 * 2, 4096, 1, 'm', 'n'));        // 8B gate/up's gradient from one token
   CHECK(!has(16, 4096, 4096, 'm', 'n'));
+  // --llama-model: one model's half of the list.
+  const std::vector<GemmCase> small = tessel::cli::gemm_bench::llama_cases("8b");
+  const std::vector<GemmCase> large = tessel::cli::gemm_bench::llama_cases("70b");
+  CHECK(small.size() == 50);
+  CHECK(large.size() == 50);
+  CHECK(std::any_of(small.begin(), small.end(), [](const GemmCase& c) { return c.k == 14336; }));
+  CHECK(std::none_of(small.begin(), small.end(), [](const GemmCase& c) { return c.k == 28672; }));
+  CHECK(std::any_of(large.begin(), large.end(), [](const GemmCase& c) { return c.k == 28672; }));
 }

@@ -21,6 +21,7 @@ import sys
 import numpy as np
 
 SMS = 132
+SPLIT_K_MARGIN = 0.97  # kSplitKMargin: not fitted (chosen on both lists' regrets, docs/performance.md)
 TRANSPOSE_FACTOR = 1.5  # kTransposeCopyFactor: not fitted (too few transposes in the data)
 BYTES = {"bf16": 2, "f16": 2, "f32": 4, "e4m3": 1, "e5m2": 1}
 PEAK = {"bf16": 989e12, "f16": 989e12, "f32": 495e12, "e4m3": 1979e12, "e5m2": 1979e12}
@@ -128,7 +129,8 @@ def regrets(model, x, rows, split_allowed=False):
     out = {}
     for args, v in by.items():
         best = min(us for _, us, _ in v)
-        pick = min((t for t in v if split_allowed or t[2] == 1), key=lambda t: t[0])
+        # ranking.cpp's kSplitKMargin: split-K must be estimated that much faster to be picked
+        pick = min((t for t in v if split_allowed or t[2] == 1), key=lambda t: t[0] / (SPLIT_K_MARGIN if t[2] > 1 else 1))
         out[args] = pick[1] / best
     return out
 
@@ -223,9 +225,11 @@ def main():
     for n, v in zip(model.names, x):
         if n[0] != "eff":
             print(f"{n[0]}: {v:.4g}")
-    print(summary(o.calibrate, regrets(model, x, rows)))
-    if o.validate:
-        print(summary(o.validate, regrets(model, x, rows_of(parse(o.validate)))))
+    for allowed in (False, True):
+        which = "split-K allowed" if allowed else "data-parallel only"
+        print(summary(f"{o.calibrate} ({which})", regrets(model, x, rows, allowed)))
+        if o.validate:
+            print(summary(f"{o.validate} ({which})", regrets(model, x, rows_of(parse(o.validate)), allowed)))
 
 
 if __name__ == "__main__":

@@ -122,12 +122,14 @@ std::vector<GemmCase> sweep_cases() {
 // bf16: the forward pass out (T, N) = x (T, K) @ W^T with the weights as stored, (N, K) row-major
 // (B K-major), and the weight gradient dW (N, K) = dY^T (N, T) @ x (T, K): A M-major (dY is (T, N)
 // row-major), B N-major, K = T.
-std::vector<GemmCase> llama_cases() {
+std::vector<GemmCase> llama_cases(const std::string& only) {
   struct Model {
+    const char* name;
     int64_t hidden, ffn, kv;
   };
   std::vector<GemmCase> v;
-  for (const Model& m : {Model{4096, 14336, 8 * 128}, Model{8192, 28672, 8 * 128}}) {
+  for (const Model& m : {Model{"8b", 4096, 14336, 8 * 128}, Model{"70b", 8192, 28672, 8 * 128}}) {
+    if (!only.empty() && only != m.name) continue;
     const std::array<std::array<int64_t, 2>, 5> projections = {{{m.hidden + 2 * m.kv, m.hidden},  // q, k, v
                                                                 {m.hidden, m.hidden},             // o
                                                                 {2 * m.ffn, m.hidden},            // gate, up
@@ -174,7 +176,7 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
   bool sweep = false, llama = false;
   static const std::set<std::string> kValued = {
       "--m",         "--n",     "--k",    "--l",      "--dtype", "--out",   "--a-major", "--b-major",
-      "--out-major", "--alpha", "--beta", "--kernel", "--class", "--iters", "--warmup",  "--seed", "--splits"};
+      "--out-major", "--alpha", "--beta", "--kernel", "--class", "--iters", "--warmup",  "--seed", "--splits", "--llama-model"};
   bool pad = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
@@ -281,6 +283,7 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
   if (o.one_call && (!o.kernel.empty() || !o.kernel_class.empty()))
     throw ParseError{"--one-call times tessel::gemm's own choice; it takes no --kernel or --class"};
   if (sweep && llama) throw ParseError{"--sweep and --llama are two lists of problems: one at a time"};
+  if (v.count("--llama-model") && !llama) throw ParseError{"--llama-model picks one model of --llama; it needs --llama"};
   if (sweep || llama) {
     const std::string list = sweep ? "--sweep" : "--llama";
     for (const char* shape_option :
@@ -288,7 +291,13 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
       if (v.count(shape_option))
         throw ParseError{list + " runs its own list of problems; it takes no " + shape_option};
     if (pad) throw ParseError{list + " runs its own list of problems; it takes no --pad-ld"};
-    o.cases = sweep ? sweep_cases() : llama_cases();
+    std::string model;
+    if (v.count("--llama-model")) {
+      model = v["--llama-model"];
+      if (model != "8b" && model != "70b")
+        throw ParseError{"--llama-model '" + printable(model) + "' is not a model of the list (valid: 8b, 70b)"};
+    }
+    o.cases = sweep ? sweep_cases() : llama_cases(model);
     return o;
   }
   GemmCase c;
@@ -898,9 +907,10 @@ void print_bench_help(std::ostream& out) {
   out << "usage: tessel bench NAME [--m M --n N --k K ...]   (= tessel bench gemm --kernel NAME ...)\n"
          "       tessel bench gemm --m M --n N --k K [--l L] [--dtype T] [--out T] [--a-major k|m]\n"
          "                         [--b-major k|n] [--out-major n|m] [--alpha X] [--beta X] [--pad-ld]\n"
-         "                         [--kernel NAME | --class CLASS] [--iters N] [--warmup N] [--seed S]\n"
-         "       tessel bench gemm --sweep|--llama [--kernel NAME | --class CLASS | --one-call] [--iters N]\n"
+         "                         [--kernel NAME | --class CLASS] [--splits LIST] [--each] [--iters N]\n"
          "                         [--warmup N] [--seed S]\n"
+         "       tessel bench gemm --sweep|--llama [--llama-model M] [--kernel NAME | --class CLASS | --one-call]\n"
+         "                         [--iters N] [--warmup N] [--seed S]\n"
          "\n"
          "Times tessel's GEMM kernels (every catalog kernel that supports the problem, the fastest\n"
          "reported) side by side with cuBLAS (cublasLt) on GPU 0, in one process on the same buffers,\n"
@@ -930,6 +940,7 @@ void print_bench_help(std::ostream& out) {
          "  --llama              a Llama-class model's projections (8B and 70B: q/k/v, o, gate/up, down,\n"
          "                       lm head) for 1, 16, 128, 1024 and 8192 tokens, forward (weights as\n"
          "                       stored, B K-major) and weight gradient (A M-major, B N-major, K = tokens)\n"
+         "  --llama-model M      with --llama: only model M's rows (8b or 70b)\n"
          "  --one-call           time tessel::gemm's own choice only (not every catalog kernel)\n"
          "  --each               print every candidate's screening time (3 warm-up, 10 timed runs)\n"
          "  --splits LIST        time each split-K kernel at each of these counts (e.g. 2,4,8; default:\n"

@@ -50,7 +50,8 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
 // `tessel bench gemm --sweep`'s problems.
 std::vector<GemmCase> sweep_cases();
 // `tessel bench gemm --llama`'s: a Llama-class model's projections (issue 19).
-std::vector<GemmCase> llama_cases();
+// `only`: "8b" or "70b" for one model's rows; empty for both.
+std::vector<GemmCase> llama_cases(const std::string& only = "");
 
 // "3072x768x12288" ("7*333x555x777" batched, " pad" with padded leading dimensions).
 std::string case_shape(const GemmCase& c);
