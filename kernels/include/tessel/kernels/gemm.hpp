@@ -74,8 +74,9 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& device,
                       GemmSchedule schedule = GemmSchedule::Any);
 
 // Split-K's count for a kernel of this metadata on `args` (split_k 1): the model's best from 2 up
-// to min(32, k-tiles / 4) (every split keeps at least 4 k-tiles), and 1 where none beats the
-// whole K per tile by 3% (or, with `force`, the best of them anyway, if any).
+// to min(32, k-tiles / 4) (every split keeps at least 4 k-tiles), or the fewest splits estimated
+// within 2% of it; 1 where none beats the whole K per tile by 3% (or, with `force`, the best of
+// them anyway, if any).
 int choose_splits(const KernelMetadata& md, const GemmArguments& args, const GemmDevice& device, bool force = false);
 
 // The cost model's estimate for a kernel on arguments it supports as they are, args.split_k
