@@ -50,8 +50,8 @@ void HopperGemmConfig::check() const {
     fail(who + "M/N-major operands need bf16 or f16 (wgmma transposes only 16-bit types)");
   if (out_major == Major::Any) fail(who + "out must be row or column major");
   if (tile_m != 64 && tile_m != 128) fail(who + "tile_m " + std::to_string(tile_m) + " (64 or 128)");
-  if (tile_n != 64 && tile_n != 128 && tile_n != 256)
-    fail(who + "tile_n " + std::to_string(tile_n) + " (64, 128 or 256)");
+  if (tile_n != 64 && tile_n != 128 && tile_n != 192 && tile_n != 256)
+    fail(who + "tile_n " + std::to_string(tile_n) + " (64, 128, 192 or 256)");
   if (stages < 2) fail(who + std::to_string(stages) + " stages (at least 2)");
   if (pingpong && tile_m == 128 && tile_n > 128)
     fail(who + "ping-pong with a 128 x " + std::to_string(tile_n) +

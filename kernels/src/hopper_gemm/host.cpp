@@ -485,7 +485,7 @@ std::vector<HopperGemmConfig> HopperGemmClass::configurations() {
     int m, n, stages;  // stages for 16-bit types: about 192 KB of shared memory
   };
   // Tiles up to 128 x 128 also ping-pong (two consumer warpgroups on alternate tiles).
-  const Tile tiles[] = {{128, 256, 4}, {128, 128, 6}, {64, 256, 5}, {64, 128, 8}};
+  const Tile tiles[] = {{128, 256, 4}, {128, 192, 4}, {128, 128, 6}, {64, 256, 5}, {64, 128, 8}};
   struct Types {
     Type ab, out;
   };
@@ -506,6 +506,9 @@ std::vector<HopperGemmConfig> HopperGemmClass::configurations() {
               const bool clustered = v[0] * v[1] > 1, pingpong = v[2] == 1, split_k = v[2] == 2, stream_k = v[2] == 3;
               // split-K and stream-K: 128x256, 128x128, 64x128
               if ((split_k || stream_k) && tile.m == 64 && tile.n == 256) continue;
+              // 128x192: where 128x256 tiles leave a large part of the SMs idle (3072 x 768: 96
+              // tiles against 72), cooperative and split-K
+              if (tile.n == 192 && (clustered || stream_k)) continue;
               if (clustered && tile.m != 128) continue;  // the large tiles, where L2 traffic limits
               if (pingpong && tile.m * tile.n > 128 * 128) continue;  // a warpgroup holds a whole tile
               HopperGemmConfig c;
@@ -587,7 +590,7 @@ std::vector<OptionSpec> HopperGemmClass::options() const {
           {"b-major", {"k", "n"}, "B's unit-stride mode: k (column-major B) or n; n only for bf16/f16"},
           {"out-major", {"n", "m"}, "out's unit-stride mode: n (row-major) or m (column-major)"},
           {"tile-m", {"128", "64"}, "rows per tile: one consumer warpgroup per 64"},
-          {"tile-n", {"128", "256", "64"}, "columns per tile: the N of every wgmma"},
+          {"tile-n", {"128", "256", "64", "192"}, "columns per tile: the N of every wgmma"},
           {"stages", {"4", "2", "3", "5", "6", "7", "8"}, "shared-memory stages"},
           {"cluster-m", {"1", "2"}, "CTAs per cluster along M (2: B multicast to the pair)"},
           {"cluster-n", {"1", "2"}, "CTAs per cluster along N (2: A multicast to the pair; not with cluster-m 2)"},
