@@ -157,7 +157,7 @@ TEST_CASE("hopper_gemm: configuration errors name the value and the rule") {
   CHECK(error_of(c).find("M/N-major operands need bf16 or f16") != std::string::npos);
   c = HopperGemmConfig{};
   c.tile_n = 96;
-  CHECK(error_of(c).find("tile_n 96 (64, 128 or 256)") != std::string::npos);
+  CHECK(error_of(c).find("tile_n 96 (64, 128, 192 or 256)") != std::string::npos);
   c = HopperGemmConfig{};
   c.stages = 9;
   c.tile_n = 256;

@@ -91,7 +91,7 @@ double tile_efficiency(const KernelMetadata& md, Type ab) {
   const bool pp = is_pingpong(md);
   for (const TileFit& f : kTileFits)
     if (f.tile_m == md.design.tile[0] && f.tile_n == md.design.tile[1] && f.pingpong == pp) e = f.efficiency;
-  if (e == 0) {  // a tile the table does not know (a configuration built by hand): by its area
+  if (e == 0) {  // a tile the table does not know (128x192, or one built by hand): by its area
     const double area = static_cast<double>(md.design.tile[0]) * md.design.tile[1];
     e = std::clamp(0.87 - 0.09 * std::log2(std::max(1.0, 128.0 * 256.0 / area)), 0.3, 0.87);
   }
