@@ -229,6 +229,29 @@ Coord crd2crd(const Coord& coord, const Shape& shape) {
   return IntTuple::tuple(std::move(r));
 }
 
+std::vector<int64_t> static_indices(const Layout& l) {
+  // L(i) reads i colexicographically over the flattened leaves (the first fastest; within
+  // [0, size) the last leaf's "what is left" is its own extent's digit).
+  const std::vector<Int> shape = flatten_leaves(l.shape()), stride = flatten_leaves(l.stride());
+  std::vector<int64_t> s, d;
+  for (size_t j = 0; j < shape.size(); ++j) {
+    if (!shape[j].is_static() || !stride[j].is_static() || shape[j].has_basis() || stride[j].has_basis())
+      fail("static_indices of " + to_string(l) + ": every extent and stride must be a static integer");
+    s.push_back(shape[j].value());
+    d.push_back(stride[j].value());
+  }
+  std::vector<int64_t> out(static_cast<size_t>(size(l).value("static_indices: the layout's size")));
+  for (size_t i = 0; i < out.size(); ++i) {
+    int64_t rest = static_cast<int64_t>(i), v = 0;
+    for (size_t j = 0; j < s.size(); ++j) {
+      v = checked_add(v, checked_mul(rest % s[j], d[j]));
+      rest /= s[j];
+    }
+    out[i] = v;
+  }
+  return out;
+}
+
 SliceCoord SliceCoord::underscore() { return SliceCoord(); }
 
 SliceCoord SliceCoord::tuple(std::vector<SliceCoord> elems) {

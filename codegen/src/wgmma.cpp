@@ -169,27 +169,8 @@ MatrixDescriptor make_matrix_descriptor(const ComposedLayout& tile, Type elem, M
   const int64_t t = 16 / eb, w = swizzle_bytes(d.swizzle) / 16;
   // A layout is the sum of its modes' functions, f(m, kk) = f0(m) + f1(kk) with f(0,0) = 0, so
   // the tile equals the canonical layout everywhere iff each mode does: O(MN + K) checks.
-  auto mode_values = [&](const Layout& mode, int n) {
-    const std::vector<Int> shape_i = flatten_leaves(mode.shape()), stride_i = flatten_leaves(mode.stride());
-    std::vector<int64_t> shape, stride;  // read once, not once per coordinate
-    for (size_t j = 0; j < shape_i.size(); ++j) {
-      if (!shape_i[j].is_static() || !stride_i[j].is_static())
-        fail(what() + ": the tile's layout must be static, got " + to_string(l));
-      shape.push_back(shape_i[j].value());
-      stride.push_back(stride_i[j].value());
-    }
-    std::vector<int64_t> out(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) {
-      int64_t rest = i, v = 0;
-      for (size_t j = 0; j < shape.size(); ++j) {  // colexicographic: the first leaf is fastest
-        v += (rest % shape[j]) * stride[j];
-        rest /= shape[j];
-      }
-      out[static_cast<size_t>(i)] = v;
-    }
-    return out;
-  };
-  const std::vector<int64_t> f0 = mode_values(l[0], mn), f1 = mode_values(l[1], k);
+  if (!is_static(l.stride())) fail(what() + ": the tile's layout must be static, got " + to_string(l));
+  const std::vector<int64_t> f0 = static_indices(l[0]), f1 = static_indices(l[1]);
   auto f = [&](int m, int kk) { return f0[static_cast<size_t>(m)] + f1[static_cast<size_t>(kk)]; };
   // Read LBO and SBO off the tile (PTX ISA, "Strides": LBO and SBO per major and swizzle mode);
   // a repeat the tile does not have keeps the canonical packed value.
@@ -205,7 +186,7 @@ MatrixDescriptor make_matrix_descriptor(const ComposedLayout& tile, Type elem, M
     sbo = k > 8 ? f(0, 8) : 8 * w * t;
   }
   const ComposedLayout canon = canonical_operand_layout(d.swizzle, major, elem, mn, k, lbo, sbo);
-  const std::vector<int64_t> c0 = mode_values(canon.layout[0], mn), c1 = mode_values(canon.layout[1], k);
+  const std::vector<int64_t> c0 = static_indices(canon.layout[0]), c1 = static_indices(canon.layout[1]);
   auto differs = [&](int m, int kk) {
     fail(what() + ": not a canonical " + std::string(major == Major::K ? "K" : "MN") + "-major " + to_string(d.swizzle) +
          " layout (PTX ISA, shared memory matrix layout): at (" + std::to_string(m) + "," + std::to_string(kk) +
