@@ -178,10 +178,40 @@ bool static_crd2idx(const Coord& coord, const Shape& shape, const Stride& stride
   return static_index(idx, shape, stride, out);
 }
 
+// crd2idx of a static index where the strides may be dynamic (no basis elements), the extents
+// it divides by static: the Int operations of the general path below, in its order (so the same
+// expression), without the tuples it makes per mode (an epilogue evaluates its views with a
+// dynamic leading dimension once per element). False where that is not the case.
+bool static_index_dynamic_stride(int64_t idx, const Shape& shape, const Stride& stride, Int& out) {
+  if (shape.is_leaf()) {  // int int
+    if (!stride.is_leaf() || stride.leaf().has_basis()) return false;
+    out = Int(idx) * stride.leaf();
+    return true;
+  }
+  if (stride.is_leaf() || stride.rank() != shape.rank()) return false;
+  out = Int(0);  // int tuple: colexicographic, the last mode takes what is left
+  for (int i = 0; i < shape.rank(); ++i) {
+    int64_t here = idx;
+    if (i + 1 < shape.rank()) {
+      int64_t s;
+      if (!static_size(shape[i], s) || s <= 0) return false;
+      here = idx % s;
+      idx = idx / s;
+    }
+    Int m;
+    if (!static_index_dynamic_stride(here, shape[i], stride[i], m)) return false;
+    out = out + m;
+  }
+  return true;
+}
+
 }  // namespace
 
 IntTuple crd2idx(const Coord& coord, const Shape& shape, const Stride& stride) {
   if (int64_t idx; static_crd2idx(coord, shape, stride, idx)) return Int(idx);
+  if (int64_t idx; plain_static(coord, idx)) {
+    if (Int out; static_index_dynamic_stride(idx, shape, stride, out)) return out;
+  }
   if (coord.is_tuple()) {
     if (shape.is_leaf() || coord.rank() != shape.rank())
       fail("coordinate " + to_string(coord) + " does not fit the shape " + to_string(shape));
