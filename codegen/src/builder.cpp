@@ -347,7 +347,7 @@ void KernelBuilder::if_(Value pred, const std::function<void()>& then_fn, const 
   if (else_fn) in_block(f.else_block, else_fn);
   Stmt s;
   s.kind = Stmt::Kind::If;
-  s.if_.push_back(std::move(f));
+  s.if_ = std::make_unique<IfStmt>(std::move(f));
   current().push_back(std::move(s));
 }
 
@@ -361,7 +361,7 @@ void KernelBuilder::while_(const std::function<Value()>& cond, const std::functi
   in_block(l.body, body);
   Stmt s;
   s.kind = Stmt::Kind::Loop;
-  s.loop_.push_back(std::move(l));
+  s.loop_ = std::make_unique<LoopStmt>(std::move(l));
   current().push_back(std::move(s));
 }
 
