@@ -273,14 +273,15 @@ class KernelBuilder {
       int tag;
       Value v;
       uint64_t hash;
-      int prev;  // the previous entry with the same hash, or -1
+      int prev;       // the previous entry with the same hash, or -1
+      uint32_t slot;  // its hash's slot (kept: close() finds it without probing)
     };
     struct Slot {
       uint64_t hash = 0;
       int head = -2;  // the newest entry with this hash; -1: none now; -2: the slot is free
     };
     size_t probe(uint64_t h) const;
-    Slot& claim(uint64_t h);
+    size_t claim(uint64_t h);  // the slot of hash h, taken if it was free
     std::vector<Entry> entries_;
     std::vector<size_t> scopes_;  // entries_.size() at each open()
     std::vector<Slot> slots_;     // a power of two of them, at most half taken
