@@ -308,10 +308,11 @@ struct Printer {
       return;
     }
     const std::string_view m = mnemonics.get(i);  // readable 16 bytes past its end
-    // A tab, a guard (`@!` and a name), the mnemonic with its padding, the operands, `;\n`.
-    size_t need = 1 + 3 + 16 + m.size() + 16 + 2;
-    for (const Operand& o : i.ops) need += 2 + (o.kind == Operand::Kind::Reg ? 16 : bound(o));
-    os.room(need);
+    // A tab, a guard (`@!` and a name), the mnemonic with its padding, `;\n`, and kPlain bytes
+    // per operand: a separator and a register or an immediate (others make room as they come).
+    constexpr size_t kPlain = 2 + 24;
+    const size_t n_ops = i.ops.size();
+    os.room(1 + 3 + 16 + m.size() + 16 + 2 + kPlain * n_ops);
     char* p = os.at();
     *p++ = '\t';
     if (i.guard >= 0) {
@@ -321,7 +322,7 @@ struct Printer {
     }
     for (size_t j = 0; j < m.size(); j += 16) std::memcpy(p + j, m.data() + j, 16);
     p += m.size();
-    for (size_t j = 0; j < i.ops.size(); ++j) {
+    for (size_t j = 0; j < n_ops; ++j) {
       p = j ? lit(p, ", ") : lit(p, " \t");
       const Operand& o = i.ops[j];
       if (o.kind == Operand::Kind::Reg) {  // most operands: spelled here, without operand()'s call
@@ -330,6 +331,11 @@ struct Printer {
       }
       if (o.kind == Operand::Kind::Special || o.kind == Operand::Kind::Sink) [[unlikely]]
         mnemonics.requirement = raise(mnemonics.requirement, operand_requirement(o));
+      if (o.kind != Operand::Kind::Imm) {  // room for this one and what follows it
+        os.n = static_cast<size_t>(p - os.buf.get());
+        os.room(bound(o) + 2 + kPlain * (n_ops - j));
+        p = os.at();
+      }
       p = operand(p, o);
     }
     p = lit(p, ";\n");
