@@ -240,6 +240,10 @@ class KernelBuilder {
 
  private:
   Block& current();
+  // A new instruction at the end of the block being filled, made there for the caller to fill
+  // (the hottest helpers: binary, compare, cvt, assign, mad; an emit() moved each instruction
+  // twice on its way in). Nothing else may be emitted until it is filled; emit() ends here too.
+  Instr& append();
   Value fresh(Type t);
   void declare(Param p);
   Value load_param(const std::string& name, Type t);  // ld.param into the entry block
