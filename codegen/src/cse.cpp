@@ -38,16 +38,17 @@ Value KernelBuilder::CseTable::find(const Int& x, int tag) const {
   const Slot& s = slots_[probe(hash_value(x))];
   for (int i = s.head; i >= 0; i = entries_[static_cast<size_t>(i)].prev) {
     const Entry& e = entries_[static_cast<size_t>(i)];
-    if (e.tag == tag && e.x == x) return e.v;
+    if (e.tag == tag && e.is(x)) return e.v;
   }
   return {};
 }
 
 void KernelBuilder::CseTable::insert(const Int& x, int tag, Value v) {
   if (scopes_.empty()) fail("codegen: a common subexpression outside every scope");
+  if (x.has_basis()) fail("codegen: a common subexpression of a basis element " + to_string(x));
   const uint64_t h = hash_value(x);
   const size_t j = claim(h);
-  entries_.push_back(Entry{x, tag, v, h, slots_[j].head, static_cast<uint32_t>(j)});
+  entries_.push_back(Entry{x.expr(), x.is_static() ? x.value() : 0, tag, v, h, slots_[j].head, static_cast<uint32_t>(j)});
   slots_[j].head = static_cast<int>(entries_.size() - 1);
 }
 

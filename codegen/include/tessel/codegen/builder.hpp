@@ -235,7 +235,8 @@ class KernelBuilder {
   void unrolled(int n, const std::function<void(int)>& body);
   void ret();
 
-  // --- Raw emission: every instruction helper ends here. The guard, if valid, predicates it.
+  // --- Raw emission: every instruction helper ends here (the hottest fill an append()ed one in
+  // place, where this ends too). The guard, if valid, predicates it.
   void emit(Instr i, Value guard = {}, bool guard_negated = false);
 
  private:
@@ -272,13 +273,20 @@ class KernelBuilder {
     void close();  // drops the entries inserted since the matching open()
 
    private:
+    // The expression as its node (null for a static value) and value: an Int would copy its basis
+    // path in and out of every entry (keys have none: lower() refuses basis elements).
     struct Entry {
-      Int x;
+      ExprPtr expr;
+      int64_t value;
       int tag;
       Value v;
       uint64_t hash;
       int prev;       // the previous entry with the same hash, or -1
       uint32_t slot;  // its hash's slot (kept: close() finds it without probing)
+      bool is(const Int& x) const {
+        if (x.is_static()) return !expr && value == x.value();
+        return expr && (expr == x.expr() || Int::from_expr(expr) == x);
+      }
     };
     struct Slot {
       uint64_t hash = 0;
