@@ -273,10 +273,13 @@ std::vector<int64_t> static_indices(const Layout& l) {
   std::vector<int64_t> out(static_cast<size_t>(size(l).value("static_indices: the layout's size")));
   for (size_t i = 0; i < out.size(); ++i) {
     int64_t rest = static_cast<int64_t>(i), v = 0;
+    bool overflow = false;
     for (size_t j = 0; j < s.size(); ++j) {
-      v = checked_add(v, checked_mul(rest % s[j], d[j]));
+      int64_t term;
+      overflow |= __builtin_mul_overflow(rest % s[j], d[j], &term) || __builtin_add_overflow(v, term, &v);
       rest /= s[j];
     }
+    if (overflow) fail("static_indices of " + to_string(l) + ": index " + std::to_string(i) + " overflows 64 bits");
     out[i] = v;
   }
   return out;

@@ -214,7 +214,8 @@ MatrixDescriptor make_matrix_descriptor(const ComposedLayout& tile, Type elem, M
 Int matrix_descriptor_start(const ComposedLayout& tile, Type elem, SmemSwizzle swizzle) {
   // The swizzle acts on absolute address bits, so the tile must start on a row of the swizzle
   // pattern (the descriptor's base offset stays 0): start mod 8W < W, where W is the row width.
-  const Int start = (tile.offset + tile_modes(tile)(IntTuple{0, 0}).leaf()) * Int(bytes(elem));
+  // L(0): the tile's origin, every coordinate 0.
+  const Int start = (tile.offset + tile.layout(Int(0)).leaf()) * Int(bytes(elem));
   const int64_t period = 8 * swizzle_bytes(swizzle);
   if (swizzle != SmemSwizzle::None) {
     const Int phase = start % Int(period);
