@@ -51,6 +51,8 @@ TEST_CASE("layout: static_indices is L at every index of random static layouts")
   CHECK(static_indices(parse_layout("(2,(3,2)):(-1,(4,20))")) == std::vector<int64_t>{0, -1, 4, 3, 8, 7, 20, 19, 24, 23, 28, 27});
   CHECK_THROWS_WITH_AS(static_indices(make_layout(Shape{4, 2}, Stride{1, Int::symbol("ld")})),
                        doctest::Contains("every extent and stride must be a static integer"), Error);
+  CHECK_THROWS_WITH_AS(static_indices(make_layout(Shape{4}, Stride{int64_t{1} << 62})),
+                       doctest::Contains("index 2 overflows 64 bits"), Error);
 }
 
 TEST_CASE("layout: slicing keeps the `_` modes and moves the rest into the offset") {
