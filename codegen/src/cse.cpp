@@ -48,7 +48,8 @@ void KernelBuilder::CseTable::insert(const Int& x, int tag, Value v) {
   if (x.has_basis()) fail("codegen: a common subexpression of a basis element " + to_string(x));
   const uint64_t h = hash_value(x);
   const size_t j = claim(h);
-  entries_.push_back(Entry{x.expr(), x.is_static() ? x.value() : 0, tag, v, h, slots_[j].head, static_cast<uint32_t>(j)});
+  entries_.push_back(
+      Entry{x.expr(), x.is_static() ? x.value() : 0, tag, v, h, slots_[j].head, static_cast<uint32_t>(j)});
   slots_[j].head = static_cast<int>(entries_.size() - 1);
 }
 

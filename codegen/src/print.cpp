@@ -260,8 +260,7 @@ struct Printer {
       case Operand::Kind::Imm:
         return number(p, o.imm);
       case Operand::Kind::FImm:
-        if (o.type == Type::F32)
-          return p + std::snprintf(p, 24, "0f%08X", static_cast<unsigned>(o.imm & 0xffffffffu));
+        if (o.type == Type::F32) return p + std::snprintf(p, 24, "0f%08X", static_cast<unsigned>(o.imm & 0xffffffffu));
         return p + std::snprintf(p, 24, "0d%016llX", static_cast<unsigned long long>(o.imm));
       case Operand::Kind::Special:
       case Operand::Kind::Symbol:

@@ -221,8 +221,8 @@ Int matrix_descriptor_start(const ComposedLayout& tile, Type elem, SmemSwizzle s
     const Int phase = start % Int(period);
     const bool ok = phase.is_static() ? phase.value() < swizzle_bytes(swizzle) : provably_divides(Int(period), start);
     if (!ok) {
-      fail(descriptor_of(tile) + ": the tile starts at byte " + expr_string(start) + ", not within the first row of a " +
-           std::to_string(period) + "-byte swizzle period");
+      fail(descriptor_of(tile) + ": the tile starts at byte " + expr_string(start) +
+           ", not within the first row of a " + std::to_string(period) + "-byte swizzle period");
     }
   } else if (!provably_divides(Int(16), start)) {
     fail(descriptor_of(tile) + ": the tile starts at byte " + expr_string(start) + ", not a multiple of 16");
