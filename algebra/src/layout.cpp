@@ -178,10 +178,40 @@ bool static_crd2idx(const Coord& coord, const Shape& shape, const Stride& stride
   return static_index(idx, shape, stride, out);
 }
 
+// crd2idx of a static index where the strides may be dynamic (no basis elements), the extents
+// it divides by static: the Int operations of the general path below, in its order (so the same
+// expression), without the tuples it makes per mode (an epilogue evaluates its views with a
+// dynamic leading dimension once per element). False where that is not the case.
+bool static_index_dynamic_stride(int64_t idx, const Shape& shape, const Stride& stride, Int& out) {
+  if (shape.is_leaf()) {  // int int
+    if (!stride.is_leaf() || stride.leaf().has_basis()) return false;
+    out = Int(idx) * stride.leaf();
+    return true;
+  }
+  if (stride.is_leaf() || stride.rank() != shape.rank()) return false;
+  out = Int(0);  // int tuple: colexicographic, the last mode takes what is left
+  for (int i = 0; i < shape.rank(); ++i) {
+    int64_t here = idx;
+    if (i + 1 < shape.rank()) {
+      int64_t s;
+      if (!static_size(shape[i], s) || s <= 0) return false;
+      here = idx % s;
+      idx = idx / s;
+    }
+    Int m;
+    if (!static_index_dynamic_stride(here, shape[i], stride[i], m)) return false;
+    out = out + m;
+  }
+  return true;
+}
+
 }  // namespace
 
 IntTuple crd2idx(const Coord& coord, const Shape& shape, const Stride& stride) {
   if (int64_t idx; static_crd2idx(coord, shape, stride, idx)) return Int(idx);
+  if (int64_t idx; plain_static(coord, idx)) {
+    if (Int out; static_index_dynamic_stride(idx, shape, stride, out)) return out;
+  }
   if (coord.is_tuple()) {
     if (shape.is_leaf() || coord.rank() != shape.rank())
       fail("coordinate " + to_string(coord) + " does not fit the shape " + to_string(shape));
@@ -227,6 +257,32 @@ Coord crd2crd(const Coord& coord, const Shape& shape) {
   std::vector<IntTuple> r;
   for (int i = 0; i < shape.rank(); ++i) r.push_back(crd2crd(coord[i], shape[i]));
   return IntTuple::tuple(std::move(r));
+}
+
+std::vector<int64_t> static_indices(const Layout& l) {
+  // L(i) reads i colexicographically over the flattened leaves (the first fastest; within
+  // [0, size) the last leaf's "what is left" is its own extent's digit).
+  const std::vector<Int> shape = flatten_leaves(l.shape()), stride = flatten_leaves(l.stride());
+  std::vector<int64_t> s, d;
+  for (size_t j = 0; j < shape.size(); ++j) {
+    if (!shape[j].is_static() || !stride[j].is_static() || shape[j].has_basis() || stride[j].has_basis())
+      fail("static_indices of " + to_string(l) + ": every extent and stride must be a static integer");
+    s.push_back(shape[j].value());
+    d.push_back(stride[j].value());
+  }
+  std::vector<int64_t> out(static_cast<size_t>(size(l).value("static_indices: the layout's size")));
+  for (size_t i = 0; i < out.size(); ++i) {
+    int64_t rest = static_cast<int64_t>(i), v = 0;
+    bool overflow = false;
+    for (size_t j = 0; j < s.size(); ++j) {
+      int64_t term;
+      overflow |= __builtin_mul_overflow(rest % s[j], d[j], &term) || __builtin_add_overflow(v, term, &v);
+      rest /= s[j];
+    }
+    if (overflow) fail("static_indices of " + to_string(l) + ": index " + std::to_string(i) + " overflows 64 bits");
+    out[i] = v;
+  }
+  return out;
 }
 
 SliceCoord SliceCoord::underscore() { return SliceCoord(); }

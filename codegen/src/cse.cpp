@@ -14,21 +14,23 @@ size_t KernelBuilder::CseTable::probe(uint64_t h) const {
   return j;
 }
 
-KernelBuilder::CseTable::Slot& KernelBuilder::CseTable::claim(uint64_t h) {
+size_t KernelBuilder::CseTable::claim(uint64_t h) {
   if (2 * (taken_ + 1) > slots_.size()) {  // keep at most half the slots taken: short probes
     std::vector<Slot> old = std::move(slots_);
     slots_.assign(old.empty() ? 256 : 2 * old.size(), Slot{});
     for (const Slot& s : old) {
       if (s.head != -2) slots_[probe(s.hash)] = s;
     }
+    for (Entry& e : entries_) e.slot = static_cast<uint32_t>(probe(e.hash));
   }
-  Slot& s = slots_[probe(h)];
+  const size_t j = probe(h);
+  Slot& s = slots_[j];
   if (s.head == -2) {
     s.hash = h;
     s.head = -1;
     ++taken_;
   }
-  return s;
+  return j;
 }
 
 Value KernelBuilder::CseTable::find(const Int& x, int tag) const {
@@ -36,17 +38,19 @@ Value KernelBuilder::CseTable::find(const Int& x, int tag) const {
   const Slot& s = slots_[probe(hash_value(x))];
   for (int i = s.head; i >= 0; i = entries_[static_cast<size_t>(i)].prev) {
     const Entry& e = entries_[static_cast<size_t>(i)];
-    if (e.tag == tag && e.x == x) return e.v;
+    if (e.tag == tag && e.is(x)) return e.v;
   }
   return {};
 }
 
 void KernelBuilder::CseTable::insert(const Int& x, int tag, Value v) {
   if (scopes_.empty()) fail("codegen: a common subexpression outside every scope");
+  if (x.has_basis()) fail("codegen: a common subexpression of a basis element " + to_string(x));
   const uint64_t h = hash_value(x);
-  Slot& s = claim(h);
-  entries_.push_back(Entry{x, tag, v, h, s.head});
-  s.head = static_cast<int>(entries_.size() - 1);
+  const size_t j = claim(h);
+  entries_.push_back(
+      Entry{x.expr(), x.is_static() ? x.value() : 0, tag, v, h, slots_[j].head, static_cast<uint32_t>(j)});
+  slots_[j].head = static_cast<int>(entries_.size() - 1);
 }
 
 void KernelBuilder::CseTable::open() { scopes_.push_back(entries_.size()); }
@@ -58,7 +62,7 @@ void KernelBuilder::CseTable::close() {
   while (entries_.size() > start) {
     const Entry& e = entries_.back();
     // The entry is its hash's newest: the slot's chain goes back to the one before it.
-    slots_[probe(e.hash)].head = e.prev;
+    slots_[e.slot].head = e.prev;
     entries_.pop_back();
   }
 }

@@ -103,6 +103,17 @@ Requirement operand_requirement(const Operand& o) {
   return r;
 }
 
+Stmt::Stmt(const Stmt& o)
+    : kind(o.kind),
+      instr(o.instr),
+      if_(o.if_ ? std::make_unique<IfStmt>(*o.if_) : nullptr),
+      loop_(o.loop_ ? std::make_unique<LoopStmt>(*o.loop_) : nullptr) {}
+
+Stmt& Stmt::operator=(const Stmt& o) {
+  if (this != &o) *this = Stmt(o);
+  return *this;
+}
+
 Requirement requirement(const Instr& i) {
   Requirement r = op_requirement(i);
   for (const Operand& o : i.ops) r = raise(r, operand_requirement(o));
@@ -113,13 +124,13 @@ namespace {
 void walk(const Block& b, Requirement& r) {
   for (const Stmt& s : b) {
     if (s.kind == Stmt::Kind::Instr) r = raise(r, requirement(s.instr));
-    for (const IfStmt& f : s.if_) {
-      walk(f.then_block, r);
-      walk(f.else_block, r);
+    if (s.if_) {
+      walk(s.if_->then_block, r);
+      walk(s.if_->else_block, r);
     }
-    for (const LoopStmt& l : s.loop_) {
-      walk(l.cond_block, r);
-      walk(l.body, r);
+    if (s.loop_) {
+      walk(s.loop_->cond_block, r);
+      walk(s.loop_->body, r);
     }
   }
 }

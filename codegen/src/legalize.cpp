@@ -88,7 +88,7 @@ struct Flattener {
           out(s.instr);
           break;
         case Stmt::Kind::If: {
-          const IfStmt& f = s.if_.at(0);
+          const IfStmt& f = *s.if_;
           check_pred(f.pred, "an if condition");
           const int skip = label();
           // Branch around `then` when the condition does not hold.
@@ -106,7 +106,7 @@ struct Flattener {
           break;
         }
         case Stmt::Kind::Loop: {
-          const LoopStmt& l = s.loop_.at(0);
+          const LoopStmt& l = *s.loop_;
           check_pred(l.cond, "a loop condition");
           const int head = label(), end = label();
           emit_label(head);

@@ -59,17 +59,6 @@ struct Out {
     room(1);
     buf[n++] = c;
   }
-  // k bytes from x, which may be read up to a multiple of 16 beyond k (a padded table's entry).
-  [[gnu::always_inline]] void put_padded(const char* x, size_t k) {
-    room(k + 16);
-    char* d = at();
-    for (size_t j = 0; j < k; j += 16) std::memcpy(d + j, x + j, 16);
-    n += k;
-  }
-  void number(int64_t v) {
-    room(24);
-    n = static_cast<size_t>(std::to_chars(at(), at() + 24, v).ptr - buf.get());
-  }
   std::string_view view() const { return {buf.get(), n}; }
   Out& operator<<(const std::string& x) {
     put(x.data(), x.size());
@@ -119,7 +108,7 @@ class MnemonicCache {
     const size_t at = text_.size();
     append_mnemonic(text_, i);
     const size_t len = text_.size() - at;
-    text_.append(16, '\0');  // each entry may be read 16 bytes at a time (Out::put_padded)
+    text_.append(16, '\0');  // each entry may be read 16 bytes at a time (Printer::instr)
     slots_[j] = Slot{k, static_cast<uint32_t>(at), static_cast<uint32_t>(len)};
     ++taken_;
     return {text_.data() + at, len};
@@ -205,82 +194,109 @@ struct Printer {
     }
   }
 
-  void number(int64_t v) { os.number(v); }
+  // An instruction's line is written through a local cursor into room made for the whole line
+  // ahead (bound() per operand): the compiler keeps the cursor in a register, where writes
+  // through Out's members reloaded them after every copy (a char store may alias them) and
+  // checked the room each time, a tenth of the printer.
 
-  [[gnu::always_inline]] void reg(int id) {
-    if (!names.empty()) [[likely]] {
-      const RegName& n = names.at(static_cast<size_t>(id));
-      static_assert(sizeof(RegName) == 16, "a register name is copied as 16 bytes");
-      os.room(16);
-      std::memcpy(os.at(), &n, 16);
-      os.n += n.size;
-      return;
-    }
-    const RegInfo& r = k.regs.at(static_cast<size_t>(id));
-    os << reg_prefix(r.cls);
-    number(r.index);
-  }
-
-  void operand(const Operand& o) {
+  // The most bytes operand o prints as.
+  size_t bound(const Operand& o) const {
     switch (o.kind) {
       case Operand::Kind::None:
-        return;
+        return 0;
       case Operand::Kind::Reg:
-        reg(o.reg);
-        return;
+        return 16;  // copied as 16 bytes
       case Operand::Kind::Imm:
-        number(o.imm);
-        return;
-      case Operand::Kind::FImm: {
-        char buf[24];
-        if (o.type == Type::F32) {
-          std::snprintf(buf, sizeof buf, "0f%08X", static_cast<unsigned>(o.imm & 0xffffffffu));
-        } else {
-          std::snprintf(buf, sizeof buf, "0d%016llX", static_cast<unsigned long long>(o.imm));
-        }
-        os << buf;
-        return;
-      }
+      case Operand::Kind::FImm:
+        return 24;
       case Operand::Kind::Special:
       case Operand::Kind::Symbol:
       case Operand::Kind::Label:
-        os << o.name.str();
-        return;
+        return o.name.str().size();
       case Operand::Kind::Sink:
-        os.put('_');
-        return;
+        return 1;
       case Operand::Kind::Pair:
-        operand(o.elems.at(0));
-        os.put('|');
-        operand(o.elems.at(1));
-        return;
       case Operand::Kind::Vec:
-        os.put('{');
+      case Operand::Kind::Addr: {  // brackets, separators and an Addr's offset
+        size_t b = 2 + 24;
+        for (const Operand& e : o.elems) b += 2 + bound(e);
+        return b;
+      }
+    }
+    return 0;
+  }
+
+  template <size_t N>
+  [[gnu::always_inline]] static char* lit(char* p, const char (&x)[N]) {
+    std::memcpy(p, x, N - 1);
+    return p + N - 1;
+  }
+  static char* number(char* p, int64_t v) { return std::to_chars(p, p + 24, v).ptr; }
+  static char* text(char* p, const std::string& x) {
+    std::memcpy(p, x.data(), x.size());
+    return p + x.size();
+  }
+
+  [[gnu::always_inline]] char* reg(char* p, int id) const {
+    if (!names.empty()) [[likely]] {
+      const RegName& n = names.at(static_cast<size_t>(id));
+      static_assert(sizeof(RegName) == 16, "a register name is copied as 16 bytes");
+      std::memcpy(p, &n, 16);
+      return p + n.size;
+    }
+    const RegInfo& r = k.regs.at(static_cast<size_t>(id));
+    const char* prefix = reg_prefix(r.cls);
+    const size_t len = std::strlen(prefix);
+    std::memcpy(p, prefix, len);
+    return number(p + len, r.index);
+  }
+
+  char* operand(char* p, const Operand& o) const {
+    switch (o.kind) {
+      case Operand::Kind::None:
+        return p;
+      case Operand::Kind::Reg:
+        return reg(p, o.reg);
+      case Operand::Kind::Imm:
+        return number(p, o.imm);
+      case Operand::Kind::FImm:
+        if (o.type == Type::F32) return p + std::snprintf(p, 24, "0f%08X", static_cast<unsigned>(o.imm & 0xffffffffu));
+        return p + std::snprintf(p, 24, "0d%016llX", static_cast<unsigned long long>(o.imm));
+      case Operand::Kind::Special:
+      case Operand::Kind::Symbol:
+      case Operand::Kind::Label:
+        return text(p, o.name.str());
+      case Operand::Kind::Sink:
+        *p = '_';
+        return p + 1;
+      case Operand::Kind::Pair:
+        p = operand(p, o.elems.at(0));
+        *p++ = '|';
+        return operand(p, o.elems.at(1));
+      case Operand::Kind::Vec:
+        *p++ = '{';
         for (size_t j = 0; j < o.elems.size(); ++j) {
-          if (j) os.lit(", ");
+          if (j) p = lit(p, ", ");
           const Operand& e = o.elems[j];
-          if (e.kind == Operand::Kind::Reg) {
-            reg(e.reg);
-          } else {
-            operand(e);
-          }
+          p = e.kind == Operand::Kind::Reg ? reg(p, e.reg) : operand(p, e);
         }
-        os.put('}');
-        return;
+        *p = '}';
+        return p + 1;
       case Operand::Kind::Addr:
         // [base], [base+off], or the tensor form [tensorMap, {c0, c1}].
-        os.put('[');
-        operand(o.elems.at(0));
+        *p++ = '[';
+        p = operand(p, o.elems.at(0));
         if (o.elems.size() > 1) {
-          os.lit(", ");
-          operand(o.elems[1]);
+          p = lit(p, ", ");
+          p = operand(p, o.elems[1]);
         } else if (o.imm != 0) {
-          os.put('+');
-          number(o.imm);
+          *p++ = '+';
+          p = number(p, o.imm);
         }
-        os.put(']');
-        return;
+        *p = ']';
+        return p + 1;
     }
+    return p;
   }
 
   void instr(const Instr& i, bool comments) {
@@ -290,34 +306,39 @@ struct Printer {
       os.lit(":\n");
       return;
     }
-    os.put('\t');
+    const std::string_view m = mnemonics.get(i);  // readable 16 bytes past its end
+    // A tab, a guard (`@!` and a name), the mnemonic with its padding, `;\n`, and kPlain bytes
+    // per operand: a separator and a register or an immediate (others make room as they come).
+    constexpr size_t kPlain = 2 + 24;
+    const size_t n_ops = i.ops.size();
+    os.room(1 + 3 + 16 + m.size() + 16 + 2 + kPlain * n_ops);
+    char* p = os.at();
+    *p++ = '\t';
     if (i.guard >= 0) {
-      if (i.guard_negated) {
-        os.lit("@!");
-      } else {
-        os.put('@');
-      }
-      reg(i.guard);
-      os.put(' ');
+      p = i.guard_negated ? lit(p, "@!") : lit(p, "@");
+      p = reg(p, i.guard);
+      *p++ = ' ';
     }
-    const std::string_view m = mnemonics.get(i);
-    os.put_padded(m.data(), m.size());
-    for (size_t j = 0; j < i.ops.size(); ++j) {
-      if (j) {
-        os.lit(", ");
-      } else {
-        os.lit(" \t");
-      }
+    for (size_t j = 0; j < m.size(); j += 16) std::memcpy(p + j, m.data() + j, 16);
+    p += m.size();
+    for (size_t j = 0; j < n_ops; ++j) {
+      p = j ? lit(p, ", ") : lit(p, " \t");
       const Operand& o = i.ops[j];
       if (o.kind == Operand::Kind::Reg) {  // most operands: spelled here, without operand()'s call
-        reg(o.reg);
+        p = reg(p, o.reg);
         continue;
       }
       if (o.kind == Operand::Kind::Special || o.kind == Operand::Kind::Sink) [[unlikely]]
         mnemonics.requirement = raise(mnemonics.requirement, operand_requirement(o));
-      operand(o);
+      if (o.kind != Operand::Kind::Imm) {  // room for this one and what follows it
+        os.n = static_cast<size_t>(p - os.buf.get());
+        os.room(bound(o) + 2 + kPlain * (n_ops - j));
+        p = os.at();
+      }
+      p = operand(p, o);
     }
-    os.lit(";\n");
+    p = lit(p, ";\n");
+    os.n = static_cast<size_t>(p - os.buf.get());
   }
 };
 

@@ -5,42 +5,7 @@
 
 namespace tessel::codegen {
 
-int bits(Type t) {
-  switch (t) {
-    case Type::None:
-      return 0;
-    case Type::Pred:
-      return 1;
-    case Type::B8:
-    case Type::U8:
-    case Type::S8:
-    case Type::E4M3:
-    case Type::E5M2:
-      return 8;
-    case Type::B16:
-    case Type::U16:
-    case Type::S16:
-    case Type::F16:
-    case Type::BF16:
-      return 16;
-    case Type::B32:
-    case Type::U32:
-    case Type::S32:
-    case Type::F16x2:
-    case Type::BF16x2:
-    case Type::TF32:
-    case Type::F32:
-      return 32;
-    case Type::B64:
-    case Type::U64:
-    case Type::S64:
-    case Type::F64:
-      return 64;
-  }
-  return 0;
-}
-
-int bytes(Type t) { return bits(t) <= 8 ? 1 : bits(t) / 8; }
+void no_register_class() { fail("codegen: a register needs a type (got none)"); }
 
 const char* ptx_name(Type t) {
   switch (t) {
@@ -127,42 +92,6 @@ const char* short_name(Space s) {
   }
 }
 
-RegClass reg_class(Type t) {
-  switch (t) {
-    case Type::Pred:
-      return RegClass::Pred;
-    case Type::B8:
-    case Type::U8:
-    case Type::S8:
-    case Type::B16:
-    case Type::U16:
-    case Type::S16:
-    case Type::F16:
-    case Type::BF16:
-      return RegClass::B16;
-    case Type::B32:
-    case Type::U32:
-    case Type::S32:
-    case Type::F16x2:
-    case Type::BF16x2:
-    case Type::TF32:
-    case Type::E4M3:
-    case Type::E5M2:
-      return RegClass::B32;
-    case Type::B64:
-    case Type::U64:
-    case Type::S64:
-      return RegClass::B64;
-    case Type::F32:
-      return RegClass::F32;
-    case Type::F64:
-      return RegClass::F64;
-    case Type::None:
-      break;
-  }
-  fail("codegen: a register needs a type (got none)");
-}
-
 const char* reg_prefix(RegClass c) {
   switch (c) {
     case RegClass::Pred:
@@ -198,27 +127,6 @@ const char* ptx_name(RegClass c) {
   }
   return "";
 }
-
-bool is_float(Type t) {
-  switch (t) {
-    case Type::F16:
-    case Type::BF16:
-    case Type::F16x2:
-    case Type::BF16x2:
-    case Type::TF32:
-    case Type::E4M3:
-    case Type::E5M2:
-    case Type::F32:
-    case Type::F64:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool is_signed(Type t) { return t == Type::S8 || t == Type::S16 || t == Type::S32 || t == Type::S64; }
-
-bool is_integer(Type t) { return t != Type::None && t != Type::Pred && !is_float(t); }
 
 Type bits_type(int b) {
   switch (b) {

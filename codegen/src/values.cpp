@@ -72,14 +72,14 @@ Value KernelBuilder::binary(Op op, Value a, Value b, uint32_t flags) {
   } else {
     same_class(op_word(op), a, b);
   }
-  Instr i;
+  const Type it = instr_type(op, a.type());
+  Value r = fresh(a.type());
+  Instr& i = append();
   i.op = op;
-  i.type = instr_type(op, a.type());
+  i.type = it;
   i.flags = flags | default_flags(op, a.type());
   i.rnd = default_round(op, a.type());
-  Value r = fresh(a.type());
   i.set_ops(r.op(), a.op(), b.op());
-  emit(std::move(i));
   return r;
 }
 
@@ -91,13 +91,12 @@ Value KernelBuilder::binary(Op op, Value a, int64_t imm, uint32_t flags) {
     Value c = a.type() == Type::F32 ? constant_f32(static_cast<float>(imm)) : constant_f64(static_cast<double>(imm));
     return binary(op, a, c, flags);
   }
-  Instr i;
+  Value r = fresh(a.type());
+  Instr& i = append();
   i.op = op;
   i.type = it;
   i.flags = flags | default_flags(op, a.type());
-  Value r = fresh(a.type());
   i.set_ops(r.op(), a.op(), Operand::i(imm));
-  emit(std::move(i));
   return r;
 }
 
@@ -122,8 +121,9 @@ Value KernelBuilder::unary(Op op, Value a) {
 Value KernelBuilder::mad(Value a, Value b, Value c) {
   same_class("mad", a, b);
   same_class("mad", a, c);
-  Instr i;
+  const Type mul_type = is_float(a.type()) ? a.type() : instr_type(Op::Mul, a.type());
   Value r = fresh(a.type());
+  Instr& i = append();
   if (is_float(a.type())) {
     i.op = Op::Fma;
     i.rnd = Round::Rn;
@@ -131,10 +131,9 @@ Value KernelBuilder::mad(Value a, Value b, Value c) {
   } else {
     i.op = Op::Mad;
     i.flags = kLo;
-    i.type = instr_type(Op::Mul, a.type());
+    i.type = mul_type;
   }
   i.set_ops(r.op(), a.op(), b.op(), c.op());
-  emit(std::move(i));
   return r;
 }
 
@@ -195,26 +194,26 @@ Type compare_type(Type t) {
 
 Value KernelBuilder::compare(Cmp c, Value a, Value b) {
   same_class("setp", a, b);
-  Instr i;
-  i.op = Op::Setp;
-  i.type = compare_type(a.type());
-  i.cmp = spell(c, a.type());
+  const Type t = compare_type(a.type());
   Value p = fresh(Type::Pred);
+  Instr& i = append();
+  i.op = Op::Setp;
+  i.type = t;
+  i.cmp = spell(c, a.type());
   i.set_ops(p.op(), a.op(), b.op());
-  emit(std::move(i));
   return p;
 }
 
 Value KernelBuilder::compare(Cmp c, Value a, int64_t b) {
   if (is_float(a.type()))
     return compare(c, a, a.type() == Type::F64 ? constant_f64(double(b)) : constant_f32(float(b)));
-  Instr i;
-  i.op = Op::Setp;
-  i.type = compare_type(a.type());
-  i.cmp = spell(c, a.type());
+  const Type t = compare_type(a.type());
   Value p = fresh(Type::Pred);
+  Instr& i = append();
+  i.op = Op::Setp;
+  i.type = t;
+  i.cmp = spell(c, a.type());
   i.set_ops(p.op(), a.op(), Operand::i(b));
-  emit(std::move(i));
   return p;
 }
 
@@ -246,14 +245,13 @@ Value KernelBuilder::cvt(Value v, Type to, Round rnd) {
     else if (is_float(from) && is_float(to) && bits(to) < bits(from))
       rnd = Round::Rn;
   }
-  Instr i;
+  Value r = fresh(to);
+  Instr& i = append();
   i.op = Op::Cvt;
   i.type = to;
   i.type2 = from;
   i.rnd = rnd;
-  Value r = fresh(to);
   i.set_ops(r.op(), v.op());
-  emit(std::move(i));
   return r;
 }
 

@@ -2,6 +2,7 @@
 // memory layouts, the wgmma instructions and the accumulator fragment layout.
 #include "tessel/codegen/wgmma.hpp"
 
+#include <string>
 #include <utility>
 
 #include "tessel/algebra/error.hpp"
@@ -139,11 +140,21 @@ uint64_t MatrixDescriptor::encode(uint32_t smem_address) const {
          (mode_bits(swizzle) << 62);
 }
 
+namespace {
+
+// Spelled only for a message: a GEMM makes a descriptor per stage and operand.
+std::string descriptor_of(const ComposedLayout& tile) { return "wgmma descriptor of " + to_string(tile); }
+
+// A slice (_, c) of a divided layout keeps its tile as one mode: ((MN,K)) reads as (MN,K).
+Layout tile_modes(const ComposedLayout& tile) {
+  return tile.layout.rank() == 1 && tile.layout[0].rank() == 2 ? tile.layout[0] : tile.layout;
+}
+
+}  // namespace
+
 MatrixDescriptor make_matrix_descriptor(const ComposedLayout& tile, Type elem, Major major) {
-  // Spelled only for a message: a GEMM makes a descriptor per stage and operand.
-  auto what = [&] { return "wgmma descriptor of " + to_string(tile); };
-  // A slice (_, c) of a divided layout keeps its tile as one mode: ((MN,K)) reads as (MN,K).
-  const Layout l = tile.layout.rank() == 1 && tile.layout[0].rank() == 2 ? tile.layout[0] : tile.layout;
+  auto what = [&] { return descriptor_of(tile); };
+  const Layout l = tile_modes(tile);
   if (l.rank() != 2) fail(what() + ": the tile must have two modes (MN, K), it has " + std::to_string(l.rank()));
   const Int mn_i = size(l[0]), k_i = size(l[1]);
   if (!mn_i.is_static() || !k_i.is_static()) fail(what() + ": the tile's shape must be static");
@@ -158,29 +169,9 @@ MatrixDescriptor make_matrix_descriptor(const ComposedLayout& tile, Type elem, M
   const int64_t t = 16 / eb, w = swizzle_bytes(d.swizzle) / 16;
   // A layout is the sum of its modes' functions, f(m, kk) = f0(m) + f1(kk) with f(0,0) = 0, so
   // the tile equals the canonical layout everywhere iff each mode does: O(MN + K) checks.
-  auto mode_values = [&](const Layout& mode, int n) {
-    const std::vector<Int> shape_i = flatten_leaves(mode.shape()), stride_i = flatten_leaves(mode.stride());
-    std::vector<int64_t> shape, stride;  // read once, not once per coordinate
-    for (size_t j = 0; j < shape_i.size(); ++j) {
-      if (!shape_i[j].is_static() || !stride_i[j].is_static())
-        fail(what() + ": the tile's layout must be static, got " + to_string(l));
-      shape.push_back(shape_i[j].value());
-      stride.push_back(stride_i[j].value());
-    }
-    std::vector<int64_t> out(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) {
-      int64_t rest = i, v = 0;
-      for (size_t j = 0; j < shape.size(); ++j) {  // colexicographic: the first leaf is fastest
-        v += (rest % shape[j]) * stride[j];
-        rest /= shape[j];
-      }
-      out[static_cast<size_t>(i)] = v;
-    }
-    return out;
-  };
-  const std::vector<int64_t> f0 = mode_values(l[0], mn), f1 = mode_values(l[1], k);
+  if (!is_static(l.stride())) fail(what() + ": the tile's layout must be static, got " + to_string(l));
+  const std::vector<int64_t> f0 = static_indices(l[0]), f1 = static_indices(l[1]);
   auto f = [&](int m, int kk) { return f0[static_cast<size_t>(m)] + f1[static_cast<size_t>(kk)]; };
-  const IntTuple origin = l(IntTuple{0, 0});
   // Read LBO and SBO off the tile (PTX ISA, "Strides": LBO and SBO per major and swizzle mode);
   // a repeat the tile does not have keeps the canonical packed value.
   int64_t lbo = 0, sbo = 0;
@@ -195,7 +186,7 @@ MatrixDescriptor make_matrix_descriptor(const ComposedLayout& tile, Type elem, M
     sbo = k > 8 ? f(0, 8) : 8 * w * t;
   }
   const ComposedLayout canon = canonical_operand_layout(d.swizzle, major, elem, mn, k, lbo, sbo);
-  const std::vector<int64_t> c0 = mode_values(canon.layout[0], mn), c1 = mode_values(canon.layout[1], k);
+  const std::vector<int64_t> c0 = static_indices(canon.layout[0]), c1 = static_indices(canon.layout[1]);
   auto differs = [&](int m, int kk) {
     fail(what() + ": not a canonical " + std::string(major == Major::K ? "K" : "MN") + "-major " + to_string(d.swizzle) +
          " layout (PTX ISA, shared memory matrix layout): at (" + std::to_string(m) + "," + std::to_string(kk) +
@@ -216,22 +207,27 @@ MatrixDescriptor make_matrix_descriptor(const ComposedLayout& tile, Type elem, M
            " does not fit the descriptor (a multiple of 16 below 2^18)");
     }
   }
+  d.start = matrix_descriptor_start(tile, elem, d.swizzle);
+  return d;
+}
+
+Int matrix_descriptor_start(const ComposedLayout& tile, Type elem, SmemSwizzle swizzle) {
   // The swizzle acts on absolute address bits, so the tile must start on a row of the swizzle
   // pattern (the descriptor's base offset stays 0): start mod 8W < W, where W is the row width.
-  d.start = (tile.offset + origin.leaf()) * Int(eb);
-  const int64_t period = 8 * swizzle_bytes(d.swizzle);
-  if (d.swizzle != SmemSwizzle::None) {
-    const Int phase = d.start % Int(period);
-    const bool ok =
-        phase.is_static() ? phase.value() < swizzle_bytes(d.swizzle) : provably_divides(Int(period), d.start);
+  // L(0): the tile's origin, every coordinate 0.
+  const Int start = (tile.offset + tile.layout(Int(0)).leaf()) * Int(bytes(elem));
+  const int64_t period = 8 * swizzle_bytes(swizzle);
+  if (swizzle != SmemSwizzle::None) {
+    const Int phase = start % Int(period);
+    const bool ok = phase.is_static() ? phase.value() < swizzle_bytes(swizzle) : provably_divides(Int(period), start);
     if (!ok) {
-      fail(what() + ": the tile starts at byte " + expr_string(d.start) + ", not within the first row of a " +
-           std::to_string(period) + "-byte swizzle period");
+      fail(descriptor_of(tile) + ": the tile starts at byte " + expr_string(start) +
+           ", not within the first row of a " + std::to_string(period) + "-byte swizzle period");
     }
-  } else if (!provably_divides(Int(16), d.start)) {
-    fail(what() + ": the tile starts at byte " + expr_string(d.start) + ", not a multiple of 16");
+  } else if (!provably_divides(Int(16), start)) {
+    fail(descriptor_of(tile) + ": the tile starts at byte " + expr_string(start) + ", not a multiple of 16");
   }
-  return d;
+  return start;
 }
 
 Value matrix_descriptor(KernelBuilder& b, Value smem, const MatrixDescriptor& d) {

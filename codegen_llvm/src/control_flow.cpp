@@ -32,7 +32,7 @@ void KernelLowering::block(const codegen::Block& blk) {
         instr(s.instr);
         break;
       case codegen::Stmt::Kind::If: {
-        const codegen::IfStmt& f = s.if_.at(0);
+        const codegen::IfStmt& f = *s.if_;
         llvm::Value* c = read(f.pred, codegen::Type::Pred);
         if (f.negated) c = b.CreateNot(c);
         llvm::BasicBlock* then_bb = llvm::BasicBlock::Create(ctx, "then", fn);
@@ -51,7 +51,7 @@ void KernelLowering::block(const codegen::Block& blk) {
         break;
       }
       case codegen::Stmt::Kind::Loop: {
-        const codegen::LoopStmt& l = s.loop_.at(0);
+        const codegen::LoopStmt& l = *s.loop_;
         llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx, "loop", fn);
         llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx, "loop.body", fn);
         llvm::BasicBlock* end = llvm::BasicBlock::Create(ctx, "loop.end", fn);

@@ -39,6 +39,25 @@ TEST_CASE("layout: crd2idx and idx2crd agree on random shapes (colexicographic o
   }
 }
 
+TEST_CASE("layout: static_indices is L at every index of random static layouts") {
+  TESSEL_RNG(rng);
+  for (int i = 0; i < 1000; ++i) {
+    Layout l = random_layout(rng);
+    INFO(to_string(l));
+    const std::vector<int64_t> v = static_indices(l);
+    CHECK(static_cast<int64_t>(v.size()) == size(l).value());  // (1)
+    for (int64_t k = 0; k < size(l).value(); ++k) {
+      CHECK(v[static_cast<size_t>(k)] == l(Int(k)).leaf().value());  // (2)
+    }
+  }
+  CHECK(static_indices(parse_layout("(2,(3,2)):(-1,(4,20))")) ==
+        std::vector<int64_t>{0, -1, 4, 3, 8, 7, 20, 19, 24, 23, 28, 27});
+  CHECK_THROWS_WITH_AS(static_indices(make_layout(Shape{4, 2}, Stride{1, Int::symbol("ld")})),
+                       doctest::Contains("every extent and stride must be a static integer"), Error);
+  CHECK_THROWS_WITH_AS(static_indices(make_layout(Shape{4}, Stride{int64_t{1} << 62})),
+                       doctest::Contains("index 2 overflows 64 bits"), Error);
+}
+
 TEST_CASE("layout: slicing keeps the `_` modes and moves the rest into the offset") {
   TESSEL_RNG(rng);
   for (int i = 0; i < 2000; ++i) {

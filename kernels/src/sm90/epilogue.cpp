@@ -35,21 +35,13 @@ Value pack_halves(Value lo, Value hi) {
 // Proves, for every thread, that stmatrix.x4 q puts the accumulator fragment's values where the
 // fragment says: register j of lane t is element (row t/4, columns 2(t%4), +1) of matrix j, whose
 // rows lanes 8j.. address; it holds fragment values 8q + 2j and 8q + 2j + 1.
-// The offsets of mode `m` of a static layout at each of its coordinates (as 1-D indices).
-std::vector<int64_t> mode_offsets(const Layout& l, int m) {
-  const Layout mode = get(l, {m});
-  std::vector<int64_t> out;
-  for (int64_t i = 0; i < size(mode).value("mode size"); ++i) out.push_back(mode(Coord(Int(i))).leaf().value("offset"));
-  return out;
-}
-
 void check_stmatrix_matches_fragment(const Layout& stm, const Layout& frag, int subn) {
   // A layout's offset at (x, y) is its mode 0's offset at x plus its mode 1's at y: each mode is
   // evaluated once per coordinate here, and the sums checked at every (thread, value). Evaluating
   // whole layouts at every pair through the algebra took over half of a 16-bit-out GEMM's
   // generation time (callgrind), for the same check.
-  const std::vector<int64_t> stm_t = mode_offsets(stm, 0), stm_q = mode_offsets(stm, 1);
-  const std::vector<int64_t> frag_t = mode_offsets(frag, 0), frag_v = mode_offsets(frag, 1);
+  const std::vector<int64_t> stm_t = static_indices(stm[0]), stm_q = static_indices(stm[1]);
+  const std::vector<int64_t> frag_t = static_indices(frag[0]), frag_v = static_indices(frag[1]);
   for (int64_t t = 0; t < 128; ++t) {
     const int64_t lane = t % 32, warp = t / 32;
     for (int64_t q = 0; q < subn / 16; ++q) {
@@ -105,6 +97,7 @@ TmaStoreEpilogue::TmaStoreEpilogue(KernelBuilder& b, const Params& p, const Tens
   // The fragment of one box, (T128, V) -> (M64, SUBN) at m + 64 n; the accumulators of box s are
   // values [s nv, (s+1) nv) of the whole slab's fragment (it repeats every 8 columns).
   frag_ = wgmma_accumulator_layout(subn_);
+  frag_v_ = static_indices(frag_[1]);
   // 16-bit out leaves through stmatrix.x4: lane 8j + i gives the address of row i of matrix j,
   // matrices j = (rows +0/+8 of the warp's 16) x (columns +0/+8 of a 16-column block q):
   // (T128 = (i, j0, j1, warp), q) -> (M64, SUBN) at m + 64 n.
@@ -284,7 +277,7 @@ void TmaStoreEpilogue::add_c(const Tensor& cs, std::vector<Value>& v) const {
 
 // Whether fragment value i of box s of this thread is inside out.
 Value TmaStoreEpilogue::inside(const Slab& slab, int s, int i) const {
-  const int64_t off = frag_(Coord{Int(0), Int(i)}).leaf().value("fragment offset");
+  const int64_t off = frag_v_.at(static_cast<size_t>(i));
   return (slab.rows_left > (off % 64)) & (slab.cols_left > (off / 64 + s * subn_));
 }
 

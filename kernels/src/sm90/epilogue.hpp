@@ -91,6 +91,7 @@ class TmaStoreEpilogue {
   codegen::Value c_column_;    // C is M-contiguous (pred)
   int ob_ = 0, subn_ = 0;      // out's bytes; columns of a box (128 bytes of out)
   Layout frag_;                // the accumulator fragment of one box
+  std::vector<int64_t> frag_v_;  // its offset of value i at thread 0 (m + 64 n), kept: inside() reads it per element
   Layout stm_;                 // stmatrix.x4's row addresses in a box (16-bit out)
   ComposedLayout box_layout_;  // a staging box in shared memory, as the TMA store reads it
   // A box of a column-major C as its TMA loads leave it: 128-byte swizzle rows of M, (M64, SUBN).

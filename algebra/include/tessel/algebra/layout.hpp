@@ -56,6 +56,11 @@ Layout get(const Layout& l, const std::vector<int>& path);  // get<i,j,...>
 IntTuple crd2idx(const Coord& coord, const Shape& shape, const Stride& stride);
 Coord idx2crd(const Int& index, const Shape& shape);    // colexicographic
 Coord crd2crd(const Coord& coord, const Shape& shape);  // any profile -> the shape's own profile
+// L at every index of a static layout, in 64-bit integers (a generator checks or tabulates a
+// fragment's offsets: evaluating L per index builds a tuple per mode).
+// @pre every leaf of L's shape and stride is a static integer (no basis elements).
+// @post (1) out.size() == size(L); (2) out[i] == L(i) for every i in [0, size(L)).
+std::vector<int64_t> static_indices(const Layout& l);
 
 // Slicing: a coordinate in which some modes are `_` (keep the whole mode).
 class SliceCoord {

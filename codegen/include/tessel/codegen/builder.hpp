@@ -235,11 +235,16 @@ class KernelBuilder {
   void unrolled(int n, const std::function<void(int)>& body);
   void ret();
 
-  // --- Raw emission: every instruction helper ends here. The guard, if valid, predicates it.
+  // --- Raw emission: every instruction helper ends here (the hottest fill an append()ed one in
+  // place, where this ends too). The guard, if valid, predicates it.
   void emit(Instr i, Value guard = {}, bool guard_negated = false);
 
  private:
   Block& current();
+  // A new instruction at the end of the block being filled, made there for the caller to fill
+  // (the hottest helpers: binary, compare, cvt, assign, mad; an emit() moved each instruction
+  // twice on its way in). Nothing else may be emitted until it is filled; emit() ends here too.
+  Instr& append();
   Value fresh(Type t);
   void declare(Param p);
   Value load_param(const std::string& name, Type t);  // ld.param into the entry block
@@ -268,19 +273,27 @@ class KernelBuilder {
     void close();  // drops the entries inserted since the matching open()
 
    private:
+    // The expression as its node (null for a static value) and value: an Int would copy its basis
+    // path in and out of every entry (keys have none: lower() refuses basis elements).
     struct Entry {
-      Int x;
+      ExprPtr expr;
+      int64_t value;
       int tag;
       Value v;
       uint64_t hash;
-      int prev;  // the previous entry with the same hash, or -1
+      int prev;       // the previous entry with the same hash, or -1
+      uint32_t slot;  // its hash's slot (kept: close() finds it without probing)
+      bool is(const Int& x) const {
+        if (x.is_static()) return !expr && value == x.value();
+        return expr && (expr == x.expr() || Int::from_expr(expr) == x);
+      }
     };
     struct Slot {
       uint64_t hash = 0;
       int head = -2;  // the newest entry with this hash; -1: none now; -2: the slot is free
     };
     size_t probe(uint64_t h) const;
-    Slot& claim(uint64_t h);
+    size_t claim(uint64_t h);  // the slot of hash h, taken if it was free
     std::vector<Entry> entries_;
     std::vector<size_t> scopes_;  // entries_.size() at each open()
     std::vector<Slot> slots_;     // a power of two of them, at most half taken

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -183,10 +184,17 @@ struct Stmt {
   // An instruction statement, the instruction moved in (the builder makes one per instruction:
   // made in place, not default-made and then assigned).
   explicit Stmt(Instr&& i) : instr(std::move(i)) {}
+  Stmt(const Stmt& o);  // a deep copy (a module may be copied)
+  Stmt& operator=(const Stmt& o);
+  Stmt(Stmt&&) noexcept = default;
+  Stmt& operator=(Stmt&&) noexcept = default;
+  ~Stmt() = default;
   Kind kind = Kind::Instr;
   Instr instr;
-  std::vector<IfStmt> if_;      // one element when kind == If (a vector: IfStmt holds Blocks)
-  std::vector<LoopStmt> loop_;  // one element when kind == Loop
+  // Set when kind == If or Loop. Pointers, not vectors of one: every statement carries both, and
+  // a block's statements move each time it grows (the builder makes thousands of blocks).
+  std::unique_ptr<IfStmt> if_;
+  std::unique_ptr<LoopStmt> loop_;
 };
 
 struct RegInfo {

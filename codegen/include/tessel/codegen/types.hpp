@@ -55,4 +55,102 @@ bool is_integer(Type t);                   // b/u/s of any width
 Type bits_type(int bits);                  // b16, b32, b64 (b8 for 8)
 Type parse_type(const std::string& name);  // "f32" -> F32; throws naming the valid ones
 
+// The questions above that the builder asks for every instruction, inline (out of line they were
+// a few percent of generation).
+inline int bits(Type t) {
+  switch (t) {
+    case Type::None:
+      return 0;
+    case Type::Pred:
+      return 1;
+    case Type::B8:
+    case Type::U8:
+    case Type::S8:
+    case Type::E4M3:
+    case Type::E5M2:
+      return 8;
+    case Type::B16:
+    case Type::U16:
+    case Type::S16:
+    case Type::F16:
+    case Type::BF16:
+      return 16;
+    case Type::B32:
+    case Type::U32:
+    case Type::S32:
+    case Type::F16x2:
+    case Type::BF16x2:
+    case Type::TF32:
+    case Type::F32:
+      return 32;
+    case Type::B64:
+    case Type::U64:
+    case Type::S64:
+    case Type::F64:
+      return 64;
+  }
+  return 0;
+}
+
+inline int bytes(Type t) { return bits(t) <= 8 ? 1 : bits(t) / 8; }
+
+[[noreturn]] void no_register_class();  // reg_class's refusal
+
+inline RegClass reg_class(Type t) {
+  switch (t) {
+    case Type::Pred:
+      return RegClass::Pred;
+    case Type::B8:
+    case Type::U8:
+    case Type::S8:
+    case Type::B16:
+    case Type::U16:
+    case Type::S16:
+    case Type::F16:
+    case Type::BF16:
+      return RegClass::B16;
+    case Type::B32:
+    case Type::U32:
+    case Type::S32:
+    case Type::F16x2:
+    case Type::BF16x2:
+    case Type::TF32:
+    case Type::E4M3:
+    case Type::E5M2:
+      return RegClass::B32;
+    case Type::B64:
+    case Type::U64:
+    case Type::S64:
+      return RegClass::B64;
+    case Type::F32:
+      return RegClass::F32;
+    case Type::F64:
+      return RegClass::F64;
+    case Type::None:
+      break;
+  }
+  no_register_class();
+}
+
+inline bool is_float(Type t) {
+  switch (t) {
+    case Type::F16:
+    case Type::BF16:
+    case Type::F16x2:
+    case Type::BF16x2:
+    case Type::TF32:
+    case Type::E4M3:
+    case Type::E5M2:
+    case Type::F32:
+    case Type::F64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+inline bool is_signed(Type t) { return t == Type::S8 || t == Type::S16 || t == Type::S32 || t == Type::S64; }
+
+inline bool is_integer(Type t) { return t != Type::None && t != Type::Pred && !is_float(t); }
+
 }  // namespace tessel::codegen

@@ -47,6 +47,10 @@ ComposedLayout canonical_operand_layout(SmemSwizzle mode, Major major, Type elem
 // layout at every coordinate, else tessel::Error names the tile and the first coordinate that
 // differs. The buffer must be aligned to 8 rows of the swizzle width (1024 B for 128B).
 MatrixDescriptor make_matrix_descriptor(const ComposedLayout& tile, Type elem, Major major);
+// Its last step alone: the start of `tile` in bytes, checked against the swizzle's alignment, for
+// a tile that differs from one make_matrix_descriptor took only in its offset (the blocks of a
+// stage), which then has that descriptor at this start.
+Int matrix_descriptor_start(const ComposedLayout& tile, Type elem, SmemSwizzle swizzle);
 
 // Emits the 64-bit descriptor of a tile whose buffer starts at shared address `smem` (u32).
 Value matrix_descriptor(KernelBuilder& b, Value smem, const MatrixDescriptor& d);
