@@ -55,7 +55,7 @@ TEST_CASE("split-K: gpu issue 19's 3072 x 768 x 12288 through tessel::gemm and f
   rt::DeviceBuffer a = rt::DeviceBuffer::from(p.A.bytes), b = rt::DeviceBuffer::from(p.B.bytes),
                    o = rt::DeviceBuffer::from(p.out.bytes);
   kernels::GemmArguments g = p.arguments(a.ptr(), b.ptr(), o.ptr());
-  // Split-K runs when asked (by default the one call takes data-parallel kernels: docs/gemm.md).
+  // Split-K asked for: by default the one call runs this problem on 128x192 data-parallel tiles (docs/gemm.md).
   const kernels::GemmChoice& choice = tessel::gemm(g, {}, kernels::GemmSchedule::SplitK);
   INFO(choice.describe() << ": " << choice.terms);
   REQUIRE(choice.splits > 1);

@@ -1,6 +1,7 @@
 // gemm/ranking.cpp: the one-call GEMM's choice: which catalog kernels run the problem (as the
 // operands lie, or after copies into the workspace) and the cost model that ranks them.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -238,24 +239,23 @@ int choose_splits(const KernelMetadata& md, const GemmArguments& args, const Gem
   GemmArguments g = args;
   g.split_k = 1;
   const double whole = estimate_gemm_us(md, g, dev);
+  std::array<double, 33> us{};  // us[s]: the estimate with s splits, 2 <= s <= most
   int best = 1;
   double best_us = force ? std::numeric_limits<double>::infinity() : whole;
   for (int s = 2; s <= most; ++s) {
     g.split_k = s;
-    const double us = estimate_gemm_us(md, g, dev);
-    if (us < best_us) {
+    us[static_cast<size_t>(s)] = estimate_gemm_us(md, g, dev);
+    if (us[static_cast<size_t>(s)] < best_us) {
       best = s;
-      best_us = us;
+      best_us = us[static_cast<size_t>(s)];
     }
   }
   if (!force && best_us > 0.97 * whole) return 1;  // not worth a workspace and a second pass over the tile
   // Counts within kSplitCountTie of the best are a tie, which goes to the fewest splits (fewer
   // partials; measured faster where the model cannot tell, as on every decode row of the
   // calibration: x2 against the model's x3 or x4).
-  for (int s = 2; s < best; ++s) {
-    g.split_k = s;
-    if (estimate_gemm_us(md, g, dev) <= (1 + kSplitCountTie) * best_us) return s;
-  }
+  for (int s = 2; s < best; ++s)
+    if (us[static_cast<size_t>(s)] <= (1 + kSplitCountTie) * best_us) return s;
   return best;
 }
 
