@@ -76,7 +76,7 @@ TEST_CASE("hopper_gemm: a column-major out's kernel is the row-major B^T A^T ker
   int checked = 0;
   for (const HopperGemmConfig& c : all) {
     if (c.out_major != Major::Column) continue;
-    const HopperGemmConfig r = row_major_equivalent(c);
+    const HopperGemmConfig r = kernel_config(c);
     const bool listed = std::any_of(all.begin(), all.end(), [&](const HopperGemmConfig& x) { return x.name() == r.name(); });
     INFO(c.name() << " -> " << r.name());
     REQUIRE(listed);
@@ -157,7 +157,28 @@ TEST_CASE("hopper_gemm: configuration errors name the value and the rule") {
   CHECK(error_of(c).find("M/N-major operands need bf16 or f16") != std::string::npos);
   c = HopperGemmConfig{};
   c.tile_n = 96;
-  CHECK(error_of(c).find("tile_n 96 (64, 128, 192 or 256)") != std::string::npos);
+  CHECK(error_of(c).find("tile_n 96 (64, 128, 192 or 256; 8, 16 or 32 only swapped)") != std::string::npos);
+  c.tile_n = 16;
+  CHECK(error_of(c).find("tile_n 16 (64, 128, 192 or 256; 8, 16 or 32 only swapped)") != std::string::npos);
+  // Swapped (out^T = B^T A^T, for a few rows of A): tile_n spans M, 8 to 64; cooperative or
+  // split-K, no cluster; the kernel's B (A^T) K-major below 64 columns.
+  c.swap_ab = true;
+  CHECK(error_of(c) == "");
+  CHECK(c.name() == "tessel_hopper_gemm_bf16_bf16_128x16x64_s4_kkr_swap");
+  c.tile_n = 128;
+  CHECK(error_of(c).find("tile_n 128 swapped (8, 16, 32 or 64: the few rows of A)") != std::string::npos);
+  c.tile_n = 8;
+  c.pingpong = true;
+  CHECK(error_of(c).find("a swapped kernel (swap_ab) with ping-pong (not implemented") != std::string::npos);
+  c.pingpong = false;
+  c.cluster_m = 2;
+  CHECK(error_of(c).find("a swapped kernel (swap_ab) in a cluster") != std::string::npos);
+  c.cluster_m = 1;
+  c.a_major = codegen::Major::MN;
+  CHECK(error_of(c).find("an M-major A with tile_n 8 (the kernel's B, A^T, M/N-major needs tile_n a multiple of 64") !=
+        std::string::npos);
+  c.tile_n = 64;
+  CHECK(error_of(c) == "");
   c = HopperGemmConfig{};
   c.stages = 9;
   c.tile_n = 256;
@@ -192,8 +213,8 @@ TEST_CASE("hopper_gemm: configuration errors name the value and the rule") {
   c.a_major = codegen::Major::MN;
   c.out_major = Major::Column;
   CHECK(error_of(c).find("an M-major A with cluster_n 2 needs tile_n a multiple of 128 (each CTA multicasts tile_n / "
-                         "cluster_n rows of A, in 64-element boxes, as the kernel of out^T = B^T A^T runs a "
-                         "column-major out)") != std::string::npos);
+                         "cluster_n rows of A, in 64-element boxes, as the kernel of out^T = B^T A^T runs it)") !=
+        std::string::npos);
   c.out_major = Major::Row;
   CHECK(error_of(c) == "");
   c = HopperGemmConfig{};
@@ -263,7 +284,7 @@ TEST_CASE("hopper_gemm: a cluster of two multicasts the shared operand's halves"
       CHECK(c.name().find(cl[0] == 2 ? "_c2x1" : "_c1x2") != std::string::npos);
       CHECK(hopper_gemm_metadata(c).design.cluster == std::array<int, 3>{cl[0], cl[1], 1});
       // The kernel's own problem: for a column-major out, B^T A^T with the cluster's M and N swapped.
-      const HopperGemmConfig k = row_major_equivalent(c);
+      const HopperGemmConfig k = kernel_config(c);
       CHECK(k.cluster_m == (om == Major::Row ? cl[0] : cl[1]));
       std::string ptx = codegen::print_ptx(hopper_gemm(c));
       ptx = std::regex_replace(ptx, std::regex("[ \t]+"), " ");

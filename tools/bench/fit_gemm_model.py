@@ -26,7 +26,7 @@ SPLIT_K_MARGIN = 0.98  # kSplitKMargin: not fitted (chosen on both lists' regret
 TRANSPOSE_FACTOR = 1.5  # kTransposeCopyFactor: not fitted (too few transposes in the data)
 BYTES = {"bf16": 2, "f16": 2, "f32": 4, "e4m3": 1, "e5m2": 1}
 PEAK = {"bf16": 989e12, "f16": 989e12, "f32": 495e12, "e4m3": 1979e12, "e5m2": 1979e12}
-KERNEL = re.compile(r"tessel_hopper_gemm_(\w+?)_(\w+?)_(\d+)x(\d+)x(\d+)_s(\d+)_([km])([kn])([rc])(_pp)?(_c\dx\d)?(_sk)?$")
+KERNEL = re.compile(r"tessel_hopper_gemm_(\w+?)_(\w+?)_(\d+)x(\d+)x(\d+)_s(\d+)_([km])([kn])([rc])(_pp)?(_c\dx\d)?(_sk)?(_swap)?$")
 ROW = re.compile(r"\s+(split \d+|\d+)\s+(tessel_\S+)(.*?)\s+([\d.]+|-)\s+([\d.]+|-)\s*$")
 
 
@@ -60,26 +60,33 @@ def kernel_of(name):
     m = KERNEL.match(name)
     if not m:
         return None  # a CUDA-core kernel: not modelled here
-    ab, _, tm, tn, tk, st, am, bm, om, pp, cl, sk = m.groups()
+    ab, _, tm, tn, tk, st, am, bm, om, pp, cl, sk, swap = m.groups()
     cls = "tf32" if ab == "f32" else ("fp8" if ab in ("e4m3", "e5m2") else "16")
     return {"cls": cls, "tm": int(tm), "tn": int(tn), "tk": int(tk), "pp": bool(pp), "cluster": cl[1:] if cl else "",
-            "am": am, "bm": bm, "om": om, "key": (cls, int(tm), int(tn), bool(pp))}
+            "am": am, "bm": bm, "om": om, "key": None if swap else (cls, int(tm), int(tn), bool(pp)), "swap": bool(swap),
+            # the kernel computes out^T = B^T A^T (runs_transposed): its tile spans N, then M
+            "transposed": (om == "c") != bool(swap)}
 
 
 class Model:
-    SCALARS = [("gain", 0.15), ("epilogue", 2e4), ("pingpong_epilogue", 0.3), ("fill", 1.0), ("launch", 3.0),
+    SCALARS = [("swap", 0.8), ("gain", 0.15), ("epilogue", 2e4), ("pingpong_epilogue", 0.3), ("fill", 1.0), ("launch", 3.0),
                ("copy", 2.5e6), ("dram_per_sm", 3e4), ("dram", 3e6), ("partial", 1e5), ("round", 0.5)]
 
     def __init__(self, rows):
-        self.keys = sorted({k["key"] for _, k, *_ in rows})
+        self.keys = sorted({k["key"] for _, k, *_ in rows if k["key"]})
         self.names = [("eff",) + key for key in self.keys] + [(n,) for n, _ in self.SCALARS]
         self.init = np.array([0.75] * len(self.keys) + [v for _, v in self.SCALARS])
         self.idx = {n: i for i, n in enumerate(self.names)}
 
     def estimate(self, x, p, k, packed, splits):
         v = lambda n: x[self.idx[(n,)]]
-        rate = PEAK[p["dtype"]] / SMS * 1e-6 * x[self.idx[("eff",) + k["key"]]]
-        tiles = -(-p["M"] // k["tm"]) * -(-p["N"] // k["tn"]) * p["L"]
+        if k["swap"]:  # swapped tiles: one scale times the shared-memory bound of an m64nN wgmma (kSwapScale)
+            eff = v("swap") * min(1.0, (k["tn"] / 2) / (16 + k["tn"] / 4))
+        else:
+            eff = x[self.idx[("eff",) + k["key"]]]
+        rate = PEAK[p["dtype"]] / SMS * 1e-6 * eff
+        rows, cols = (p["N"], p["M"]) if k["transposed"] else (p["M"], p["N"])
+        tiles = -(-rows // k["tm"]) * -(-cols // k["tn"]) * p["L"]
         ktiles = max(1, -(-p["K"] // k["tk"]))
         units = tiles * splits
         rounds = -(-units // SMS)

@@ -56,18 +56,34 @@ std::string schedule_of(const KernelMetadata& md) {
 bool is_split_k(const KernelMetadata& md) { return kernel_schedule(md) == GemmSchedule::SplitK; }
 bool is_stream_k(const KernelMetadata& md) { return kernel_schedule(md) == GemmSchedule::StreamK; }
 bool is_pingpong(const KernelMetadata& md) { return schedule_of(md) == "pingpong"; }
+bool is_swapped(const KernelMetadata& md) {
+  auto it = md.options.find("swap-ab");
+  return it != md.options.end() && it->second == "yes";
+}
+// Whether a Hopper kernel computes out^T = B^T A^T (hopper_gemm.hpp's runs_transposed): its tile
+// (design.tile, the kernel's) then spans N with its rows and M with its columns.
+bool runs_transposed(const KernelMetadata& md) {
+  if (md.kernel_class != "hopper_gemm" || md.operands.size() < 3) return false;
+  return (md.operands[2].major == Major::Column) != is_swapped(md);
+}
+// The output tiles of a kernel on the problem: the kernel's tile over the problem it computes.
+int64_t tile_count(const KernelMetadata& md, const Extents& e) {
+  const int64_t tm = std::max(md.design.tile[0], 1), tn = std::max(md.design.tile[1], 1);
+  const bool t = runs_transposed(md);
+  return ceil_div(t ? e.N : e.M, tm) * ceil_div(t ? e.M : e.N, tn) * e.L;
+}
 int cluster_size(const KernelMetadata& md) {
   return std::max(1, md.design.cluster[0] * md.design.cluster[1] * md.design.cluster[2]);
 }
 
 // The cost model's constants were fitted on an H100 to the measured time of every candidate of 42
 // problems (tools/device_calibrate.sh --candidates 8 --splits 2,3,4,6,8 on
-// tools/bench/gemm_calibration.txt, 2026-11-24, session 29: square and skinny, partial waves, every
+// tools/bench/gemm_calibration.txt, 2026-11-24, session 30: square and skinny, partial waves, every
 // major, odd leading dimensions, beta, tf32, fp8, batches, a Llama model's projections with its
-// decode rows; 740 timings, 404 of them split-K at counts 2 to 8), minimising the squared log error
-// of the estimates and the picks' distance from the fastest. On the 23 validation problems, never
-// fitted, the pick was 5.4% from the fastest timed candidate on average (docs/performance.md).
-// Refit them when kernels change: that script, then tools/bench/fit_gemm_model.py, which mirrors
+// decode rows, the swapped kernels among the candidates), minimising the squared log error of the
+// estimates and the picks' distance from the fastest. On the 23 validation problems, never fitted,
+// the pick was 4.2% from the fastest timed candidate on average (docs/performance.md). Refit them
+// when kernels change: that script, then tools/bench/fit_gemm_model.py, which mirrors
 // estimate_gemm_us term for term (keep the two in step; tools/bench/calibration/ keeps the runs).
 //
 // The mainloop's fraction of the dense peak per SM with every SM busy, by tile and schedule, for
@@ -81,18 +97,26 @@ struct TileFit {
   double efficiency;
 };
 constexpr TileFit kTileFits[] = {
-    {64, 128, false, 0.662}, {64, 128, true, 0.636},  {64, 256, false, 0.798}, {64, 256, true, 0.804},
-    {128, 128, false, 0.780}, {128, 128, true, 0.813}, {128, 256, false, 0.865},
+    {64, 128, false, 0.642},  {64, 128, true, 0.634},  {64, 256, false, 0.787},  {64, 256, true, 0.723},
+    {128, 128, false, 0.807}, {128, 128, true, 0.844}, {128, 192, false, 0.861}, {128, 256, false, 0.866},
 };
-constexpr double kTf32Scale = 1.40;  // tf32: 1.40 e^3
-constexpr double kFp8Scale = 1.02;   // fp8: 1.02 e
+constexpr double kTf32Scale = 1.36;  // tf32: 1.36 e^3
+constexpr double kFp8Scale = 1.04;   // fp8: 1.04 e
+// A swapped kernel's m64nN wgmma (N of 8 to 64) reads its 64 x 16 A block from shared memory for
+// N x 64 x 32 FLOPs: at 128 bytes a clock per SM that bounds it to (N / 2) / (16 + N / 4) of the
+// peak (0.22 for N = 8, 1 from N = 64); one fitted scale for all of them.
+constexpr double kSwapScale = 0.425;
 
 double tile_efficiency(const KernelMetadata& md, Type ab) {
   double e = 0;
   const bool pp = is_pingpong(md);
+  if (is_swapped(md)) {
+    const double n = md.design.tile[1];
+    e = kSwapScale * std::min(1.0, (n / 2) / (16 + n / 4));
+  }
   for (const TileFit& f : kTileFits)
-    if (f.tile_m == md.design.tile[0] && f.tile_n == md.design.tile[1] && f.pingpong == pp) e = f.efficiency;
-  if (e == 0) {  // a tile the table does not know (128x192, or one built by hand): by its area
+    if (e == 0 && f.tile_m == md.design.tile[0] && f.tile_n == md.design.tile[1] && f.pingpong == pp) e = f.efficiency;
+  if (e == 0) {  // a tile the table does not know (one built by hand): by its area
     const double area = static_cast<double>(md.design.tile[0]) * md.design.tile[1];
     e = std::clamp(0.87 - 0.09 * std::log2(std::max(1.0, 128.0 * 256.0 / area)), 0.3, 0.87);
   }
@@ -105,25 +129,25 @@ double tile_efficiency(const KernelMetadata& md, Type ab) {
 // C), as a share of it what shows when the tile loop goes on (cooperative) or the other warpgroup
 // computes (ping-pong); the fixed cost of each round of units (the pipeline's fill, the tile
 // loop); how much faster a last round runs per missing unit (its SMs share the memory system and
-// the power budget with fewer: 0.22 for a round of one unit); split-K's partial tiles (written
+// the power budget with fewer: 0.36 for a round of one unit); split-K's partial tiles (written
 // by every unit, read by each tile's last: mostly L2).
-constexpr double kEpilogueBytesPerUsPerSm = 3.535e+04;
+constexpr double kEpilogueBytesPerUsPerSm = 2.213e+04;
 constexpr double kCooperativeEpilogue = 0.5;
-constexpr double kPingpongEpilogue = 0.208;
-constexpr double kUnitUs = 0.457;
-constexpr double kFirstFillUs = 0.617;
-constexpr double kPartialRoundGain = 0.222;
-constexpr double kPartialBytesPerUsPerSm = 2.771e+04;
+constexpr double kPingpongEpilogue = 0.295;
+constexpr double kUnitUs = 0.543;
+constexpr double kFirstFillUs = 0.125;
+constexpr double kPartialRoundGain = 0.358;
+constexpr double kPartialBytesPerUsPerSm = 2.973e+04;
 // The device: DRAM, whichever is lower of the device's bandwidth and what the CTAs that move
 // bytes reach (a grid of a few CTAs cannot stream a weight at full bandwidth); the launch.
-constexpr double kDramBytesPerUs = 2.323e+06;
-constexpr double kDramBytesPerUsPerSm = 9.831e+04;
-constexpr double kLaunchUs = 5.224;
+constexpr double kDramBytesPerUs = 2.47e+06;
+constexpr double kDramBytesPerUsPerSm = 2.525e+05;
+constexpr double kLaunchUs = 5.14;
 // The copies into the workspace (elementwise copy kernels: read and write counted); one into another
 // major reads across the operand's rows, kTransposeCopyFactor times a copy in the same major (an
 // estimate, not fitted: the fit has too few transposes to tell; it breaks the tie between a kernel
 // that needs the operand transposed and its twin that only needs its rows padded).
-constexpr double kCopyBytesPerUs = 1.019e+06;
+constexpr double kCopyBytesPerUs = 1.004e+06;
 constexpr double kTransposeCopyFactor = 1.5;
 // Split-K at the model's count is chosen over data-parallel only where its estimate is below
 // kSplitKMargin times the best data-parallel one: where split-K is a near tie in the model it
@@ -146,7 +170,7 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
             tk = std::max(md.design.tile[2], 1);
   const int cs = cluster_size(md);  // a cluster costs what its tile without one does (docs/performance.md)
   const double rate = peak_per_sm(g.A.dtype, tensor) * (tensor ? tile_efficiency(md, g.A.dtype) : 0.6);
-  const int64_t tiles = ceil_div(e.M, tm) * ceil_div(e.N, tn) * e.L;
+  const int64_t tiles = tile_count(md, e);
   const int64_t ktiles = std::max<int64_t>(1, ceil_div(e.K, tk));
   const bool beta = g.beta != 0;
   double compute_us = 0;
@@ -335,19 +359,20 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
     tensor_candidate = tensor_candidate || md.min_cc >= 90;
     std::ostringstream t;
     const int tm = md.design.tile[0], tn = md.design.tile[1], tk = std::max(md.design.tile[2], 1);
-    const int64_t tiles = ceil_div(e.M, std::max(tm, 1)) * ceil_div(e.N, std::max(tn, 1)) * e.L;
+    const int64_t tiles = tile_count(md, e);
+    const std::string shape = std::to_string(tm) + "x" + std::to_string(tn) + (runs_transposed(md) ? " (of out^T)" : "");
     if (c.workers > 0) {
       const HopperGemmStreamKPlan sk =
           hopper_gemm_stream_k_division(tiles, std::max<int64_t>(1, ceil_div(e.K, tk)), c.workers);
-      t << "stream-K: " << tiles << " tiles of " << tm << "x" << tn << ", " << ceil_div(e.K, tk) << " k-tiles each, on "
+      t << "stream-K: " << tiles << " tiles of " << shape << ", " << ceil_div(e.K, tk) << " k-tiles each, on "
         << sk.ctas << " CTAs: " << sk.dp_tiles / sk.ctas << " data-parallel rounds, then " << sk.sk_tiles
         << " tiles' k-tiles shared evenly";
     } else if (c.splits > 1)
-      t << "split-K x " << c.splits << ": " << tiles * c.splits << " units (" << tiles << " tiles of " << tm << "x"
-        << tn << ") on " << dev.sm_count << " SMs, " << ceil_div(e.K, tk) << " k-tiles split " << c.splits
+      t << "split-K x " << c.splits << ": " << tiles * c.splits << " units (" << tiles << " tiles of " << shape
+        << ") on " << dev.sm_count << " SMs, " << ceil_div(e.K, tk) << " k-tiles split " << c.splits
         << " ways, " << k->workspace_size(run) << " bytes of partial tiles";
     else
-      t << tiles << " tiles of " << tm << "x" << tn << " on " << dev.sm_count << " SMs, " << ceil_div(e.K, tk)
+      t << tiles << " tiles of " << shape << " on " << dev.sm_count << " SMs, " << ceil_div(e.K, tk)
         << " k-tiles each";
     if (c.any_packed()) t << ", " << copied << " bytes copied through the workspace";
     t << ": about " << std::fixed;

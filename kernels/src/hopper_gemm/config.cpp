@@ -37,7 +37,7 @@ std::string HopperGemmConfig::name() const {
          std::to_string(tile_n) + "x" + std::to_string(tile_k()) + "_s" + std::to_string(stages) + "_" +
          major_letter(a_major, true) + major_letter(b_major, false) + (out_major == Major::Row ? "r" : "c") +
          (cluster_size() > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : "") +
-         (pingpong ? "_pp" : "") + (split_k ? "_sk" : "") + (stream_k ? "_streamk" : "");
+         (pingpong ? "_pp" : "") + (split_k ? "_sk" : "") + (stream_k ? "_streamk" : "") + (swap_ab ? "_swap" : "");
 }
 
 void HopperGemmConfig::check() const {
@@ -50,8 +50,19 @@ void HopperGemmConfig::check() const {
     fail(who + "M/N-major operands need bf16 or f16 (wgmma transposes only 16-bit types)");
   if (out_major == Major::Any) fail(who + "out must be row or column major");
   if (tile_m != 64 && tile_m != 128) fail(who + "tile_m " + std::to_string(tile_m) + " (64 or 128)");
-  if (tile_n != 64 && tile_n != 128 && tile_n != 192 && tile_n != 256)
-    fail(who + "tile_n " + std::to_string(tile_n) + " (64, 128, 192 or 256)");
+  if (!swap_ab && tile_n != 64 && tile_n != 128 && tile_n != 192 && tile_n != 256)
+    fail(who + "tile_n " + std::to_string(tile_n) + " (64, 128, 192 or 256; 8, 16 or 32 only swapped)");
+  if (swap_ab && tile_n != 8 && tile_n != 16 && tile_n != 32 && tile_n != 64)
+    fail(who + "tile_n " + std::to_string(tile_n) + " swapped (8, 16, 32 or 64: the few rows of A)");
+  if (swap_ab && (pingpong || stream_k || cluster_size() > 1))
+    fail(who + "a swapped kernel (swap_ab) " + (pingpong ? "with ping-pong" : stream_k ? "with stream-K" : "in a cluster") +
+         " (not implemented: swapped kernels are cooperative or split-K, 1x1)");
+  // The operand on the wgmma's N side: M/N-major only in whole 128-byte chunks of its tile_n rows.
+  if (const HopperGemmConfig k = kernel_config(*this);
+      k.b_major == codegen::Major::MN && tile_n % (kSwizzleRow / bytes(ab)) != 0)
+    fail(who + (runs_transposed(*this) ? "an M-major A" : "an N-major B") + " with tile_n " + std::to_string(tile_n) +
+         " (the kernel's B, " + (runs_transposed(*this) ? "A^T" : "B") + ", M/N-major needs tile_n a multiple of " +
+         std::to_string(kSwizzleRow / bytes(ab)) + ": whole 128-byte boxes; K-major takes any)");
   if (stages < 2) fail(who + std::to_string(stages) + " stages (at least 2)");
   if (pingpong && tile_m == 128 && tile_n > 128)
     fail(who + "ping-pong with a 128 x " + std::to_string(tile_n) +
@@ -72,13 +83,13 @@ void HopperGemmConfig::check() const {
     fail(who + "cluster " + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) +
          " (1x1, 2x1 or 1x2: at most 2 CTAs per cluster)");
   // Each CTA of a cluster loads a share of the operand it multicasts: an M/N-major share is whole
-  // 128-byte box rows of M (N). A column-major out runs as out^T = B^T A^T (row_major_equivalent),
+  // 128-byte box rows of M (N). A column-major out runs as out^T = B^T A^T (kernel_config),
   // where A's tile spans tile_n and B's tile_m: the rule holds for the kernel that runs.
   const int chunk = kSwizzleRow / bytes(ab);
-  const bool col = out_major == Major::Column;
+  const bool col = runs_transposed(*this);
   const char* a_tile = col ? "tile_n" : "tile_m";
   const char* b_tile = col ? "tile_m" : "tile_n";
-  const std::string swapped = col ? ", as the kernel of out^T = B^T A^T runs a column-major out" : "";
+  const std::string swapped = col ? ", as the kernel of out^T = B^T A^T runs it" : "";
   if (a_major == codegen::Major::MN && ((col ? tile_n : tile_m) / cluster_n) % chunk != 0)
     fail(who + "an M-major A with cluster_n " + std::to_string(cluster_n) + " needs " + a_tile + " a multiple of " +
          std::to_string(chunk * cluster_n) + " (each CTA multicasts " + a_tile + " / cluster_n rows of A, in " +
@@ -91,14 +102,16 @@ void HopperGemmConfig::check() const {
     fail(who + std::to_string(shared_bytes()) + " bytes of shared memory (an sm_90 block has at most 232448)");
 }
 
-// A column-major out is the row-major out^T = B^T A^T: the kernel of the swapped configuration
-// (A's and B's majors exchanged; K-major stays K-major), which keeps one epilogue, the fast one.
-HopperGemmConfig row_major_equivalent(const HopperGemmConfig& c) {
-  if (c.out_major == Major::Row) return c;
+bool runs_transposed(const HopperGemmConfig& c) { return (c.out_major == Major::Column) != c.swap_ab; }
+
+HopperGemmConfig kernel_config(const HopperGemmConfig& c) {
   HopperGemmConfig t = c;
-  std::swap(t.a_major, t.b_major);
-  std::swap(t.cluster_m, t.cluster_n);
-  t.out_major = Major::Row;
+  if (runs_transposed(c)) {
+    std::swap(t.a_major, t.b_major);
+    std::swap(t.cluster_m, t.cluster_n);
+  }
+  t.out_major = c.swap_ab ? Major::Column : Major::Row;
+  t.swap_ab = false;
   return t;
 }
 

@@ -169,6 +169,13 @@ Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& g) {
                              "contiguous mode (simt_gemm takes any strides)");
     }
     if (Status s = check_operand("C", *g.C, c.out, uc, "M", "N", true); !s) return s;
+    // A C with N contiguous in the kernel's problem loads in boxes 128 bytes of N wide.
+    const HopperGemmConfig k = kernel_config(c);
+    if ((uc == 2) != runs_transposed(c) && k.tile_n * codegen::bytes(c.out) < 128)
+      return Status::failure("C " + g.C->to_string() + " is " + (uc == 2 ? "row" : "column") + "-major and out " +
+                             (c.out_major == Major::Row ? "row" : "column") + "-major: " + c.name() +
+                             " loads such a C in boxes of 128 bytes of " + (uc == 2 ? "N" : "M") + ", wider than its " +
+                             str(k.tile_n) + "-column tile (a kernel without _swap, or a C in out's major, runs it)");
   }
   if (g.A.rank() != g.B.rank() || g.A.rank() != g.out.rank()) {
     return Status::failure("A, B and out have ranks " + str(g.A.rank()) + ", " + str(g.B.rank()) + " and " +
@@ -184,7 +191,8 @@ Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& g) {
   if (b.shape[1] != K) return Status::failure("B has K = " + str(b.shape[1]) + ", A has K = " + str(K));
   if (L < 1 || M < 1 || N < 1 || K < 0)
     return Status::failure("out is " + g.out.to_string() + "; hopper_gemm needs L, M, N >= 1 and K >= 0");
-  const int64_t tiles = ((M + c.tile_m - 1) / c.tile_m) * ((N + c.tile_n - 1) / c.tile_n) * L;
+  const int64_t rows = runs_transposed(c) ? N : M, cols = runs_transposed(c) ? M : N;  // the kernel's
+  const int64_t tiles = ((rows + c.tile_m - 1) / c.tile_m) * ((cols + c.tile_n - 1) / c.tile_n) * L;
   if (tiles > std::numeric_limits<int32_t>::max())
     return Status::failure(str(tiles) + " tiles of " + str(c.tile_m) + "x" + str(c.tile_n) +
                            "; the scheduler counts in int32");
@@ -208,9 +216,9 @@ TensorView transposed(TensorView v) {
   return v;
 }
 
-// The problem the kernel computes: the arguments, or for a column-major out out^T = B^T A^T.
+// The problem the kernel computes: the arguments, or out^T = B^T A^T (runs_transposed).
 GemmArguments kernel_arguments(const HopperGemmConfig& c, const GemmArguments& g) {
-  if (c.out_major == Major::Row) return g;
+  if (!runs_transposed(c)) return g;
   GemmArguments t = g;
   t.A = transposed(g.B);
   t.B = transposed(g.A);
@@ -231,7 +239,7 @@ uint32_t hopper_gemm_flags(const TensorView& A, const TensorView& B, const Tenso
 }
 
 HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& config, const GemmArguments& args) {
-  const HopperGemmConfig c = row_major_equivalent(config);
+  const HopperGemmConfig c = kernel_config(config);
   const GemmArguments g = kernel_arguments(config, args);
   const Matrix a = as_matrix(g.A), b = as_matrix(g.B), o = as_matrix(g.out);
   const int64_t L = a.shape[0], M = a.shape[1], K = a.shape[2], N = b.shape[2];
@@ -262,14 +270,17 @@ HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& config, con
   maps.b = c.b_major == codegen::Major::K
                ? spec(tma_type, K, N, b.stride[2], b.stride[0], {BK, c.tile_n / c.cluster_m, 1})
                : spec(tma_type, N, K, b.stride[1], b.stride[0], {chunk, BK, 1});
-  // The epilogue stores boxes of 64 rows x 128 bytes of the (row-major) out.
+  // The epilogue stores boxes of 64 rows x 128 bytes of a row-major out; of a column-major one
+  // (the kernel's, swapped), 128 bytes of M (64 rows of 16-bit out, two stores of 32 for f32) x the
+  // box's columns (128 bytes of out, or the tile's columns where fewer).
   const int out_chunk = 128 / codegen::bytes(c.out);  // out's elements in one 128-byte swizzle row
-  maps.out = spec(c.out, N, M, o.stride[1], o.stride[0], {out_chunk, 64, 1});
-  // The epilogue loads C into the same boxes: 64 rows x 128 bytes of a row-major C, or of a
-  // column-major one 128 bytes of M (64 rows of 16-bit C, two loads of 32 for f32) x the box's columns.
+  const int box_n = std::min(out_chunk, c.tile_n);
+  maps.out = c.out_major == Major::Row ? spec(c.out, N, M, o.stride[1], o.stride[0], {out_chunk, 64, 1})
+                                       : spec(c.out, M, N, o.stride[2], o.stride[0], {out_chunk, box_n, 1});
+  // The epilogue loads C into the same boxes, in C's own major.
   const Matrix cm = as_matrix(c_read(g));
   maps.c = c_unit_mode(c_read(g)) == 2 ? spec(c.out, N, M, cm.stride[1], cm.stride[0], {out_chunk, 64, 1})
-                                   : spec(c.out, M, N, cm.stride[2], cm.stride[0], {out_chunk, out_chunk, 1});
+                                   : spec(c.out, M, N, cm.stride[2], cm.stride[0], {out_chunk, box_n, 1});
   return maps;
 }
 
@@ -285,7 +296,7 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const Gem
   if (Status s = hopper_gemm_supports(config, args); !s)
     fail(config.name() + " cannot run these arguments: " + s.reason);
   const HopperGemmTensorMaps maps = known_maps ? *known_maps : hopper_gemm_tensor_maps(config, args);
-  const HopperGemmConfig c = row_major_equivalent(config);
+  const HopperGemmConfig c = kernel_config(config);
   const GemmArguments g = kernel_arguments(config, args);
   const Matrix a = as_matrix(g.A), o = as_matrix(g.out);
   const int64_t L = o.shape[0], M = o.shape[1], N = o.shape[2], K = a.shape[2];
@@ -304,7 +315,7 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const Gem
   p.cluster = {static_cast<unsigned>(cs), 1, 1};
   p.block = {static_cast<unsigned>(c.threads()), 1, 1};
   p.dynamic_shared_bytes = static_cast<unsigned>(c.shared_bytes());
-  const int64_t ld = o.stride[1];
+  const int64_t ld = c.out_major == Major::Row ? o.stride[1] : o.stride[2];  // between rows (columns, M-contiguous)
   p.arg(encode(maps.a, g.A.data)).arg(encode(maps.b, g.B.data)).arg(encode(maps.out, g.out.data));
   p.arg(encode(maps.c, c_read(g).data)).arg(g.out.data);
   p.arg(static_cast<int32_t>(M)).arg(static_cast<int32_t>(N)).arg(static_cast<int32_t>(K)).arg(static_cast<int32_t>(L));
@@ -533,6 +544,33 @@ std::vector<HopperGemmConfig> HopperGemmClass::configurations() {
       }
     }
   }
+  // Swapped, for a few rows of A (decoding): B's N on the wgmma's 64 rows, A's rows on an N of 8
+  // to 32, cooperative and split-K, a row-major out (stored M-contiguous as out^T), A K-major (on
+  // the wgmma's N side: see check()). Stages: as many as fit, at most 16 (the bytes in flight that
+  // a memory-bound step needs per SM).
+  const std::array<int, 2> swapped_tiles[] = {{64, 8}, {64, 16}, {64, 32}, {128, 16}, {128, 32}};
+  for (const Types& t : types) {
+    if (t.ab == Type::E5M2) continue;
+    const bool wide = t.ab == Type::BF16 || t.ab == Type::F16;
+    for (const std::array<int, 2>& tile : swapped_tiles) {
+      for (codegen::Major bm : {codegen::Major::K, codegen::Major::MN}) {
+        if (!wide && bm != codegen::Major::K) continue;
+        for (bool split_k : {false, true}) {
+          HopperGemmConfig c;
+          c.ab = t.ab;
+          c.out = t.out;
+          c.b_major = bm;
+          c.tile_m = tile[0];
+          c.tile_n = tile[1];
+          c.swap_ab = true;
+          c.split_k = split_k;
+          c.stages = 16;
+          while (c.stages > 2 && c.shared_bytes() > 227 * 1024) --c.stages;
+          out.push_back(c);
+        }
+      }
+    }
+  }
   return out;
 }
 
@@ -562,6 +600,8 @@ HopperGemmConfig hopper_gemm_config(const Options& o) {
   c.pingpong = o.at("schedule") == "pingpong";
   c.split_k = o.at("schedule") == "split-k";
   c.stream_k = o.at("schedule") == "stream-k";
+  auto swap = o.find("swap-ab");  // absent from options written before it was
+  c.swap_ab = swap != o.end() && swap->second == "yes";
   return c;
 }
 
@@ -580,6 +620,7 @@ Options hopper_gemm_options(const HopperGemmConfig& c) {
   o.emplace("cluster-m", std::to_string(c.cluster_m));
   o.emplace("cluster-n", std::to_string(c.cluster_n));
   o.emplace("schedule", c.pingpong ? "pingpong" : c.split_k ? "split-k" : c.stream_k ? "stream-k" : "cooperative");
+  o.emplace("swap-ab", c.swap_ab ? "yes" : "no");
   return o;
 }
 
@@ -590,14 +631,19 @@ std::vector<OptionSpec> HopperGemmClass::options() const {
           {"b-major", {"k", "n"}, "B's unit-stride mode: k (column-major B) or n; n only for bf16/f16"},
           {"out-major", {"n", "m"}, "out's unit-stride mode: n (row-major) or m (column-major)"},
           {"tile-m", {"128", "64"}, "rows per tile: one consumer warpgroup per 64"},
-          {"tile-n", {"128", "256", "64", "192"}, "columns per tile: the N of every wgmma"},
-          {"stages", {"4", "2", "3", "5", "6", "7", "8"}, "shared-memory stages"},
+          {"tile-n", {"128", "256", "64", "192", "8", "16", "32"},
+           "columns per tile: the N of every wgmma (8, 16, 32: swapped, where it spans M)"},
+          {"stages", {"4", "2", "3", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16"},
+           "shared-memory stages"},
           {"cluster-m", {"1", "2"}, "CTAs per cluster along M (2: B multicast to the pair)"},
           {"cluster-n", {"1", "2"}, "CTAs per cluster along N (2: A multicast to the pair; not with cluster-m 2)"},
           {"schedule", {"cooperative", "pingpong", "split-k", "stream-k"},
            "consumer warpgroups on 64-row slabs of each tile, on alternate tiles (up to 128 x 128), "
            "cooperative on (tile, split of K) units, the splits a run-time argument (GemmArguments::split_k), or "
-           "cooperative with the last tiles' k-tiles shared evenly by the CTAs (GemmArguments::stream_k_workers)"}};
+           "cooperative with the last tiles' k-tiles shared evenly by the CTAs (GemmArguments::stream_k_workers)"},
+          {"swap-ab", {"no", "yes"},
+           "yes: the kernel computes out^T = B^T A^T (tile-m spans N, tile-n M: for a few rows of A), "
+           "cooperative or split-K"}};
 }
 
 KernelPtr HopperGemmClass::configure(const Options& options) const {

@@ -82,7 +82,7 @@ GemmParams declare_params(KernelBuilder& b, bool split_k, bool stream_k) {
 // What the producer and the consumers share, built by hopper_gemm() in the order of the PTX.
 struct GemmKernel {
   KernelBuilder& b;
-  const HopperGemmConfig& c;  // the row-major configuration that runs
+  const HopperGemmConfig& c;  // the configuration that runs (kernel_config: never swap_ab)
   const WgmmaAtom& atom;
   const GemmParams& p;
   const HopperGemmSharedStorage& regions;
@@ -152,7 +152,8 @@ void load_k_tile(const GemmKernel& k, PipelineState& state, const WorkTile& at, 
 }
 
 TmaStoreEpilogue::Params epilogue_params(const GemmKernel& k) {
-  return TmaStoreEpilogue::Params{k.c.out, k.c.tile_n, k.c.pingpong, k.c.consumers(), k.c.slabs()};
+  return TmaStoreEpilogue::Params{k.c.out,         k.c.tile_m, k.c.tile_n, k.c.pingpong, k.c.consumers(), k.c.slabs(),
+                                  k.c.out_major == Major::Column};
 }
 
 TmaStoreEpilogue::Tensors epilogue_tensors(const GemmKernel& k) {
@@ -171,7 +172,7 @@ void producer(const GemmKernel& k) {
     k.scheduler.for_each_tile([&](const WorkTile& at) {
       // C into L2 ahead of the epilogue (not for split-K or stream-K: only the unit that arrives last reads it)
       const bool units = k.c.split_k || k.c.stream_k;
-      if (!units) TmaStoreEpilogue::prefetch_c(b, epilogue_params(k), epilogue_tensors(k), k.c.tile_m, at);
+      if (!units) TmaStoreEpilogue::prefetch_c(b, epilogue_params(k), epilogue_tensors(k), at);
       if (units)  // the unit's share of the tile's k-tiles
         b.for_range(at.k_begin, at.k_begin + at.k_count, 1, [&](Value kt) { load_k_tile(k, state, at, kt); });
       else
@@ -348,7 +349,7 @@ PersistentTileScheduler::Params scheduler_params(const HopperGemmConfig& c) {
 
 Module hopper_gemm(const HopperGemmConfig& config) {
   config.check();
-  const HopperGemmConfig c = row_major_equivalent(config);
+  const HopperGemmConfig c = kernel_config(config);
   const WgmmaAtom atom{c.tile_n, Type::F32, c.mma_type(), c.mma_type()};
   atom.check();
   KernelBuilder b(config.name());

@@ -93,7 +93,8 @@ TmaStoreEpilogue::TmaStoreEpilogue(KernelBuilder& b, const Params& p, const Tens
   for (Value& phase : c_phase_) phase = b.constant(0, Type::U32);
   c_column_ = (t.flags & kHopperGemmColumnMajorC) != 0;
   ob_ = bytes(p.out);
-  subn_ = kSwizzleRow / ob_;
+  subn_ = std::min(kSwizzleRow / ob_, p.tile_n);
+  box_bytes_ = kBoxRows * subn_ * ob_;
   // The fragment of one box, (T128, V) -> (M64, SUBN) at m + 64 n; the accumulators of box s are
   // values [s nv, (s+1) nv) of the whole slab's fragment (it repeats every 8 columns).
   frag_ = wgmma_accumulator_layout(subn_);
@@ -101,13 +102,16 @@ TmaStoreEpilogue::TmaStoreEpilogue(KernelBuilder& b, const Params& p, const Tens
   // 16-bit out leaves through stmatrix.x4: lane 8j + i gives the address of row i of matrix j,
   // matrices j = (rows +0/+8 of the warp's 16) x (columns +0/+8 of a 16-column block q):
   // (T128 = (i, j0, j1, warp), q) -> (M64, SUBN) at m + 64 n.
-  stm_ = make_layout(IntTuple{IntTuple{8, 2, 2, 4}, subn_ / 16}, IntTuple{IntTuple{1, 8, 8 * 64, 16}, 16 * 64});
-  if (ob_ == 2) check_stmatrix_matches_fragment(stm_, frag_, subn_);
+  if (ob_ == 2 && !p.column_out) {
+    stm_ = make_layout(IntTuple{IntTuple{8, 2, 2, 4}, subn_ / 16}, IntTuple{IntTuple{1, 8, 8 * 64, 16}, 16 * 64});
+    check_stmatrix_matches_fragment(stm_, frag_, subn_);
+  }
   // 128-byte swizzle, so that the threads' 4- or 8-byte writes hit distinct banks.
   box_layout_ = composition(element_swizzle(SmemSwizzle::B128, p.out),
                             make_layout(IntTuple{kBoxRows, subn_}, IntTuple{subn_, 1}));
-  // A column-major C's box: the TMA's 128-byte rows run along M (R = 128 bytes of M, 64 for 16-bit
-  // C, 32 for f32), one load of (R, SUBN) per R rows, each load's rows one after the other:
+  // A column-major C's box (and a column-major out's): the TMA's 128-byte rows run along M (R = 128
+  // bytes of M, 64 for 16-bit C, 32 for f32), one load of (R, SUBN) per R rows, each load's rows one
+  // after the other:
   // (m, n) -> m % R + R n + R SUBN (m / R), in the same 128-byte swizzle (each load 1024-aligned).
   c_column_rows_ = kSwizzleRow / ob_;
   const int R = c_column_rows_;
@@ -119,8 +123,9 @@ void TmaStoreEpilogue::init(const SharedStorage& smem, SmemRegion c_full) {
   for (int i = 0; i < c_full.count; ++i) mbarrier_init(smem.base().builder(), smem.element(c_full, i), 1);
 }
 
-void TmaStoreEpilogue::prefetch_c(KernelBuilder& b, const Params& p, const Tensors& t, int tile_m, const WorkTile& at) {
+void TmaStoreEpilogue::prefetch_c(KernelBuilder& b, const Params& p, const Tensors& t, const WorkTile& at) {
   const int chunk = kSwizzleRow / bytes(p.out);  // C's elements per 128-byte box row
+  const int subn = std::min(chunk, p.tile_n), tile_m = p.tile_m;  // a box's columns
   b.if_(t.beta != b.constant_f32(0.0f), [&] {
     b.note("C's tile into the L2 (TMA prefetches of the epilogue's boxes): its loads then wait on the L2, not DRAM");
     const Value batch = b.select((t.flags & kHopperGemmBroadcastC) != 0, b.constant(0, Type::S32), at.l);
@@ -128,12 +133,12 @@ void TmaStoreEpilogue::prefetch_c(KernelBuilder& b, const Params& p, const Tenso
         (t.flags & kHopperGemmColumnMajorC) != 0,
         [&] {  // (M, N, L), boxes of 128 bytes of M x `chunk` columns
           for (int j = 0; j < tile_m / chunk; ++j)
-            for (int i = 0; i < p.tile_n / chunk; ++i) tma_prefetch(b, t.tmap_c, {at.m0 + j * chunk, at.n0 + i * chunk, batch});
+            for (int i = 0; i < p.tile_n / subn; ++i) tma_prefetch(b, t.tmap_c, {at.m0 + j * chunk, at.n0 + i * subn, batch});
         },
         [&] {  // (N, M, L), boxes of 128 bytes of N x 64 rows
           for (int j = 0; j < tile_m / kBoxRows; ++j)
-            for (int i = 0; i < p.tile_n / chunk; ++i)
-              tma_prefetch(b, t.tmap_c, {at.n0 + i * chunk, at.m0 + j * kBoxRows, batch});
+            for (int i = 0; i < p.tile_n / subn; ++i)
+              tma_prefetch(b, t.tmap_c, {at.n0 + i * subn, at.m0 + j * kBoxRows, batch});
         });
   });
 }
@@ -147,14 +152,16 @@ void TmaStoreEpilogue::store(const WorkTile& at, const std::vector<std::vector<V
   auto view = [&](Space space, const ComposedLayout& box, Type index, int64_t align, const Layout& threads) {
     return Tensor(none, space, p_.out, box, index, align).compose(threads)(SliceCoord{t, _}).memoized();
   };
+  // out's box in global memory: (M64, SUBN) at its strides, N- or M-contiguous.
+  const Layout out_box = p_.column_out ? make_layout(IntTuple{64, subn_}, IntTuple{1, ld})
+                                       : make_layout(IntTuple{64, subn_}, IntTuple{ld, 1});
   const Tile tile{at,
                   t,
                   ld,
                   view(Space::Shared, box_layout_, Type::U32, 1024, frag_),
                   view(Space::Shared, c_column_layout_, Type::U32, 1024, frag_),
-                  ob_ == 2 ? view(Space::Shared, box_layout_, Type::U32, 1024, stm_) : Tensor(),
-                  view(Space::Global, composition(Swizzle(), make_layout(IntTuple{64, subn_}, IntTuple{ld, 1})),
-                       Type::S64, 16, frag_)};
+                  ob_ == 2 && !p_.column_out ? view(Space::Shared, box_layout_, Type::U32, 1024, stm_) : Tensor(),
+                  view(Space::Global, composition(Swizzle(), out_box), Type::S64, 16, frag_)};
   for (int j = 0; j < static_cast<int>(accs.size()); ++j) {
     const Slab slab = make_slab(tile, j);
     for (int s = 0; s < p_.tile_n / subn_; ++s) store_box(tile, slab, accs[static_cast<size_t>(j)], j, s);
@@ -172,15 +179,18 @@ TmaStoreEpilogue::Slab TmaStoreEpilogue::make_slab(const Tile& tile, int j) cons
   const Tensors& t = t_;
   Slab sl;
   sl.row0 = p_.pingpong ? at.m0 + j * 64 : at.m0 + w_ * 64;
-  Value elem_off =
-      b.cvt(at.l, Type::S64) * t.batch_stride_out + b.cvt(sl.row0, Type::S64) * t.ld_out + b.cvt(at.n0, Type::S64);
+  Value elem_off = p_.column_out ? b.cvt(at.l, Type::S64) * t.batch_stride_out + b.cvt(at.n0, Type::S64) * t.ld_out +
+                                       b.cvt(sl.row0, Type::S64)
+                                 : b.cvt(at.l, Type::S64) * t.batch_stride_out + b.cvt(sl.row0, Type::S64) * t.ld_out +
+                                       b.cvt(at.n0, Type::S64);
   sl.out_base = t.out + elem_off * int64_t{ob_};
   Value idx_t = b.lower(frag_(Coord{tile.t, Int(0)}).leaf(), Type::S32);
   sl.rows_left = t.M - sl.row0 - (idx_t & 63);
   sl.cols_left = t.N - at.n0 - (idx_t >> 6);
   sl.use_c = t.beta != b.constant_f32(0.0f);
-  // The TMA store writes whole 16-byte granules of a row: exact when rows end on one.
-  sl.rows_whole = ((t.N * ob_) & 15) == 0;
+  // The TMA store writes whole 16-byte granules of a row (of a column, M-contiguous): exact when
+  // rows end on one.
+  sl.rows_whole = (((p_.column_out ? t.M : t.N) * ob_) & 15) == 0;
   sl.boxes = smem_.element(staging_, w_);
   return sl;
 }
@@ -193,9 +203,13 @@ void TmaStoreEpilogue::store_box(const Tile& tile, const Slab& slab, const std::
   std::vector<Value> v;
   for (int i = 0; i < nv; ++i) v.push_back(acc[static_cast<size_t>(s * nv + i)] * t_.alpha);
   // out's box in global memory, this thread's elements (for a box stored element by element).
-  const Tensor cs = tile.out_frag.at_base(slab.out_base + int64_t{s} * subn_ * ob_);
-  // The same for the whole CTA (both warpgroups' slabs share n0), so the barriers inside agree.
-  Value by_tma = ((tile.at.n0 + (s + 1) * subn_) <= t_.N) | slab.rows_whole;
+  const Tensor cs = tile.out_frag.at_base(p_.column_out ? slab.out_base + t_.ld_out * int64_t{s * subn_ * ob_}
+                                                        : slab.out_base + int64_t{s} * subn_ * ob_);
+  // Whether the box may go through the TMA: it ends before out's rows (columns) do, or they end on
+  // a granule. The same for the whole CTA (both warpgroups' slabs share n0; a column-major out
+  // asks of the whole tile's rows), so the barriers inside agree.
+  Value by_tma = (p_.column_out ? (tile.at.m0 + p_.tile_m) <= t_.M : (tile.at.n0 + (s + 1) * subn_) <= t_.N) |
+                 slab.rows_whole;
   const int box = j * (p_.tile_n / subn_) + s;
   load_c(tile, slab, box, slab.boxes + int64_t{(box % 2) * kBoxBytes}, v);
   std::vector<Value> o;
@@ -221,7 +235,7 @@ void TmaStoreEpilogue::issue_c(const WorkTile& at, int box) const {
   const Value batch = b.select((t_.flags & kHopperGemmBroadcastC) != 0, b.constant(0, Type::S32), at.l);
   const Value buf = smem_.element(staging_, w_) + int64_t{(box % 2) * kBoxBytes};
   const Value bar = smem_.mbarrier(c_full_, w_ * 2 + (box % 2));
-  mbarrier_arrive_expect_tx(b, bar, kBoxBytes);
+  mbarrier_arrive_expect_tx(b, bar, box_bytes_);
   b.if_(
       c_column_,
       [&] {
@@ -297,7 +311,14 @@ void TmaStoreEpilogue::store_box_tma(const Tile& tile, const Slab& slab, int box
   fence_proxy_async(b, Space::Shared);
   sync();
   b.if_(t128_ == 0, [&] {
-    tma_store(b, t_.tmap_out, {tile.at.n0 + s * subn_, slab.row0, tile.at.l}, buf);
+    if (p_.column_out) {  // 128 bytes of M per box row: one store per R rows, as C's loads
+      const int R = c_column_rows_;
+      for (int i = 0; i < kBoxRows / R; ++i)
+        tma_store(b, t_.tmap_out, {slab.row0 + i * R, tile.at.n0 + s * subn_, tile.at.l},
+                  buf + int64_t{i} * R * subn_ * ob_);
+    } else {
+      tma_store(b, t_.tmap_out, {tile.at.n0 + s * subn_, slab.row0, tile.at.l}, buf);
+    }
     cp_async_bulk_commit_group(b);
   });
 }
@@ -305,6 +326,11 @@ void TmaStoreEpilogue::store_box_tma(const Tile& tile, const Slab& slab, int box
 // The thread's values into the staging box at `buf`.
 void TmaStoreEpilogue::write_box(const Tile& tile, Value buf, const std::vector<Value>& o) const {
   KernelBuilder& b = b_;
+  if (p_.column_out) {
+    b.note("an M-contiguous box: element by element, into 128-byte rows of M");
+    b.store_tensor(tile.c_column_frag.at_base(buf), o);
+    return;
+  }
   if (ob_ == 2) {
     b.note("stmatrix.x4: four 8x8 matrices (16 rows x 16 columns of the warp's rows) per instruction");
     const Tensor st = tile.box_stm.at_base(buf);

@@ -17,20 +17,26 @@ namespace tessel::kernels::sm90 {
 
 class TmaStoreEpilogue {
  public:
-  static constexpr int kBoxRows = 64;  // a box: 64 rows (one slab) of 128 bytes
+  // A box: 64 rows (one slab) x 128 bytes of out, or the tile's columns where fewer (a swapped
+  // kernel's 8 to 32); each staging box has the room of a whole one.
+  static constexpr int kBoxRows = 64;
   static constexpr int kBoxBytes = kBoxRows * kSwizzleRow;
   static constexpr int kStagingBytes = 2 * kBoxBytes;  // a warpgroup's two boxes
   static constexpr int kNamedBarrier = 1;              // the consumers' bar.sync id (0: the CTA)
 
   struct Params {
     codegen::Type out = codegen::Type::BF16;  // out's type (C's too: supports() asks it)
-    int tile_n = 0;                           // columns of a tile
+    int tile_m = 0, tile_n = 0;               // rows and columns of a tile
     // Ping-pong: each warpgroup stores whole tiles (all their slabs) with its own named barrier
     // (kNamedBarrier + w); otherwise warpgroup w stores slab w, the `consumers` warpgroups
     // sharing kNamedBarrier.
     bool pingpong = false;
     int consumers = 1;
     int tile_slabs = 1;  // 64-row slabs of a tile (ping-pong: each warpgroup stores them all)
+    // out M-contiguous (column-major): a box is then 128-byte rows of M, one per column (the
+    // layout of a column-major C's box), written element by element and stored by the TMA in
+    // loads of 128 bytes of M; otherwise rows of N, written by stmatrix for 16-bit out.
+    bool column_out = false;
   };
   // The kernel's parameters the epilogue reads: the TMA descriptors of out and of C, out itself
   // (u64, for the element-wise boxes), its sizes (s32) and strides in elements (s64), alpha and
@@ -54,7 +60,7 @@ class TmaStoreEpilogue {
   // where beta != 0, starts bringing the tile's C (tile_m x tile_n, in C's major) into the L2 by
   // TMA prefetches of the boxes the epilogue will load, so that those loads, which wait, find C
   // there instead of in DRAM (the mainloop hides the prefetch).
-  static void prefetch_c(codegen::KernelBuilder& b, const Params& p, const Tensors& t, int tile_m, const WorkTile& at);
+  static void prefetch_c(codegen::KernelBuilder& b, const Params& p, const Tensors& t, const WorkTile& at);
 
   // At the start of the warpgroup's tile, before its mainloop (beta != 0): the tile's first two C
   // boxes into the staging boxes, so that the mainloop hides their loads.
@@ -89,7 +95,8 @@ class TmaStoreEpilogue {
   codegen::Value barrier_;     // ping-pong: the warpgroup's own named barrier
   std::array<codegen::Value, 2> c_phase_;  // the parities of the warpgroup's two C mbarriers' phases (u32)
   codegen::Value c_column_;    // C is M-contiguous (pred)
-  int ob_ = 0, subn_ = 0;      // out's bytes; columns of a box (128 bytes of out)
+  int ob_ = 0, subn_ = 0;      // out's bytes; columns of a box (128 bytes of out, or tile_n if fewer)
+  int box_bytes_ = 0;          // bytes of a box (64 x subn_), of C's box loads too
   Layout frag_;                // the accumulator fragment of one box
   std::vector<int64_t> frag_v_;  // its offset of value i at thread 0 (m + 64 n), kept: inside() reads it per element
   Layout stm_;                 // stmatrix.x4's row addresses in a box (16-bit out)

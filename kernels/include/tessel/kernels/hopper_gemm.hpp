@@ -44,7 +44,7 @@ struct HopperGemmConfig {
   codegen::Major a_major = codegen::Major::K, b_major = codegen::Major::K;
   Major out_major = Major::Row;  // Row (N contiguous) or Column (M contiguous)
   int tile_m = 128;              // 64 or 128: one consumer warpgroup per 64 rows
-  int tile_n = 128;              // 64, 128 or 256: the N of every wgmma
+  int tile_n = 128;              // 64, 128, 192 or 256 (8, 16, 32 or 64 swapped): the N of every wgmma
   int stages = 4;                // shared-memory buffers in the ring
   // The cluster, CTAs along M x along N: 1x1, 2x1 or 1x2. 2x1 pairs CTAs on tiles (2i, n) and
   // (2i+1, n), each loading half of their common B tile and multicasting it to both (half the L2
@@ -71,6 +71,12 @@ struct HopperGemmConfig {
   // A tile whose k-tiles fall in the ranges of several CTAs is fixed up as split-K's: each writes
   // its partial, the last to arrive sums them in k order (hopper_gemm_stream_k_plan).
   bool stream_k = false;
+  // Swapped (the _swap kernels, for a small M: a decoding step's few tokens): the kernel computes
+  // out^T = B^T A^T, so B's N fills the wgmma's 64-row side (tile_m spans N) and the few rows of
+  // A its N (tile_n spans M, 8 to 64), and stores out^T's tile M-contiguous, i.e. out in its own
+  // major. (A column-major out without the swap runs as out^T = B^T A^T with a row-major store;
+  // with it, as itself with an M-contiguous store.) Cooperative or split-K, 1x1 clusters.
+  bool swap_ab = false;
 
   int consumers() const { return pingpong ? 2 : tile_m / 64; }
   int slabs() const { return tile_m / 64; }                      // 64-row slabs of a tile
@@ -83,8 +89,8 @@ struct HopperGemmConfig {
   // 1024 bytes of slack to align the base to the 128-byte swizzle's 1024-byte period.
   int shared_bytes() const;
   // tessel_hopper_gemm_bf16_bf16_128x128x64_s4_kkr (majors of A, B: k or m/n; out: r or c),
-  // with _c2x1 or _c1x2 for a cluster of 2, _pp for ping-pong, _sk for split-K and _streamk for
-  // stream-K.
+  // with _c2x1 or _c1x2 for a cluster of 2, _pp for ping-pong, _sk for split-K, _streamk for
+  // stream-K and _swap for swap_ab.
   std::string name() const;
   // Throws tessel::Error naming the value and the rule.
   void check() const;
@@ -99,10 +105,15 @@ struct HopperGemmConfig {
 // i, i + gridDim.x, ...).
 codegen::Module hopper_gemm(const HopperGemmConfig& c);
 
-// A column-major out is computed as the row-major out^T = B^T A^T: the configuration with A's
-// and B's majors (and the cluster's M and N) exchanged and a row-major out (the kernel of a Column configuration is this one's,
-// under its own name; its plan transposes the arguments).
-HopperGemmConfig row_major_equivalent(const HopperGemmConfig& c);
+// The configuration whose kernel runs `c`, on the problem it computes (never swap_ab). A column-major
+// out is computed as the row-major out^T = B^T A^T: the configuration with A's and B's majors (and
+// the cluster's M and N) exchanged and a row-major out (the kernel of a Column configuration is this
+// one's, under its own name; its plan transposes the arguments). A swapped configuration with a
+// row-major out runs out^T = B^T A^T too, stored M-contiguous (out_major Column: the kernel's
+// epilogue stores an M-major out itself); one with a column-major out runs as it is, so stored.
+HopperGemmConfig kernel_config(const HopperGemmConfig& c);
+// Whether the kernel of `c` computes out^T = B^T A^T (the operands exchanged, M and N too).
+bool runs_transposed(const HopperGemmConfig& c);
 
 // Whether the configuration runs `args`, and why not: ranks and shapes, types, majors, the TMA's
 // 16-byte rules on addresses and strides (C's too when beta != 0, in either major), batch strides
