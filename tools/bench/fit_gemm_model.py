@@ -80,10 +80,17 @@ class Model:
 
     def estimate(self, x, p, k, packed, splits):
         v = lambda n: x[self.idx[(n,)]]
-        if k["swap"]:  # swapped tiles: one scale times the shared-memory bound of an m64nN wgmma (kSwapScale)
-            eff = v("swap") * min(1.0, (k["tn"] / 2) / (16 + k["tn"] / 4))
-        else:
+        if k["swap"]:
+            # swapped tiles: one scale times the shared-memory bound of an m64nN wgmma (kSwapScale),
+            # at most the unswapped 64x128 tile's (kSwapCap)
+            cap = x[self.idx[("eff", "16", 64, 128, False)]] if ("eff", "16", 64, 128, False) in self.idx else 0.65
+            eff = min(cap, v("swap") * min(1.0, (k["tn"] / 2) / (16 + k["tn"] / 4)))
+        elif ("eff",) + k["key"] in self.idx:
             eff = x[self.idx[("eff",) + k["key"]]]
+        else:  # a tile the calibration never timed: its 16-bit twin, or ranking.cpp's area fallback
+            twin = ("eff", "16") + k["key"][1:]
+            area = k["tm"] * k["tn"]
+            eff = x[self.idx[twin]] if twin in self.idx else min(0.87, max(0.3, 0.87 - 0.09 * math.log2(32768 / area)))
         rate = PEAK[p["dtype"]] / SMS * 1e-6 * eff
         rows, cols = (p["N"], p["M"]) if k["transposed"] else (p["M"], p["N"])
         tiles = -(-rows // k["tm"]) * -(-cols // k["tn"]) * p["L"]

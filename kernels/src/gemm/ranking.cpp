@@ -97,22 +97,25 @@ struct TileFit {
   double efficiency;
 };
 constexpr TileFit kTileFits[] = {
-    {64, 128, false, 0.642},  {64, 128, true, 0.634},  {64, 256, false, 0.787},  {64, 256, true, 0.723},
-    {128, 128, false, 0.807}, {128, 128, true, 0.844}, {128, 192, false, 0.861}, {128, 256, false, 0.866},
+    {64, 128, false, 0.641},  {64, 128, true, 0.649},  {64, 256, false, 0.793},  {64, 256, true, 0.727},
+    {128, 128, false, 0.782}, {128, 128, true, 0.841}, {128, 192, false, 0.852}, {128, 256, false, 0.858},
 };
-constexpr double kTf32Scale = 1.36;  // tf32: 1.36 e^3
-constexpr double kFp8Scale = 1.04;   // fp8: 1.04 e
+constexpr double kTf32Scale = 1.42, kTf32Power = 3;  // tf32: 1.42 e^3
+constexpr double kFp8Scale = 1.04;                    // fp8: 1.04 e
 // A swapped kernel's m64nN wgmma (N of 8 to 64) reads its 64 x 16 A block from shared memory for
 // N x 64 x 32 FLOPs: at 128 bytes a clock per SM that bounds it to (N / 2) / (16 + N / 4) of the
-// peak (0.22 for N = 8, 1 from N = 64); one fitted scale for all of them.
-constexpr double kSwapScale = 0.425;
+// peak (0.22 for N = 8, 1 from N = 64); one fitted scale for all of them, and at most the
+// unswapped 64x128 tile's efficiency (no 64-row tile of N <= 64 reuses a loaded byte more).
+constexpr double kSwapScale = 0.673;
+constexpr double kSwapCap = kTileFits[0].efficiency;
+static_assert(kTileFits[0].tile_m == 64 && kTileFits[0].tile_n == 128 && !kTileFits[0].pingpong);
 
 double tile_efficiency(const KernelMetadata& md, Type ab) {
   double e = 0;
   const bool pp = is_pingpong(md);
   if (is_swapped(md)) {
     const double n = md.design.tile[1];
-    e = kSwapScale * std::min(1.0, (n / 2) / (16 + n / 4));
+    e = std::min(kSwapCap, kSwapScale * std::min(1.0, (n / 2) / (16 + n / 4)));
   }
   for (const TileFit& f : kTileFits)
     if (e == 0 && f.tile_m == md.design.tile[0] && f.tile_n == md.design.tile[1] && f.pingpong == pp) e = f.efficiency;
@@ -120,7 +123,7 @@ double tile_efficiency(const KernelMetadata& md, Type ab) {
     const double area = static_cast<double>(md.design.tile[0]) * md.design.tile[1];
     e = std::clamp(0.87 - 0.09 * std::log2(std::max(1.0, 128.0 * 256.0 / area)), 0.3, 0.87);
   }
-  if (ab == Type::F32) return std::min(0.9, kTf32Scale * e * e * e);
+  if (ab == Type::F32) return std::min(0.9, kTf32Scale * std::pow(e, kTf32Power));
   if (codegen::is_fp8(ab)) return std::min(0.95, kFp8Scale * e);
   return e;
 }
@@ -129,25 +132,25 @@ double tile_efficiency(const KernelMetadata& md, Type ab) {
 // C), as a share of it what shows when the tile loop goes on (cooperative) or the other warpgroup
 // computes (ping-pong); the fixed cost of each round of units (the pipeline's fill, the tile
 // loop); how much faster a last round runs per missing unit (its SMs share the memory system and
-// the power budget with fewer: 0.36 for a round of one unit); split-K's partial tiles (written
+// the power budget with fewer: 0.32 for a round of one unit); split-K's partial tiles (written
 // by every unit, read by each tile's last: mostly L2).
-constexpr double kEpilogueBytesPerUsPerSm = 2.213e+04;
+constexpr double kEpilogueBytesPerUsPerSm = 2.827e+04;
 constexpr double kCooperativeEpilogue = 0.5;
-constexpr double kPingpongEpilogue = 0.295;
-constexpr double kUnitUs = 0.543;
-constexpr double kFirstFillUs = 0.125;
-constexpr double kPartialRoundGain = 0.358;
-constexpr double kPartialBytesPerUsPerSm = 2.973e+04;
+constexpr double kPingpongEpilogue = 0.223;
+constexpr double kUnitUs = 0.612;
+constexpr double kFirstFillUs = 0.272;
+constexpr double kPartialRoundGain = 0.319;
+constexpr double kPartialBytesPerUsPerSm = 3.019e+04;
 // The device: DRAM, whichever is lower of the device's bandwidth and what the CTAs that move
 // bytes reach (a grid of a few CTAs cannot stream a weight at full bandwidth); the launch.
-constexpr double kDramBytesPerUs = 2.47e+06;
-constexpr double kDramBytesPerUsPerSm = 2.525e+05;
-constexpr double kLaunchUs = 5.14;
+constexpr double kDramBytesPerUs = 2.436e+06;
+constexpr double kDramBytesPerUsPerSm = 8.467e+04;
+constexpr double kLaunchUs = 5.189;
 // The copies into the workspace (elementwise copy kernels: read and write counted); one into another
 // major reads across the operand's rows, kTransposeCopyFactor times a copy in the same major (an
 // estimate, not fitted: the fit has too few transposes to tell; it breaks the tie between a kernel
 // that needs the operand transposed and its twin that only needs its rows padded).
-constexpr double kCopyBytesPerUs = 1.004e+06;
+constexpr double kCopyBytesPerUs = 1.009e+06;
 constexpr double kTransposeCopyFactor = 1.5;
 // Split-K at the model's count is chosen over data-parallel only where its estimate is below
 // kSplitKMargin times the best data-parallel one: where split-K is a near tie in the model it
@@ -394,7 +397,10 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
   // A near tie (within 0.5%) goes to the largest tile, then to no cluster: where the model cannot
   // tell two kernels apart, the larger tile measured faster more often (on the calibration and
   // validation problems of docs/performance.md the picks' mean distance from the fastest fell from
-  // 3.5% to 3.0% and from 6.9% to 5.5%). The rest keeps the model's order.
+  // 3.5% to 3.0% and from 6.9% to 5.5%). Between two swapped kernels it goes to the smaller tile:
+  // on a decoding step's rows it pads fewer rows and streams the weights on more CTAs, and it
+  // measured faster on every such row (64x8 over 64x16 over 64x32 by 2-8%, session 30), which the
+  // model's DRAM term cannot tell apart. The rest keeps the model's order.
   if (!r.ranked.empty() && r.ranked.front().kernel->metadata().min_cc >= 90) {
     auto area = [](const GemmChoice& c) {
       const KernelMetadata& md = c.kernel->metadata();
@@ -406,7 +412,9 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
     for (size_t i = 1; i < r.ranked.size() && key(r.ranked[i]) <= near; ++i) {
       const GemmChoice &c = r.ranked[i], &p = r.ranked[pick];
       if (c.kernel->metadata().min_cc < 90) break;
-      if (area(c) > area(p) || (area(c) == area(p) && clustered(p) && !clustered(c))) pick = i;
+      const bool swapped = is_swapped(c.kernel->metadata()) && is_swapped(p.kernel->metadata());
+      if (swapped ? area(c) < area(p) : area(c) > area(p) || (area(c) == area(p) && clustered(p) && !clustered(c)))
+        pick = i;
     }
     std::rotate(r.ranked.begin(), r.ranked.begin() + static_cast<std::ptrdiff_t>(pick),
                 r.ranked.begin() + static_cast<std::ptrdiff_t>(pick) + 1);
