@@ -78,11 +78,11 @@ int cluster_size(const KernelMetadata& md) {
 
 // The cost model's constants were fitted on an H100 to the measured time of every candidate of 42
 // problems (tools/device_calibrate.sh --candidates 8 --splits 2,3,4,6,8 on
-// tools/bench/gemm_calibration.txt, 2026-11-24, session 30: square and skinny, partial waves, every
-// major, odd leading dimensions, beta, tf32, fp8, batches, a Llama model's projections with its
-// decode rows, the swapped kernels among the candidates), minimising the squared log error of the
+// tools/bench/gemm_calibration.txt, twice, 2026-11-24/25, session 30: square and skinny, partial
+// waves, every major, odd leading dimensions, beta, tf32, fp8, batches, a Llama model's
+// projections with its decode rows, the swapped kernels among the candidates), minimising the squared log error of the
 // estimates and the picks' distance from the fastest. On the 23 validation problems, never fitted,
-// the pick was 4.2% from the fastest timed candidate on average (docs/performance.md). Refit them
+// the pick was 4.6% from the fastest timed candidate on average (docs/performance.md). Refit them
 // when kernels change: that script, then tools/bench/fit_gemm_model.py, which mirrors
 // estimate_gemm_us term for term (keep the two in step; tools/bench/calibration/ keeps the runs).
 //
