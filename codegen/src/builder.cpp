@@ -195,7 +195,8 @@ Value KernelBuilder::tensor_map_param(const std::string& name) {
     cv.space = Space::Param;
     cv.type = Type::U64;
     cv.flags = kToGeneric;
-    cv.set_ops(g.op(), p.op());
+    cv.add_reg(g.id());
+    cv.add_reg(p.id());
     emit(std::move(cv));
   });
   return g;
@@ -243,7 +244,8 @@ void KernelBuilder::assign(Value dst, Value src) {
   i.op = Op::Mov;
   i.type = dst.type() == Type::Pred ? Type::Pred : bits_type(bits(dst.type()) < 16 ? 16 : bits(dst.type()));
   if (dst.type() == Type::F32 || dst.type() == Type::F64) i.type = dst.type();
-  i.set_ops(dst.op(), src.op());
+  i.add_reg(dst.id());
+  i.add_reg(src.id());
 }
 
 void KernelBuilder::assign(Value dst, int64_t imm) {
@@ -254,7 +256,8 @@ void KernelBuilder::assign(Value dst, int64_t imm) {
   i.op = Op::Mov;
   i.type = dst.type();
   if (reg_class(dst.type()) == RegClass::B16) i.type = bits_type(16);
-  i.set_ops(dst.op(), Operand::i(imm));
+  i.add_reg(dst.id());
+  i.add_imm(imm);
 }
 
 Value KernelBuilder::special(Special s) {
@@ -385,7 +388,9 @@ void KernelBuilder::for_range(Value begin, Value end, int64_t step, const std::f
            Instr add;
            add.op = Op::Add;
            add.type = i.type();
-           add.set_ops(i.op(), i.op(), Operand::i(step));
+           add.add_reg(i.id());
+           add.add_reg(i.id());
+           add.add_imm(step);
            emit(std::move(add));
          });
 }
