@@ -398,8 +398,10 @@ bool operator==(const Int& a, const Int& b) {
   if (a.basis() != b.basis()) return false;
   if (a.is_static() != b.is_static()) return false;
   if (a.is_static()) return a.value() == b.value();
-  const Expr& x = *a.expr();
-  const Expr& y = *b.expr();
+  return same_expr(*a.expr(), *b.expr());
+}
+
+bool same_expr(const Expr& x, const Expr& y) {
   if (&x == &y) return true;
   if (x.op != y.op) return false;
   if (x.hash != y.hash) return false;
