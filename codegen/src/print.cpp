@@ -9,6 +9,7 @@
 #include <cstring>
 #include <set>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tessel/algebra/error.hpp"
@@ -421,7 +422,21 @@ std::string print_ptx(const Module& m, const PrintOptions& o) {
   // instructions (requirement(m)), gathered while printing them; a walk of its own over every
   // instruction cost a fifth of the printer. The header then goes in front.
   Requirement r;
+  // The kernels' text goes into this thread's scratch buffer, kept from one call to the next: a
+  // new one of a GEMM's size (hundreds of KB) came from mmap each time, and its page faults were
+  // a tenth of the printer's time. The buffer is the largest module's text printed on the thread.
+  thread_local Out scratch;
   Out body;
+  body.buf = std::move(scratch.buf);
+  body.cap = std::exchange(scratch.cap, 0);
+  struct GiveBack {  // the buffer returns to the scratch however this call ends
+    Out& from;
+    Out& to;
+    ~GiveBack() {
+      to.buf = std::move(from.buf);
+      to.cap = std::exchange(from.cap, 0);
+    }
+  } give_back{body, scratch};
   for (const Kernel& k : m.kernels) r = raise(r, print_kernel(k, body, o));
   Out os;
   os.room(4096);

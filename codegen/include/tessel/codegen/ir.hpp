@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "tessel/codegen/block_pool.hpp"
 #include "tessel/codegen/op_table.hpp"
 #include "tessel/codegen/operand_pool.hpp"
 #include "tessel/codegen/types.hpp"
@@ -295,7 +296,8 @@ struct Instr {
 
 // Structured control flow. A Block is a list of statements; legalize flattens it.
 struct Stmt;
-using Block = std::vector<Stmt>;
+// Its storage comes from block_pool.hpp (kept for the next kernel, not given back to the system).
+using Block = std::vector<Stmt, BlockAllocator<Stmt>>;
 
 struct IfStmt {
   int pred = -1;
