@@ -50,8 +50,16 @@ void KernelBuilder::CseTable::insert(const Int& x, int tag, Value v, const Probe
   // A taken slot holding x's hash is its hash's only one, whatever was inserted since the find.
   size_t j = p.slot;
   if (j >= slots_.size() || slots_[j].head == -2 || slots_[j].hash != p.hash) j = claim(p.hash);
-  entries_.push_back(
-      Entry{x.expr(), x.is_static() ? x.value() : 0, tag, v, p.hash, slots_[j].head, static_cast<uint32_t>(j)});
+  // Filled in place: an Entry made on the stack and copied in was stored in pieces and loaded
+  // whole, a stall the profile showed at every insert.
+  Entry& e = entries_.emplace_back();
+  e.expr = x.expr();
+  e.value = x.is_static() ? x.value() : 0;
+  e.tag = tag;
+  e.v = v;
+  e.hash = p.hash;
+  e.prev = slots_[j].head;
+  e.slot = static_cast<uint32_t>(j);
   slots_[j].head = static_cast<int>(entries_.size() - 1);
 }
 
