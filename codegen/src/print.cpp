@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "flatten.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/legalize.hpp"
 #include "tessel/codegen/ptx.hpp"
@@ -385,7 +386,8 @@ Requirement print_kernel(const Kernel& k, Out& os, const PrintOptions& o) {
   os.room(48 * k.regs.size() + 4096);
   Printer pr{k, os, {}, {}};
   pr.spell_register_names();
-  for_each_legalized(k, [&](const Instr& i) { pr.instr(i, o.comments); });
+  auto visit = [&](const Instr& i) { pr.instr(i, o.comments); };
+  detail::flatten(k, visit);  // for_each_legalized, calling the printer directly
   os << "}\n";
   return raise(pr.mnemonics.requirement, kernel_floor(k));
 }
