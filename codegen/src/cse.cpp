@@ -39,7 +39,7 @@ Value KernelBuilder::CseTable::find(const Int& x, int tag, Probe& p) const {
   p.slot = probe(p.hash);
   for (int i = slots_[p.slot].head; i >= 0; i = entries_[static_cast<size_t>(i)].prev) {
     const Entry& e = entries_[static_cast<size_t>(i)];
-    if (e.tag == tag && e.is(x)) return e.v;
+    if (e.tag == tag && e.is(x)) return Value(b_, e.reg, e.type);
   }
   return {};
 }
@@ -50,13 +50,13 @@ void KernelBuilder::CseTable::insert(const Int& x, int tag, Value v, const Probe
   // A taken slot holding x's hash is its hash's only one, whatever was inserted since the find.
   size_t j = p.slot;
   if (j >= slots_.size() || slots_[j].head == -2 || slots_[j].hash != p.hash) j = claim(p.hash);
-  // Filled in place: an Entry made on the stack and copied in was stored in pieces and loaded
-  // whole, a stall the profile showed at every insert.
+  b_ = &v.builder();
   Entry& e = entries_.emplace_back();
   e.expr = x.expr();
   e.value = x.is_static() ? x.value() : 0;
   e.tag = tag;
-  e.v = v;
+  e.reg = v.id();
+  e.type = v.type();
   e.hash = p.hash;
   e.prev = slots_[j].head;
   e.slot = static_cast<uint32_t>(j);

@@ -287,7 +287,11 @@ class KernelBuilder {
       ExprPtr expr;
       int64_t value;
       int tag;
-      Value v;
+      // The value as its register and type (the builder is b_): a Value stored whole was copied
+      // as two overlapping 8-byte moves through the stack (its 13 bytes and padding), and the
+      // load across two stores stalled at every insert (perf).
+      int reg;
+      Type type;
       uint64_t hash;
       int prev;       // the previous entry with the same hash, or -1
       uint32_t slot;  // its hash's slot (kept: close() finds it without probing)
@@ -306,6 +310,7 @@ class KernelBuilder {
     std::vector<size_t> scopes_;  // entries_.size() at each open()
     std::vector<Slot> slots_;     // a power of two of them, at most half taken
     size_t taken_ = 0;
+    KernelBuilder* b_ = nullptr;  // the builder of every value recorded
   };
   CseTable cse_;
   std::vector<std::map<std::string, Value>> bound_;  // symbol name -> value, per scope
