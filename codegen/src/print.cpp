@@ -173,18 +173,25 @@ struct Printer {
 
   static constexpr int kClasses = 6;
 
-  // Class c's register `index` (`%rd12`) spelled into n.
-  static void spell(RegName& n, size_t c, int index) {
-    const char* prefix = reg_prefix(static_cast<RegClass>(c));
-    const size_t len = std::strlen(prefix);
-    if (len > 4) fail(std::string("codegen: register prefix ") + prefix + " longer than the printer's table allows");
-    std::memcpy(n.text, prefix, len);
-    auto [end, ec] = std::to_chars(n.text + len, n.text + sizeof n.text, index);
+  // The register `index` of the class whose prefix (`%rd`, in n's place) is `prefix`, spelled
+  // into n.
+  static void spell(RegName& n, const RegName& prefix, int index) {
+    n = prefix;
+    auto [end, ec] = std::to_chars(n.text + prefix.size, n.text + sizeof n.text, index);
     if (ec != std::errc()) fail("codegen: register number " + std::to_string(index) + " too long to print");
     n.size = static_cast<uint8_t>(end - n.text);
   }
 
   void spell_register_names() {
+    // Each class's prefix (`%rd`) looked up once, not per register.
+    RegName prefixes[kClasses] = {};
+    for (int c = 0; c < kClasses; ++c) {
+      const char* prefix = reg_prefix(static_cast<RegClass>(c));
+      const size_t len = std::strlen(prefix);
+      if (len > 4) fail(std::string("codegen: register prefix ") + prefix + " longer than the printer's table allows");
+      std::memcpy(prefixes[c].text, prefix, len);
+      prefixes[c].size = static_cast<uint8_t>(len);
+    }
     // Kernels number each class's registers alike from 1, so each name is spelled once per thread
     // and copied for every kernel after (spelling every register of every kernel was a tenth of
     // the printer). Numbers outside what the cache keeps are spelled as they come.
@@ -196,15 +203,14 @@ struct Printer {
       const auto c = static_cast<size_t>(r.cls);
       if (c >= kClasses) fail("codegen: register class " + std::to_string(c) + " outside the printer's table");
       if (r.index < 0 || r.index >= kCached) [[unlikely]] {
-        spell(names[id], c, r.index);
+        spell(names[id], prefixes[c], r.index);
         continue;
       }
       std::vector<RegName>& cache = spelled[c];
       const auto j = static_cast<size_t>(r.index);
-      if (j >= cache.size()) {
-        const size_t from = cache.size();
-        cache.resize(std::min(std::max(j + 1, 2 * from), size_t{kCached}));
-        for (size_t x = from; x < cache.size(); ++x) spell(cache[x], c, static_cast<int>(x));
+      while (cache.size() <= j) {  // a kernel names each class's registers in order: one more
+        const auto x = static_cast<int>(cache.size());
+        spell(cache.emplace_back(), prefixes[c], x);
       }
       names[id] = cache[j];
     }
