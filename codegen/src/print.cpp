@@ -197,6 +197,7 @@ struct Printer {
     // the printer). Numbers outside what the cache keeps are spelled as they come.
     constexpr int kCached = 1 << 16;
     thread_local std::vector<RegName> spelled[kClasses];  // [class][index]
+    std::vector<RegName>* const cache_of = spelled;        // the thread's, looked up once
     names.resize(k.regs.size());
     for (size_t id = 0; id < k.regs.size(); ++id) {
       const RegInfo& r = k.regs[id];
@@ -206,7 +207,7 @@ struct Printer {
         spell(names[id], prefixes[c], r.index);
         continue;
       }
-      std::vector<RegName>& cache = spelled[c];
+      std::vector<RegName>& cache = cache_of[c];
       const auto j = static_cast<size_t>(r.index);
       while (cache.size() <= j) {  // a kernel names each class's registers in order: one more
         const auto x = static_cast<int>(cache.size());
