@@ -33,23 +33,33 @@ size_t KernelBuilder::CseTable::claim(uint64_t h) {
   return j;
 }
 
-Value KernelBuilder::CseTable::find(const Int& x, int tag) const {
+Value KernelBuilder::CseTable::find(const Int& x, int tag, Probe& p) const {
+  p.hash = hash_value(x);
   if (slots_.empty()) return {};
-  const Slot& s = slots_[probe(hash_value(x))];
-  for (int i = s.head; i >= 0; i = entries_[static_cast<size_t>(i)].prev) {
+  p.slot = probe(p.hash);
+  for (int i = slots_[p.slot].head; i >= 0; i = entries_[static_cast<size_t>(i)].prev) {
     const Entry& e = entries_[static_cast<size_t>(i)];
-    if (e.tag == tag && e.is(x)) return e.v;
+    if (e.tag == tag && e.is(x)) return Value(b_, e.reg, e.type);
   }
   return {};
 }
 
-void KernelBuilder::CseTable::insert(const Int& x, int tag, Value v) {
+void KernelBuilder::CseTable::insert(const Int& x, int tag, Value v, const Probe& p) {
   if (scopes_.empty()) fail("codegen: a common subexpression outside every scope");
   if (x.has_basis()) fail("codegen: a common subexpression of a basis element " + to_string(x));
-  const uint64_t h = hash_value(x);
-  const size_t j = claim(h);
-  entries_.push_back(
-      Entry{x.expr(), x.is_static() ? x.value() : 0, tag, v, h, slots_[j].head, static_cast<uint32_t>(j)});
+  // A taken slot holding x's hash is its hash's only one, whatever was inserted since the find.
+  size_t j = p.slot;
+  if (j >= slots_.size() || slots_[j].head == -2 || slots_[j].hash != p.hash) j = claim(p.hash);
+  b_ = &v.builder();
+  Entry& e = entries_.emplace_back();
+  e.expr = x.expr();
+  e.value = x.is_static() ? x.value() : 0;
+  e.tag = tag;
+  e.reg = v.id();
+  e.type = v.type();
+  e.hash = p.hash;
+  e.prev = slots_[j].head;
+  e.slot = static_cast<uint32_t>(j);
   slots_[j].head = static_cast<int>(entries_.size() - 1);
 }
 

@@ -14,6 +14,33 @@
 
 namespace tessel::codegen {
 
+void InstrOperands::free_heap() noexcept {
+  operand_pool::deallocate(data_, cap_ * sizeof(Operand));
+  data_ = inline_;
+  cap_ = kInline;
+}
+
+void InstrOperands::assign_copies(const Operand* from, size_t n) {
+  reserve(n);
+  for (size_t j = 0; j < n; ++j) push_back(from[j]);
+}
+
+void InstrOperands::grow(size_t n) {
+  if (n > UINT32_MAX / sizeof(Operand)) fail("codegen: an instruction with " + std::to_string(n) + " operands");
+  auto* d = static_cast<Operand*>(operand_pool::allocate(n * sizeof(Operand)));
+  for (uint32_t j = 0; j < size_; ++j) {
+    new (d + j) Operand(std::move(data_[j]));
+    data_[j].~Operand();
+  }
+  if (data_ != inline_) operand_pool::deallocate(data_, cap_ * sizeof(Operand));
+  data_ = d;
+  cap_ = static_cast<uint32_t>(n);
+}
+
+void InstrOperands::out_of_range(size_t j) const {
+  fail("codegen: operand " + std::to_string(j) + " of an instruction with " + std::to_string(size_) + " operands");
+}
+
 Operand Operand::f32(float v) {
   Operand o;
   o.kind = Kind::FImm;

@@ -1,132 +1,17 @@
 // legalize.cpp: checks a kernel (each instruction's operands against its row's signature, registers,
 // predicates) and flattens structured control flow (if/else, while loops) into labels and
-// branches, the form the printer and the emulator read.
+// branches, the form the printer and the emulator read. The walk itself is flatten.hpp's.
 #include "tessel/codegen/legalize.hpp"
 
 #include <functional>
-#include <string>
+#include <vector>
 
-#include "tessel/algebra/error.hpp"
+#include "flatten.hpp"
 
 namespace tessel::codegen {
 
-namespace {
-
-struct Flattener {
-  const Kernel& k;
-  const std::function<void(const Instr&)>& out;
-  int labels = 0;
-  // The label and branch instructions handed to `out`, made once and changed in place (a list
-  // and an interned name made for each one showed in profiles).
-  Instr label_instr, branch_instr;
-
-  Flattener(const Kernel& kernel, const std::function<void(const Instr&)>& visit) : k(kernel), out(visit) {
-    label_instr.op = Op::Label;
-    label_instr.set_ops(Operand::label("$L_0"));
-    branch_instr.op = Op::Bra;
-    branch_instr.set_ops(Operand::label("$L_0"));
-  }
-
-  // The name of label n, `$L_n`: interned once per n for the thread (kernels reuse the numbers).
-  static const OperandName& label_name(int n) {
-    thread_local std::vector<OperandName> names;
-    while (static_cast<int>(names.size()) <= n) names.emplace_back("$L_" + std::to_string(names.size()));
-    return names[static_cast<size_t>(n)];
-  }
-  int label() { return ++labels; }
-
-  [[noreturn, gnu::cold]] void bad_reg(int id, const char* what) const {
-    fail("codegen: " + k.name + ": " + what + " names register " + std::to_string(id) + ", which was never made");
-  }
-  void check_reg(int id, const char* what) const {
-    if (id < 0 || id >= static_cast<int>(k.regs.size())) [[unlikely]]
-      bad_reg(id, what);
-  }
-  void check_pred(int id, const char* what) const {
-    check_reg(id, what);
-    if (k.regs[id].type != Type::Pred) [[unlikely]] {
-      fail("codegen: " + k.name + ": " + what + " is a " + ptx_name(k.regs[id].type) + " register, not a pred");
-    }
-  }
-  void check_operand(const Operand& o) const {
-    if (o.kind == Operand::Kind::Reg) check_reg(o.reg, "an operand");
-    for (const Operand& e : o.elems) check_operand(e);
-  }
-  // The operands against the signature in the instruction's row (op_table.hpp); the message is
-  // spelled only for an instruction that does not fit.
-  void check_signature(const Instr& i) const {
-    if (operands_fit(i)) [[likely]]
-      return;
-    fail("codegen: " + k.name + ": " + operand_mismatch(i));
-  }
-
-  void emit_label(int n) {
-    label_instr.ops[0].name = label_name(n);
-    out(label_instr);
-  }
-  void emit_branch(int target, int pred, bool negated) {
-    branch_instr.flags = pred < 0 ? uint32_t{kUni} : 0u;
-    branch_instr.guard = pred;
-    branch_instr.guard_negated = negated;
-    branch_instr.ops[0].name = label_name(target);
-    out(branch_instr);
-  }
-
-  void block(const Block& b) {
-    for (const Stmt& s : b) {
-      switch (s.kind) {
-        case Stmt::Kind::Instr:
-          check_signature(s.instr);
-          for (const Operand& o : s.instr.ops) {
-            if (o.kind == Operand::Kind::Reg) {
-              check_reg(o.reg, "an operand");
-            } else if (!o.elems.empty()) {
-              check_operand(o);
-            }
-          }
-          if (s.instr.guard >= 0) check_pred(s.instr.guard, "a guard");
-          out(s.instr);
-          break;
-        case Stmt::Kind::If: {
-          const IfStmt& f = *s.if_;
-          check_pred(f.pred, "an if condition");
-          const int skip = label();
-          // Branch around `then` when the condition does not hold.
-          emit_branch(skip, f.pred, !f.negated);
-          block(f.then_block);
-          if (f.else_block.empty()) {
-            emit_label(skip);
-          } else {
-            const int end = label();
-            emit_branch(end, -1, false);
-            emit_label(skip);
-            block(f.else_block);
-            emit_label(end);
-          }
-          break;
-        }
-        case Stmt::Kind::Loop: {
-          const LoopStmt& l = *s.loop_;
-          check_pred(l.cond, "a loop condition");
-          const int head = label(), end = label();
-          emit_label(head);
-          block(l.cond_block);
-          emit_branch(end, l.cond, true);
-          block(l.body);
-          emit_branch(head, -1, false);
-          emit_label(end);
-          break;
-        }
-      }
-    }
-  }
-};
-
-}  // namespace
-
 void for_each_legalized(const Kernel& k, const std::function<void(const Instr&)>& visit) {
-  Flattener f(k, visit);
-  f.block(k.body);
+  detail::flatten(k, visit);
 }
 
 std::vector<Instr> legalize(const Kernel& k) {

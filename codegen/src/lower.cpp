@@ -39,7 +39,8 @@ Value KernelBuilder::lower(const Int& x, Type t) {
 
 Value KernelBuilder::lower_expr(const Int& x, Type t) {
   const int tag = static_cast<int>(t);
-  if (Value hit = cse_.find(x, tag); hit.valid()) return hit;
+  CseTable::Probe probe;
+  if (Value hit = cse_.find(x, tag, probe); hit.valid()) return hit;
   Value r;
   if (x.is_static()) {
     r = constant(x.value(), t);
@@ -138,7 +139,7 @@ Value KernelBuilder::lower_expr(const Int& x, Type t) {
       }
     }
   }
-  cse_.insert(x, tag, r);
+  cse_.insert(x, tag, r, probe);
   return r;
 }
 

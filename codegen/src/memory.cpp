@@ -223,7 +223,8 @@ std::pair<Value, int64_t> KernelBuilder::address_parts(const Tensor& t, const Co
     // One sum per distinct offset expression and base: copies of several values share it. The
     // tag keeps these apart from plain lowered values (negative, from the base register).
     const int tag = -1 - base.id();
-    Value hit = cse_.find(dyn, tag);
+    CseTable::Probe probe;
+    Value hit = cse_.find(dyn, tag, probe);
     if (!hit.valid()) {
       Type it = t.index;
       const bool shared = t.space == Space::Shared || t.space == Space::SharedCluster;
@@ -231,7 +232,7 @@ std::pair<Value, int64_t> KernelBuilder::address_parts(const Tensor& t, const Co
       Value off = lower(dyn, it);
       if (bits(off.type()) != bits(base.type())) off = cvt(off, bits(base.type()) == 64 ? Type::S64 : Type::S32);
       hit = binary(Op::Add, base, off);
-      cse_.insert(dyn, tag, hit);
+      cse_.insert(dyn, tag, hit, probe);
     }
     base = hit;
   }

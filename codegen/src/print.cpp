@@ -9,8 +9,10 @@
 #include <cstring>
 #include <set>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "flatten.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/legalize.hpp"
 #include "tessel/codegen/ptx.hpp"
@@ -169,9 +171,19 @@ struct Printer {
   std::vector<RegName> names;
   MnemonicCache mnemonics;
 
+  static constexpr int kClasses = 6;
+
+  // The register `index` of the class whose prefix (`%rd`, in n's place) is `prefix`, spelled
+  // into n.
+  static void spell(RegName& n, const RegName& prefix, int index) {
+    n = prefix;
+    auto [end, ec] = std::to_chars(n.text + prefix.size, n.text + sizeof n.text, index);
+    if (ec != std::errc()) fail("codegen: register number " + std::to_string(index) + " too long to print");
+    n.size = static_cast<uint8_t>(end - n.text);
+  }
+
   void spell_register_names() {
     // Each class's prefix (`%rd`) looked up once, not per register.
-    constexpr int kClasses = 6;
     RegName prefixes[kClasses] = {};
     for (int c = 0; c < kClasses; ++c) {
       const char* prefix = reg_prefix(static_cast<RegClass>(c));
@@ -180,17 +192,28 @@ struct Printer {
       std::memcpy(prefixes[c].text, prefix, len);
       prefixes[c].size = static_cast<uint8_t>(len);
     }
+    // Kernels number each class's registers alike from 1, so each name is spelled once per thread
+    // and copied for every kernel after (spelling every register of every kernel was a tenth of
+    // the printer). Numbers outside what the cache keeps are spelled as they come.
+    constexpr int kCached = 1 << 16;
+    thread_local std::vector<RegName> spelled[kClasses];  // [class][index]
+    std::vector<RegName>* const cache_of = spelled;        // the thread's, looked up once
     names.resize(k.regs.size());
     for (size_t id = 0; id < k.regs.size(); ++id) {
       const RegInfo& r = k.regs[id];
-      RegName& n = names[id];
       const auto c = static_cast<size_t>(r.cls);
       if (c >= kClasses) fail("codegen: register class " + std::to_string(c) + " outside the printer's table");
-      n = prefixes[c];
-      const size_t len = n.size;
-      auto [end, ec] = std::to_chars(n.text + len, n.text + sizeof n.text, r.index);
-      if (ec != std::errc()) fail("codegen: register number " + std::to_string(r.index) + " too long to print");
-      n.size = static_cast<uint8_t>(end - n.text);
+      if (r.index < 0 || r.index >= kCached) [[unlikely]] {
+        spell(names[id], prefixes[c], r.index);
+        continue;
+      }
+      std::vector<RegName>& cache = cache_of[c];
+      const auto j = static_cast<size_t>(r.index);
+      while (cache.size() <= j) {  // a kernel names each class's registers in order: one more
+        const auto x = static_cast<int>(cache.size());
+        spell(cache.emplace_back(), prefixes[c], x);
+      }
+      names[id] = cache[j];
     }
   }
 
@@ -384,7 +407,8 @@ Requirement print_kernel(const Kernel& k, Out& os, const PrintOptions& o) {
   os.room(48 * k.regs.size() + 4096);
   Printer pr{k, os, {}, {}};
   pr.spell_register_names();
-  for_each_legalized(k, [&](const Instr& i) { pr.instr(i, o.comments); });
+  auto visit = [&](const Instr& i) { pr.instr(i, o.comments); };
+  detail::flatten(k, visit);  // for_each_legalized, calling the printer directly
   os << "}\n";
   return raise(pr.mnemonics.requirement, kernel_floor(k));
 }
@@ -421,7 +445,21 @@ std::string print_ptx(const Module& m, const PrintOptions& o) {
   // instructions (requirement(m)), gathered while printing them; a walk of its own over every
   // instruction cost a fifth of the printer. The header then goes in front.
   Requirement r;
+  // The kernels' text goes into this thread's scratch buffer, kept from one call to the next: a
+  // new one of a GEMM's size (hundreds of KB) came from mmap each time, and its page faults were
+  // a tenth of the printer's time. The buffer is the largest module's text printed on the thread.
+  thread_local Out scratch;
   Out body;
+  body.buf = std::move(scratch.buf);
+  body.cap = std::exchange(scratch.cap, 0);
+  struct GiveBack {  // the buffer returns to the scratch however this call ends
+    Out& from;
+    Out& to;
+    ~GiveBack() {
+      to.buf = std::move(from.buf);
+      to.cap = std::exchange(from.cap, 0);
+    }
+  } give_back{body, scratch};
   for (const Kernel& k : m.kernels) r = raise(r, print_kernel(k, body, o));
   Out os;
   os.room(4096);

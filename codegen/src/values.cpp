@@ -79,7 +79,9 @@ Value KernelBuilder::binary(Op op, Value a, Value b, uint32_t flags) {
   i.type = it;
   i.flags = flags | default_flags(op, a.type());
   i.rnd = default_round(op, a.type());
-  i.set_ops(r.op(), a.op(), b.op());
+  i.add_reg(r.id());
+  i.add_reg(a.id());
+  i.add_reg(b.id());
   return r;
 }
 
@@ -96,7 +98,9 @@ Value KernelBuilder::binary(Op op, Value a, int64_t imm, uint32_t flags) {
   i.op = op;
   i.type = it;
   i.flags = flags | default_flags(op, a.type());
-  i.set_ops(r.op(), a.op(), Operand::i(imm));
+  i.add_reg(r.id());
+  i.add_reg(a.id());
+  i.add_imm(imm);
   return r;
 }
 
@@ -113,7 +117,8 @@ Value KernelBuilder::unary(Op op, Value a) {
     fail("codegen: unary takes not, neg or abs");
   }
   Value r = fresh(a.type());
-  i.set_ops(r.op(), a.op());
+  i.add_reg(r.id());
+  i.add_reg(a.id());
   emit(std::move(i));
   return r;
 }
@@ -133,7 +138,10 @@ Value KernelBuilder::mad(Value a, Value b, Value c) {
     i.flags = kLo;
     i.type = mul_type;
   }
-  i.set_ops(r.op(), a.op(), b.op(), c.op());
+  i.add_reg(r.id());
+  i.add_reg(a.id());
+  i.add_reg(b.id());
+  i.add_reg(c.id());
   return r;
 }
 
@@ -146,7 +154,9 @@ Value KernelBuilder::mul_wide(Value a, Value b) {
   i.flags = kWide;
   i.type = is_signed(a.type()) ? Type::S32 : Type::U32;
   Value r = fresh(is_signed(a.type()) ? Type::S64 : Type::U64);
-  i.set_ops(r.op(), a.op(), b.op());
+  i.add_reg(r.id());
+  i.add_reg(a.id());
+  i.add_reg(b.id());
   emit(std::move(i));
   return r;
 }
@@ -159,7 +169,9 @@ Value KernelBuilder::mul_wide(Value a, int64_t b) {
   i.flags = kWide;
   i.type = is_signed(a.type()) ? Type::S32 : Type::U32;
   Value r = fresh(is_signed(a.type()) ? Type::S64 : Type::U64);
-  i.set_ops(r.op(), a.op(), Operand::i(b));
+  i.add_reg(r.id());
+  i.add_reg(a.id());
+  i.add_imm(b);
   emit(std::move(i));
   return r;
 }
@@ -200,7 +212,9 @@ Value KernelBuilder::compare(Cmp c, Value a, Value b) {
   i.op = Op::Setp;
   i.type = t;
   i.cmp = spell(c, a.type());
-  i.set_ops(p.op(), a.op(), b.op());
+  i.add_reg(p.id());
+  i.add_reg(a.id());
+  i.add_reg(b.id());
   return p;
 }
 
@@ -213,7 +227,9 @@ Value KernelBuilder::compare(Cmp c, Value a, int64_t b) {
   i.op = Op::Setp;
   i.type = t;
   i.cmp = spell(c, a.type());
-  i.set_ops(p.op(), a.op(), Operand::i(b));
+  i.add_reg(p.id());
+  i.add_reg(a.id());
+  i.add_imm(b);
   return p;
 }
 
@@ -226,7 +242,10 @@ Value KernelBuilder::select(Value pred, Value a, Value b) {
   if (reg_class(a.type()) == RegClass::B16 && is_float(a.type())) i.type = Type::B16;
   if (a.type() == Type::F16x2 || a.type() == Type::BF16x2) i.type = Type::B32;
   Value r = fresh(a.type());
-  i.set_ops(r.op(), a.op(), b.op(), pred.op());
+  i.add_reg(r.id());
+  i.add_reg(a.id());
+  i.add_reg(b.id());
+  i.add_reg(pred.id());
   emit(std::move(i));
   return r;
 }
@@ -251,7 +270,8 @@ Value KernelBuilder::cvt(Value v, Type to, Round rnd) {
   i.type = to;
   i.type2 = from;
   i.rnd = rnd;
-  i.set_ops(r.op(), v.op());
+  i.add_reg(r.id());
+  i.add_reg(v.id());
   return r;
 }
 
@@ -264,7 +284,8 @@ Value KernelBuilder::cvta_to_global(Value generic) {
   i.space = Space::Global;
   i.type = Type::U64;
   Value r = fresh(Type::U64);
-  i.set_ops(r.op(), generic.op());
+  i.add_reg(r.id());
+  i.add_reg(generic.id());
   emit(std::move(i));
   return r;
 }

@@ -102,6 +102,8 @@ Int shift_left(const Int& a, const Int& b);
 // Structural equality: true when both are the same value for every value of the symbols that
 // the simplifier can see (static values equal, or identical expressions).
 bool operator==(const Int& a, const Int& b);
+// The same for two expression nodes (what == compares of two dynamic Ints without basis).
+bool same_expr(const Expr& x, const Expr& y);
 
 // What is provable from static values, divisibility and lower bounds (nullopt: unknown).
 bool provably_divides(const Int& d, const Int& x);  // d | x

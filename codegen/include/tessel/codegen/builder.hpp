@@ -267,8 +267,16 @@ class KernelBuilder {
   // open-addressed index. A hash map per scope allocated a node per entry and a table per scope.
   class CseTable {
    public:
-    Value find(const Int& x, int tag) const;
-    void insert(const Int& x, int tag, Value v);
+    // What find() learned of x for the insert() after it: x's hash and the slot of the index that
+    // holds it or where it would go (one probe per lowered node, not one per lookup and insert).
+    struct Probe {
+      uint64_t hash = 0;
+      size_t slot = 0;
+    };
+    Value find(const Int& x, int tag, Probe& p) const;
+    // Records v for (x, tag), with p from the find() of x that missed (the table may have
+    // changed since: its slot is taken again where it no longer holds x's hash).
+    void insert(const Int& x, int tag, Value v, const Probe& p);
     void open();   // a scope
     void close();  // drops the entries inserted since the matching open()
 
@@ -279,13 +287,17 @@ class KernelBuilder {
       ExprPtr expr;
       int64_t value;
       int tag;
-      Value v;
+      // The value as its register and type (the builder is b_): a Value stored whole was copied
+      // as two overlapping 8-byte moves through the stack (its 13 bytes and padding), and the
+      // load across two stores stalled at every insert (perf).
+      int reg;
+      Type type;
       uint64_t hash;
       int prev;       // the previous entry with the same hash, or -1
       uint32_t slot;  // its hash's slot (kept: close() finds it without probing)
       bool is(const Int& x) const {
         if (x.is_static()) return !expr && value == x.value();
-        return expr && (expr == x.expr() || Int::from_expr(expr) == x);
+        return expr && same_expr(*expr, *x.expr());
       }
     };
     struct Slot {
@@ -298,6 +310,7 @@ class KernelBuilder {
     std::vector<size_t> scopes_;  // entries_.size() at each open()
     std::vector<Slot> slots_;     // a power of two of them, at most half taken
     size_t taken_ = 0;
+    KernelBuilder* b_ = nullptr;  // the builder of every value recorded
   };
   CseTable cse_;
   std::vector<std::map<std::string, Value>> bound_;  // symbol name -> value, per scope

@@ -8,12 +8,16 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
+#include <initializer_list>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "tessel/codegen/block_pool.hpp"
 #include "tessel/codegen/op_table.hpp"
 #include "tessel/codegen/operand_pool.hpp"
 #include "tessel/codegen/types.hpp"
@@ -82,9 +86,10 @@ class OperandName {
 inline const std::string OperandName::kNone;
 
 struct Operand;
-// A list of operands: a std::vector whose storage comes from operand_pool.hpp (the builder makes
-// one per instruction and per address, vector and pair operand; malloc's slow path for each was a
-// tenth of generation).
+// The elements of a vector, address or pair operand (Operand::elems): a std::vector whose storage
+// comes from operand_pool.hpp (the builder makes one per address, vector and pair operand;
+// malloc's slow path for each was a tenth of generation). An instruction's own list is
+// InstrOperands, below.
 using OperandList = std::vector<Operand, OperandAllocator<Operand>>;
 
 // An instruction operand.
@@ -127,6 +132,122 @@ struct Operand {
   static Operand pair(Operand a, Operand b);  // `a|b`: two destinations (elect.sync, setp)
 };
 
+// An instruction's operands: up to kInline of them inside the instruction, more in an array from
+// operand_pool.hpp. A std::vector per instruction cost an allocation from the pool for every
+// instruction the builder made (its free lists, walked in the order the last kernel released
+// them, missed the cache: the pool's allocate was a fifteenth of the bench's wall time), and the
+// printer and legalize chased its pointer for every instruction they read. It has the part of
+// std::vector's interface that the IR's readers use (size, [], at, iteration, push_back).
+class InstrOperands {
+ public:
+  static constexpr uint32_t kInline = 4;  // binary, compare and selp have 3 or 4; mad 4
+  using value_type = Operand;
+  using iterator = Operand*;
+  using const_iterator = const Operand*;
+
+  InstrOperands() noexcept {}
+  InstrOperands(std::initializer_list<Operand> l) { assign_copies(l.begin(), l.size()); }
+  InstrOperands(const InstrOperands& o) { assign_copies(o.data(), o.size_); }
+  InstrOperands(InstrOperands&& o) noexcept { take(o); }
+  InstrOperands& operator=(const InstrOperands& o) {
+    if (this != &o) {
+      clear();
+      assign_copies(o.data(), o.size_);
+    }
+    return *this;
+  }
+  InstrOperands& operator=(InstrOperands&& o) noexcept {
+    if (this != &o) {
+      release();
+      take(o);
+    }
+    return *this;
+  }
+  InstrOperands& operator=(std::initializer_list<Operand> l) {
+    clear();
+    assign_copies(l.begin(), l.size());
+    return *this;
+  }
+  ~InstrOperands() { release(); }
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  Operand* data() { return data_; }
+  const Operand* data() const { return data_; }
+  iterator begin() { return data(); }
+  iterator end() { return data() + size_; }
+  const_iterator begin() const { return data(); }
+  const_iterator end() const { return data() + size_; }
+  Operand& operator[](size_t j) { return data_[j]; }
+  const Operand& operator[](size_t j) const { return data_[j]; }
+  Operand& at(size_t j) {
+    if (j >= size_) out_of_range(j);
+    return data()[j];
+  }
+  const Operand& at(size_t j) const {
+    if (j >= size_) out_of_range(j);
+    return data()[j];
+  }
+  Operand& front() { return data()[0]; }
+  Operand& back() { return data()[size_ - 1]; }
+  const Operand& front() const { return data()[0]; }
+  const Operand& back() const { return data()[size_ - 1]; }
+
+  void push_back(Operand&& o) {
+    if (size_ == cap_) grow(2 * cap_);
+    new (data_ + size_) Operand(std::move(o));
+    ++size_;
+  }
+  void push_back(const Operand& o) { push_back(Operand(o)); }
+  // A default operand made in place at the end, for the caller to fill.
+  Operand& emplace_back() {
+    if (size_ == cap_) grow(2 * cap_);
+    return *new (data_ + size_++) Operand();
+  }
+  void reserve(size_t n) {
+    if (n > cap_) grow(n);
+  }
+  void clear() noexcept {  // keeps the room
+    for (uint32_t j = 0; j < size_; ++j) data_[j].~Operand();
+    size_ = 0;
+  }
+
+ private:
+  void assign_copies(const Operand* from, size_t n);
+  // o's operands moved here (this holds none, in its own room); o left empty.
+  void take(InstrOperands& o) noexcept {
+    if (o.data_ != o.inline_) {  // the array changes hands
+      data_ = o.data_;
+      cap_ = o.cap_;
+      o.data_ = o.inline_;
+      o.cap_ = kInline;
+    } else {
+      // Relocated bit by bit: an Operand is scalars, an interned name's pointer and an operand
+      // list whose allocator holds no state, so its bytes at a new address are the same operand,
+      // and the old bytes are dropped without their destructor (a move and a destructor per
+      // operand made each statement's move, as blocks grow and finish() joins them, cost more
+      // than the pool's allocation this list replaced). The whole room: a fixed-size copy.
+      std::memcpy(static_cast<void*>(inline_), static_cast<const void*>(o.inline_), sizeof inline_);
+    }
+    size_ = o.size_;
+    o.size_ = 0;
+  }
+  void release() noexcept {  // destroys the operands and gives back the array
+    clear();
+    if (data_ != inline_) free_heap();
+  }
+  void free_heap() noexcept;
+  void grow(size_t n);
+  [[noreturn]] void out_of_range(size_t j) const;
+
+  Operand* data_ = inline_;  // inline_ or an array from operand_pool
+  uint32_t size_ = 0;
+  uint32_t cap_ = kInline;
+  union {
+    Operand inline_[kInline];
+  };
+};
+
 struct Instr {
   Op op = Op::Mov;
   Type type = Type::None;   // the principal type (the last suffix of most mnemonics)
@@ -142,7 +263,7 @@ struct Instr {
   ShflMode shfl = ShflMode::None;
   uint32_t flags = 0;
   int32_t n = 0;             // wgmma N, tensor rank of TMA, ldmatrix matrix count, setmaxnreg count, group count
-  OperandList ops;  // destinations first, as PTX writes them
+  InstrOperands ops;         // destinations first, as PTX writes them
   int guard = -1;            // predicate register guarding the instruction, or -1
   bool guard_negated = false;
   // Printed as `// comment` above the instruction when non-empty. Interned as operand names are
@@ -159,11 +280,24 @@ struct Instr {
     ops.reserve(sizeof...(O));
     (ops.push_back(std::forward<O>(o)), ...);
   }
+  // Appends a register or an immediate operand, made in place (set_ops moves each operand made
+  // elsewhere into the list: the builder's hottest helpers use these).
+  void add_reg(int id) {
+    Operand& o = ops.emplace_back();
+    o.kind = Operand::Kind::Reg;
+    o.reg = id;
+  }
+  void add_imm(int64_t v) {
+    Operand& o = ops.emplace_back();
+    o.kind = Operand::Kind::Imm;
+    o.imm = v;
+  }
 };
 
 // Structured control flow. A Block is a list of statements; legalize flattens it.
 struct Stmt;
-using Block = std::vector<Stmt>;
+// Its storage comes from block_pool.hpp (kept for the next kernel, not given back to the system).
+using Block = std::vector<Stmt, BlockAllocator<Stmt>>;
 
 struct IfStmt {
   int pred = -1;
@@ -180,7 +314,9 @@ struct LoopStmt {
 
 struct Stmt {
   enum class Kind : uint8_t { Instr, If, Loop };
-  Stmt() = default;
+  // User-provided, so that emplace_back() does not zero the whole statement before making it
+  // (an instruction keeps room for its operands: most of its bytes).
+  Stmt() {}  // NOLINT(modernize-use-equals-default)
   // An instruction statement, the instruction moved in (the builder makes one per instruction:
   // made in place, not default-made and then assigned).
   explicit Stmt(Instr&& i) : instr(std::move(i)) {}

@@ -1,10 +1,12 @@
-// operand_pool.hpp: the allocator of the IR's operand lists (Instr::ops, Operand::elems): small
-// arrays carved from per-thread slabs and recycled through free lists, one per size class.
+// operand_pool.hpp: the allocator of the IR's operand lists (Operand::elems, and Instr::ops beyond
+// the operands it keeps inline): small arrays carved from per-thread slabs and recycled through
+// free lists, one per size class.
 //
-// The builder makes an operand list for every instruction and one for every address, vector or
-// pair operand, and a kernel keeps them all until it is destroyed: from malloc, each came from
-// its slow path (nothing freed yet to reuse) and their allocation and release were a tenth of a
-// GEMM's generation and destruction (callgrind, docs/performance.md). From a slab an allocation
+// The builder makes an operand list for every address, vector or pair operand (and made one for
+// every instruction before InstrOperands kept up to four inline), and a kernel keeps them all
+// until it is destroyed: from malloc, each came from its slow path (nothing freed yet to reuse)
+// and their allocation and release were a tenth of a GEMM's generation and destruction
+// (callgrind, docs/performance.md). From a slab an allocation
 // is a pointer bump or a free-list pop, a release a push.
 //
 // Slabs are never given back: the memory this allocator holds is the most that operand lists
