@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "algebra/support.hpp"
+#include "emulator/hopper_emulate.hpp"
 #include "kernels/gemm_problem.hpp"
 #include "kernels/hopper_config.hpp"
 #include "tessel/emulator.hpp"
@@ -27,19 +28,8 @@ std::string emulate(const HopperGemmConfig& c, std::mt19937_64& rng, const GemmP
   test::GemmProblem p = test::make_gemm_problem(hopper_gemm_metadata(c), rng, o);
   while (wanted && !wanted(p.arguments(0, 0, 0))) p = test::make_gemm_problem(hopper_gemm_metadata(c), rng, o);
   problem = p.describe();
-  emu::Memory mem;
-  const uint64_t a = mem.upload(p.A.bytes), b = mem.upload(p.B.bytes), out = mem.upload(p.out.bytes);
-  const uint64_t cc = p.C ? mem.upload(p.C->bytes) : 0;
-  const GemmArguments args = p.arguments(a, b, out, cc);
-  if (const Status s = hopper_gemm_supports(c, args); !s) return "supports() refused: " + s.reason;
   // 2 persistent CTAs (clusters); 1 for ping-pong, so that its warpgroups alternate over every tile.
-  const int ctas = c.pingpong ? 1 : 2 * c.cluster_size();
-  const codegen::LaunchPlan plan = hopper_gemm_plan(c, args, hopper_gemm(c), ctas, emu::encode_tensor_map);
-  const emu::RunStats stats = emu::run(plan, mem);
-  if (stats.tma_loads == 0 || stats.wgmmas == 0) return "no TMA load or wgmma ran";
-  std::string diff = test::check_gemm(p, mem.read<uint8_t>(out, p.out.bytes.size()));
-  if (p.C && mem.read<uint8_t>(cc, p.C->bytes.size()) != p.C->bytes) diff += " C was written";
-  return diff;
+  return test::emulate_hopper_gemm(c, p, c.pingpong ? 1 : 2 * c.cluster_size());
 }
 
 std::string emulate(const HopperGemmConfig& c, std::mt19937_64& rng, int64_t max_k, std::string& problem,

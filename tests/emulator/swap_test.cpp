@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include "algebra/support.hpp"
+#include "emulator/hopper_emulate.hpp"
 #include "kernels/gemm_problem.hpp"
 #include "kernels/hopper_config.hpp"
 #include "tessel/emulator.hpp"
@@ -45,20 +46,7 @@ std::string run_swapped(const HopperGemmConfig& c, const Extents& s, double beta
     const bool row = *c_major == Major::Row;
     C = matrix_view(c.out, s.l, s.m, s.n, row, pad(row ? s.n : s.m, align_out));
   }
-  const GemmProblem p = make_gemm_problem(A, B, out, C, 0.75, beta, rng);
-  emu::Memory mem;
-  const uint64_t a = mem.upload(p.A.bytes), b = mem.upload(p.B.bytes), o = mem.upload(p.out.bytes);
-  const uint64_t cc = p.C ? mem.upload(p.C->bytes) : 0;
-  GemmArguments args = p.arguments(a, b, o, cc);
-  args.split_k = split_k;
-  if (const Status st = hopper_gemm_supports(c, args); !st) return "supports() refused: " + st.reason;
-  const size_t ws = hopper_gemm_workspace_size(c, args);
-  if (ws > 0) args.workspace = mem.upload(std::vector<uint8_t>(ws, 0xFF));
-  const emu::RunStats stats = emu::run(hopper_gemm_plan(c, args, hopper_gemm(c), 3, emu::encode_tensor_map), mem);
-  if (stats.tma_loads == 0 || stats.wgmmas == 0) return "no TMA load or wgmma ran";
-  std::string diff = check_gemm(p, mem.read<uint8_t>(o, p.out.bytes.size()));
-  if (p.C && mem.read<uint8_t>(cc, p.C->bytes.size()) != p.C->bytes) diff += " C was written";
-  return diff;
+  return test::emulate_hopper_gemm(c, make_gemm_problem(A, B, out, C, 0.75, beta, rng), 3, split_k);
 }
 
 }  // namespace
