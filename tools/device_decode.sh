@@ -1,29 +1,39 @@
 #!/usr/bin/env bash
-# device_decode.sh: the decode-sized GEMMs of a Llama-class model (M = 1 and 16 tokens, weights
-# as stored: B K-major) on the device machine (issue 19, item 2). Every catalog Hopper kernel and
-# every split-K kernel at 2, 3, 4, 6 and 8 splits timed against cuBLAS in one process
-# ($OUT/bench.txt), then ncu of cuBLAS's kernels and of tessel's on two of them ($OUT/ncu.txt):
-# which kernel, grid and DRAM throughput each reaches.
-#   bash tools/device_decode.sh [--no-ncu] [--problems "M,N,K ..."]
+# device_decode.sh: the decode-sized GEMMs of a Llama-class model (weights as stored: B K-major)
+# on the device machine (issue 19, item 2). With --tests first the GPU tests of the swapped kernels
+# and of split-K on M = 8..64 ($OUT/tests.log). Every catalog Hopper kernel and every split-K
+# kernel at each count of --splits timed against cuBLAS in one process, then tessel::gemm's own
+# choice ($OUT/bench.txt); then ncu of cuBLAS's kernels and of tessel's on two of them
+# ($OUT/ncu.txt): which kernel, grid and DRAM throughput each reaches.
+#   bash tools/device_decode.sh [--tests] [--no-ncu] [--splits LIST] [--problems "M,N,K ..."]
 source "$(dirname "$0")/device_common.sh"
-NCU=1
+NCU=1 TESTS=0 SPLITS=2,3,4,6,8
 PROBLEMS="1,4096,14336 16,4096,14336 1,4096,4096 16,4096,4096 1,6144,4096 1,28672,4096 1,8192,28672 1,10240,8192"
 while [ $# -gt 0 ]; do
   case "$1" in
+    --tests) TESTS=1 ;;
     --no-ncu) NCU=0 ;;
+    --splits) SPLITS="$2"; shift ;;
     --problems) PROBLEMS="$2"; shift ;;
     *) echo "unknown option $1"; exit 2 ;;
   esac
   shift
 done
-device_build tessel
-T=build/device/bin/tessel
 start=$(date +%s)
+if [ "$TESTS" = 1 ]; then
+  device_build tessel tessel_tests
+  timeout 240 build/device/tests/tessel_tests -tc="swap: gpu*,split-K: gpu M = 8..64*" > "$OUT/tests.log" 2>&1
+  grep -E "ERROR|FAILED|test cases|assertions" "$OUT/tests.log" | head -20
+  echo "tests: $(($(date +%s) - start)) s"
+else
+  device_build tessel
+fi
+T=build/device/bin/tessel
 for p in $PROBLEMS; do
   IFS=, read -r m n k <<< "$p"
-  echo "== tessel bench gemm --m $m --n $n --k $k --a-major k --b-major k --class hopper_gemm --splits 2,3,4,6,8"
+  echo "== tessel bench gemm --m $m --n $n --k $k --a-major k --b-major k --class hopper_gemm --splits $SPLITS"
   timeout 200 $T bench gemm --m "$m" --n "$n" --k "$k" --a-major k --b-major k --class hopper_gemm \
-    --splits 2,3,4,6,8 --each --iters 10 --warmup 3 2>&1
+    --splits "$SPLITS" --each --iters 10 --warmup 3 2>&1
   echo "== tessel bench gemm --m $m --n $n --k $k --a-major k --b-major k --one-call"
   timeout 100 $T bench gemm --m "$m" --n "$n" --k "$k" --a-major k --b-major k --one-call --iters 10 --warmup 3 2>&1
 done > "$OUT/bench.txt"
