@@ -7,6 +7,8 @@
 #include <new>
 #include <numeric>
 
+#include "tessel/algebra/pooling.hpp"
+
 namespace tessel {
 
 namespace {
@@ -102,20 +104,6 @@ uint64_t mix(uint64_t h, uint64_t v) {  // boost's hash_combine, widened to 64 b
   return h ^ (v + 0x9e3779b97f4a7c15ull + (h << 12) + (h >> 4));
 }
 
-// Under AddressSanitizer every node comes from operator new, so that it still sees each one's
-// use after release (a free list's reuse would hide it).
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kPooledNodes = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kPooledNodes = false;
-#else
-constexpr bool kPooledNodes = true;
-#endif
-#else
-constexpr bool kPooledNodes = true;
-#endif
-
 // The allocator of expression nodes (each with its shared_ptr's count, as allocate_shared makes
 // them): carved from per-thread 64 KiB slabs and recycled through a per-thread free list. Lowering
 // an address builds nodes by the hundred thousand and drops most of them at once; from malloc
@@ -145,7 +133,7 @@ struct NodeAllocator {
   }
 
   T* allocate(size_t n) {
-    if (!kPooledNodes || n != 1) return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{16}));
+    if (!kPoolMemory || n != 1) return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{16}));
     Pool& p = pool();
     if (Free* f = p.free) {
       p.free = f->next;
@@ -160,7 +148,7 @@ struct NodeAllocator {
     return r;
   }
   void deallocate(T* ptr, size_t n) noexcept {
-    if (!kPooledNodes || n != 1) {
+    if (!kPoolMemory || n != 1) {
       ::operator delete(ptr, std::align_val_t{16});
       return;
     }

@@ -4,23 +4,11 @@
 #include <bit>
 #include <new>
 
+#include "tessel/algebra/pooling.hpp"
+
 namespace tessel::codegen::block_pool {
 
 namespace {
-
-// Under AddressSanitizer every block comes from operator new, so that it still sees each one's
-// use after release (a pool's reuse would hide it).
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kPooled = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kPooled = false;
-#else
-constexpr bool kPooled = true;
-#endif
-#else
-constexpr bool kPooled = true;
-#endif
 
 constexpr int kMinShift = 10;  // the smallest class: 1 KiB
 constexpr int kMaxShift = 28;  // the largest pooled: 256 MiB; larger go to operator new and back
@@ -48,7 +36,7 @@ int size_class(std::size_t bytes) {
 
 void* allocate(std::size_t bytes) {
   if (bytes == 0) bytes = 1;
-  if (!kPooled || bytes > (std::size_t{1} << kMaxShift)) return ::operator new(bytes, std::align_val_t{16});
+  if (!kPoolMemory || bytes > (std::size_t{1} << kMaxShift)) return ::operator new(bytes, std::align_val_t{16});
   const int c = size_class(bytes);
   Pool& p = pool;
   if (FreeBlock* b = p.free[c]) {
@@ -61,7 +49,7 @@ void* allocate(std::size_t bytes) {
 void deallocate(void* ptr, std::size_t bytes) noexcept {
   if (ptr == nullptr) return;
   if (bytes == 0) bytes = 1;
-  if (!kPooled || bytes > (std::size_t{1} << kMaxShift)) {
+  if (!kPoolMemory || bytes > (std::size_t{1} << kMaxShift)) {
     ::operator delete(ptr, std::align_val_t{16});
     return;
   }

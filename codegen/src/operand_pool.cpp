@@ -3,23 +3,11 @@
 
 #include <new>
 
+#include "tessel/algebra/pooling.hpp"
+
 namespace tessel::codegen::operand_pool {
 
 namespace {
-
-// Under AddressSanitizer every list comes from operator new, so that it still sees each one's
-// use after release (a pool's reuse would hide it).
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kPooled = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kPooled = false;
-#else
-constexpr bool kPooled = true;
-#endif
-#else
-constexpr bool kPooled = true;
-#endif
 
 constexpr std::size_t kGrain = 64;                      // size classes are multiples of 64 bytes
 constexpr std::size_t kClasses = kMaxPooled / kGrain;   // 64, 128, ..., 512 bytes
@@ -45,7 +33,7 @@ std::size_t size_class(std::size_t bytes) { return (bytes + kGrain - 1) / kGrain
 
 void* allocate(std::size_t bytes) {
   if (bytes == 0) bytes = 1;
-  if (!kPooled || bytes > kMaxPooled) return ::operator new(bytes, std::align_val_t{16});
+  if (!kPoolMemory || bytes > kMaxPooled) return ::operator new(bytes, std::align_val_t{16});
   const std::size_t c = size_class(bytes);
   Pool& p = pool;
   if (FreeBlock* b = p.free[c]) {
@@ -66,7 +54,7 @@ void* allocate(std::size_t bytes) {
 void deallocate(void* ptr, std::size_t bytes) noexcept {
   if (ptr == nullptr) return;
   if (bytes == 0) bytes = 1;
-  if (!kPooled || bytes > kMaxPooled) {
+  if (!kPoolMemory || bytes > kMaxPooled) {
     ::operator delete(ptr, std::align_val_t{16});
     return;
   }
