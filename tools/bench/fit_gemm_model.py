@@ -70,7 +70,8 @@ def kernel_of(name):
 
 class Model:
     SCALARS = [("swap", 0.8), ("gain", 0.15), ("epilogue", 2e4), ("pingpong_epilogue", 0.3), ("fill", 1.0), ("launch", 3.0),
-               ("copy", 2.5e6), ("dram_per_sm", 3e4), ("dram", 3e6), ("partial", 1e5), ("round", 0.5)]
+               ("copy", 2.5e6), ("dram_per_sm", 3e4), ("dram", 3e6), ("partial", 1e5), ("round", 0.5),
+               ("l2", 1e7)]
 
     def __init__(self, rows):
         self.keys = sorted({k["key"] for _, k, *_ in rows if k["key"]})
@@ -107,6 +108,9 @@ class Model:
             partial = k["tm"] * k["tn"] * 4 / v("partial")
             compute += rounds * partial + -(-tiles // SMS) * splits * partial
         ab, ob = BYTES[p["dtype"]], BYTES[p["out"]]
+        # every unit's operand tiles through L2 into shared memory: the device's L2 bandwidth bounds
+        # the mainloop when tiles are small and many (kL2BytesPerUs)
+        compute = max(compute, tiles * (k["tm"] + k["tn"]) * p["K"] * ab / v("l2") + v("fill"))
         moved = (p["M"] * p["K"] + p["K"] * p["N"]) * p["L"] * ab + p["M"] * p["N"] * p["L"] * ob * (2 if p["beta"] else 1)
         dram = moved / min(v("dram"), min(units, SMS) * v("dram_per_sm"))
         t = max(compute, dram) + 0.1 * min(compute, dram) + v("launch")
@@ -124,6 +128,35 @@ class Model:
                 transposed += 0 if same else b
             t += (copied + (TRANSPOSE_FACTOR - 1) * transposed) * 2 / v("copy") + v("launch") * len(ops)
         return t
+
+
+# ranking.cpp's names of the scalars, to read the committed constants (--evaluate)
+CPP_NAMES = {"swap": "kSwapScale", "gain": "kPartialRoundGain", "epilogue": "kEpilogueBytesPerUsPerSm",
+             "pingpong_epilogue": "kPingpongEpilogue", "fill": "kFirstFillUs", "launch": "kLaunchUs",
+             "copy": "kCopyBytesPerUs", "dram_per_sm": "kDramBytesPerUsPerSm", "dram": "kDramBytesPerUs",
+             "partial": "kPartialBytesPerUsPerSm", "round": "kUnitUs", "l2": "kL2BytesPerUs"}
+
+
+def committed(model, path):
+    """The constants of ranking.cpp at `path` as the model's parameter vector (tf32 and fp8 tied as there)."""
+    src = open(path).read()
+    def num(name):
+        m = re.search(name + r" = ([\d.e+-]+)", src)
+        return float(m.group(1)) if m else float("inf")  # a term that ranking.cpp has not got: no bound
+    fits = {(int(a), int(b), c == "true"): float(e) for a, b, c, e in
+            re.findall(r"\{(\d+), (\d+), (true|false), ([\d.]+)\}", src)}
+    x = model.init.copy()
+    for i, n in enumerate(model.names):
+        if n[0] != "eff":
+            x[i] = num(CPP_NAMES[n[0]])
+            continue
+        e = fits.get(n[2:], 0.75)
+        if n[1] == "tf32":
+            e = min(0.9, num("kTf32Scale") * e ** num("kTf32Power"))
+        elif n[1] == "fp8":
+            e = min(0.95, num("kFp8Scale") * e)
+        x[i] = e
+    return x
 
 
 def rows_of(problems):
@@ -209,8 +242,12 @@ def tie(model, x, rows, cls, exponents):
     return best[3], (best[1], best[2])
 
 
-def summary(name, r):
+def summary(name, r, show=None):
     v = list(r.values())
+    if show:
+        for args, t in sorted(r.items(), key=lambda a: -a[1]):
+            if t >= show:
+                print(f"  {t:.3f}  {args}")
     gm = math.exp(sum(map(math.log, v)) / len(v))
     return f"{name}: {len(v)} problems, regret geometric mean {gm:.3f}, max {max(v):.2f}, rows > 1.05: {sum(1 for t in v if t > 1.05)}"
 
@@ -220,16 +257,21 @@ def main():
     ap.add_argument("calibrate")
     ap.add_argument("--validate")
     ap.add_argument("--iters", type=int, default=2500)
+    ap.add_argument("--evaluate", metavar="RANKING_CPP", help="no fit: the regrets of the constants in this ranking.cpp")
+    ap.add_argument("--show", type=float, metavar="R", help="also list each problem whose pick is R times the fastest or more")
     o = ap.parse_args()
     rows = rows_of(parse(o.calibrate))
     if not rows:
         sys.exit(f"{o.calibrate}: no `tessel tune` tables")
     model = Model(rows)
-    x = model.init
-    for _ in range(3):
-        x = nelder_mead(lambda v: loss(model, v, rows), x, o.iters)
-    x, tf32 = tie(model, x, rows, "tf32", [1, 1.5, 2, 2.5, 3, 4])
-    x, fp8 = tie(model, x, rows, "fp8", [1])
+    if o.evaluate:
+        x, tf32, fp8 = committed(model, o.evaluate), None, None
+    else:
+        x = model.init
+        for _ in range(3):
+            x = nelder_mead(lambda v: loss(model, v, rows), x, o.iters)
+        x, tf32 = tie(model, x, rows, "tf32", [1, 1.5, 2, 2.5, 3, 4])
+        x, fp8 = tie(model, x, rows, "fp8", [1])
     for n, v in zip(model.names, x):
         if n[0] == "eff" and n[1] == "16":
             print(f"    {{{n[2]}, {n[3]}, {'true' if n[4] else 'false'}, {v:.3f}}},")
@@ -242,9 +284,9 @@ def main():
             print(f"{n[0]}: {v:.4g}")
     for allowed in (False, True):
         which = "split-K allowed" if allowed else "data-parallel only"
-        print(summary(f"{o.calibrate} ({which})", regrets(model, x, rows, allowed)))
+        print(summary(f"{o.calibrate} ({which})", regrets(model, x, rows, allowed), o.show))
         if o.validate:
-            print(summary(f"{o.validate} ({which})", regrets(model, x, rows_of(parse(o.validate)), allowed)))
+            print(summary(f"{o.validate} ({which})", regrets(model, x, rows_of(parse(o.validate)), allowed), o.show))
 
 
 if __name__ == "__main__":

@@ -97,16 +97,16 @@ struct TileFit {
   double efficiency;
 };
 constexpr TileFit kTileFits[] = {
-    {64, 128, false, 0.641},  {64, 128, true, 0.649},  {64, 256, false, 0.793},  {64, 256, true, 0.727},
-    {128, 128, false, 0.782}, {128, 128, true, 0.841}, {128, 192, false, 0.852}, {128, 256, false, 0.858},
+    {64, 128, false, 0.683},  {64, 128, true, 0.603},  {64, 256, false, 0.753},  {64, 256, true, 0.684},
+    {128, 128, false, 0.737}, {128, 128, true, 0.751}, {128, 192, false, 0.803}, {128, 256, false, 0.808},
 };
-constexpr double kTf32Scale = 1.42, kTf32Power = 3;  // tf32: 1.42 e^3
-constexpr double kFp8Scale = 1.04;                    // fp8: 1.04 e
+constexpr double kTf32Scale = 1.58, kTf32Power = 3;  // tf32: 1.58 e^3
+constexpr double kFp8Scale = 1.06;                    // fp8: 1.06 e
 // A swapped kernel's m64nN wgmma (N of 8 to 64) reads its 64 x 16 A block from shared memory for
 // N x 64 x 32 FLOPs: at 128 bytes a clock per SM that bounds it to (N / 2) / (16 + N / 4) of the
 // peak (0.22 for N = 8, 1 from N = 64); one fitted scale for all of them, and at most the
 // unswapped 64x128 tile's efficiency (no 64-row tile of N <= 64 reuses a loaded byte more).
-constexpr double kSwapScale = 0.673;
+constexpr double kSwapScale = 1.453;
 constexpr double kSwapCap = kTileFits[0].efficiency;
 static_assert(kTileFits[0].tile_m == 64 && kTileFits[0].tile_n == 128 && !kTileFits[0].pingpong);
 
@@ -134,23 +134,28 @@ double tile_efficiency(const KernelMetadata& md, Type ab) {
 // loop); how much faster a last round runs per missing unit (its SMs share the memory system and
 // the power budget with fewer: 0.32 for a round of one unit); split-K's partial tiles (written
 // by every unit, read by each tile's last: mostly L2).
-constexpr double kEpilogueBytesPerUsPerSm = 2.827e+04;
+constexpr double kEpilogueBytesPerUsPerSm = 4.014e+04;
 constexpr double kCooperativeEpilogue = 0.5;
-constexpr double kPingpongEpilogue = 0.223;
-constexpr double kUnitUs = 0.612;
-constexpr double kFirstFillUs = 0.272;
-constexpr double kPartialRoundGain = 0.319;
-constexpr double kPartialBytesPerUsPerSm = 3.019e+04;
+constexpr double kPingpongEpilogue = 0.198;
+constexpr double kUnitUs = 0.154;
+constexpr double kFirstFillUs = 0.461;
+constexpr double kPartialRoundGain = 0.620;
+constexpr double kPartialBytesPerUsPerSm = 2.727e+04;
 // The device: DRAM, whichever is lower of the device's bandwidth and what the CTAs that move
 // bytes reach (a grid of a few CTAs cannot stream a weight at full bandwidth); the launch.
-constexpr double kDramBytesPerUs = 2.436e+06;
-constexpr double kDramBytesPerUsPerSm = 8.467e+04;
-constexpr double kLaunchUs = 5.189;
+constexpr double kDramBytesPerUs = 2.767e+06;
+constexpr double kDramBytesPerUsPerSm = 1.004e+05;
+constexpr double kLaunchUs = 6.627;
+// Every unit's A and B tiles come through L2 into shared memory: with small tiles on a large
+// problem, the L2's bandwidth (shared by all SMs) bounds the mainloop before the tensor cores do
+// (ncu of 128x128 on 777 x 16384 x 3072: L2 58% busy against 41% for 128x192 at the same work;
+// at boost clocks 1.47x slower, docs/performance.md, session 31).
+constexpr double kL2BytesPerUs = 1.546e+07;
 // The copies into the workspace (elementwise copy kernels: read and write counted); one into another
 // major reads across the operand's rows, kTransposeCopyFactor times a copy in the same major (an
 // estimate, not fitted: the fit has too few transposes to tell; it breaks the tie between a kernel
 // that needs the operand transposed and its twin that only needs its rows padded).
-constexpr double kCopyBytesPerUs = 1.009e+06;
+constexpr double kCopyBytesPerUs = 1.123e+06;
 constexpr double kTransposeCopyFactor = 1.5;
 // Split-K at the model's count is chosen over data-parallel only where its estimate is below
 // kSplitKMargin times the best data-parallel one: where split-K is a near tie in the model it
@@ -217,6 +222,11 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
     // One block per tile, a few resident per SM: the whole grid shares the SMs' CUDA cores.
     const double flops = 2.0 * static_cast<double>(e.M) * e.N * e.K * e.L;
     compute_us = flops / (rate * dev.sm_count);
+  }
+  if (tensor) {
+    const double l2_us = static_cast<double>(tiles) * (tm + tn) * static_cast<double>(e.K) *
+                         codegen::bytes(g.A.dtype) / kL2BytesPerUs;
+    compute_us = std::max(compute_us, l2_us + kFirstFillUs);
   }
   const double dram_rate = std::min(kDramBytesPerUs, static_cast<double>(std::max<int64_t>(active, 1)) * kDramBytesPerUsPerSm);
   const double dram_us =
