@@ -112,7 +112,10 @@ class Model:
         # the mainloop when tiles are small and many (kL2BytesPerUs)
         compute = max(compute, tiles * (k["tm"] + k["tn"]) * p["K"] * ab / v("l2") + v("fill"))
         moved = (p["M"] * p["K"] + p["K"] * p["N"]) * p["L"] * ab + p["M"] * p["N"] * p["L"] * ob * (2 if p["beta"] else 1)
-        dram = moved / min(v("dram"), min(units, SMS) * v("dram_per_sm"))
+        # a last round of fewer units streams its share of the bytes at what its CTAs reach
+        rate = lambda ctas: min(v("dram"), ctas * v("dram_per_sm"))
+        tail = last / units if rounds > 1 else 0.0
+        dram = moved * (1 - tail) / rate(min(units, SMS)) + moved * tail / rate(last)
         t = max(compute, dram) + 0.1 * min(compute, dram) + v("launch")
         if packed:
             copied = transposed = 0
