@@ -9,10 +9,7 @@
 
 namespace tessel::codegen {
 
-KernelBuilder& Value::builder() const {
-  if (!b_) fail("codegen: use of an empty Value (it was never assigned a register)");
-  return *b_;
-}
+void Value::empty_value() { fail("codegen: use of an empty Value (it was never assigned a register)"); }
 
 const char* ptx_name(Special s) {
   switch (s) {
@@ -100,28 +97,15 @@ Kernel KernelBuilder::finish() {
   return std::move(k_);
 }
 
-Block& KernelBuilder::current() { return *blocks_.back(); }
-
-Value KernelBuilder::fresh(Type t) {
-  RegInfo info;
-  info.type = t;
-  info.cls = reg_class(t);
-  info.index = ++class_count_[static_cast<int>(info.cls)];
-  k_.regs.push_back(info);
-  return Value(this, static_cast<int>(k_.regs.size()) - 1, t);
-}
 
 Value KernelBuilder::reg(Type t) { return fresh(t); }
 
-Instr& KernelBuilder::append() {
-  if (finished_) fail("codegen: emit after finish in " + k_.name);
-  Instr& i = (emit_to_entry_ ? entry_ : current()).emplace_back().instr;
-  if (note_changed_) {
-    i.comment = note_;
-    last_note_ = note_;
-    note_changed_ = false;
-  }
-  return i;
+void KernelBuilder::emit_after_finish() const { fail("codegen: emit after finish in " + k_.name); }
+
+void KernelBuilder::take_note(Instr& i) {
+  i.comment = note_;
+  last_note_ = note_;
+  note_changed_ = false;
 }
 
 void KernelBuilder::emit(Instr i, Value guard, bool guard_negated) {
