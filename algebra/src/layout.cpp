@@ -46,6 +46,8 @@ Layout make_layout(const Shape& shape, const Stride& stride) { return Layout(sha
 
 Layout make_layout(const std::vector<Layout>& modes) {
   std::vector<IntTuple> shapes, strides;
+  shapes.reserve(modes.size());
+  strides.reserve(modes.size());
   for (const auto& m : modes) {
     shapes.push_back(m.shape());
     strides.push_back(m.stride());
