@@ -74,9 +74,9 @@ KernelBuilder::KernelBuilder(std::string name) {
     }
   }
   k_.name = std::move(name);
-  // Room for a thousand registers from the start (12 bytes each; a GEMM has 2,000 to 7,000):
-  // growing from empty copied them a dozen times, a fifth of fresh()'s cost.
-  k_.regs.reserve(1024);
+  // Room for 8,192 registers from the start (12 bytes each; a GEMM has 2,000 to 7,000): growing
+  // from empty copied them a dozen times, a fifth of fresh()'s cost, and from 1,024 still three.
+  k_.regs.reserve(8192);
   blocks_.push_back(&k_.body);
   cse_.open();
   bound_.emplace_back();

@@ -261,7 +261,9 @@ class KernelBuilder {
   }
   [[noreturn]] void emit_after_finish() const;
   void take_note(Instr& i);  // the pending note() onto i, append()'s rare path
-  Value fresh(Type t) {
+  // Always inline: GCC kept it out of line, where saving and restoring the registers its vector
+  // growth path needs cost more than its work.
+  [[gnu::always_inline]] Value fresh(Type t) {
     const RegClass c = reg_class(t);
     k_.regs.push_back(RegInfo{t, c, ++class_count_[static_cast<int>(c)]});
     return Value(this, static_cast<int>(k_.regs.size()) - 1, t);
