@@ -162,13 +162,17 @@ class MnemonicCache {
 struct Printer {
   const Kernel& k;
   Out& os;
-  // Every register's name (`%rd12`), spelled once per kernel by print_kernel (a kernel names its
-  // registers many times); empty for one instruction alone (print_instr), spelled as it goes.
+  // Register names (`%rd12`), by class and index: the thread's names of each class, spelled
+  // once per thread (kernels number each class's registers alike from 1) and read in place, set
+  // by spell_register_names (print_kernel). Copying each kernel's names into a table by register
+  // id (a tenth of the printer, before) cost more than the lookup of a register's class and index
+  // where it is printed. Unset for one instruction alone (print_instr): spelled as it goes.
   struct RegName {
     char text[15];
     uint8_t size;
   };
-  std::vector<RegName> names;
+  const RegName* class_names[6] = {};
+  bool named = false;
   MnemonicCache mnemonics;
 
   static constexpr int kClasses = 6;
@@ -183,38 +187,35 @@ struct Printer {
   }
 
   void spell_register_names() {
-    // Each class's prefix (`%rd`) looked up once, not per register.
-    RegName prefixes[kClasses] = {};
-    for (int c = 0; c < kClasses; ++c) {
-      const char* prefix = reg_prefix(static_cast<RegClass>(c));
-      const size_t len = std::strlen(prefix);
-      if (len > 4) fail(std::string("codegen: register prefix ") + prefix + " longer than the printer's table allows");
-      std::memcpy(prefixes[c].text, prefix, len);
-      prefixes[c].size = static_cast<uint8_t>(len);
-    }
-    // Kernels number each class's registers alike from 1, so each name is spelled once per thread
-    // and copied for every kernel after (spelling every register of every kernel was a tenth of
-    // the printer). Numbers outside what the cache keeps are spelled as they come.
+    // The highest index of each class; every register's class and index checked here once.
     constexpr int kCached = 1 << 16;
-    thread_local std::vector<RegName> spelled[kClasses];  // [class][index]
-    std::vector<RegName>* const cache_of = spelled;        // the thread's, looked up once
-    names.resize(k.regs.size());
-    for (size_t id = 0; id < k.regs.size(); ++id) {
-      const RegInfo& r = k.regs[id];
+    int top[kClasses] = {};
+    for (const RegInfo& r : k.regs) {
       const auto c = static_cast<size_t>(r.cls);
       if (c >= kClasses) fail("codegen: register class " + std::to_string(c) + " outside the printer's table");
-      if (r.index < 0 || r.index >= kCached) [[unlikely]] {
-        spell(names[id], prefixes[c], r.index);
-        continue;
-      }
-      std::vector<RegName>& cache = cache_of[c];
-      const auto j = static_cast<size_t>(r.index);
-      while (cache.size() <= j) {  // a kernel names each class's registers in order: one more
-        const auto x = static_cast<int>(cache.size());
-        spell(cache.emplace_back(), prefixes[c], x);
-      }
-      names[id] = cache[j];
+      if (r.index < 0 || r.index >= kCached) return;  // spelled as they come (reg()), as for one instruction
+      top[c] = std::max(top[c], r.index);
     }
+    // Each class's names up to its highest, spelled where this thread has not yet.
+    thread_local std::vector<RegName> spelled[kClasses];  // [class][index]
+    for (int c = 0; c < kClasses; ++c) {
+      std::vector<RegName>& cache = spelled[c];
+      if (cache.size() <= static_cast<size_t>(top[c])) {
+        const char* prefix_text = reg_prefix(static_cast<RegClass>(c));
+        const size_t len = std::strlen(prefix_text);
+        if (len > 4)
+          fail(std::string("codegen: register prefix ") + prefix_text + " longer than the printer's table allows");
+        RegName prefix = {};
+        std::memcpy(prefix.text, prefix_text, len);
+        prefix.size = static_cast<uint8_t>(len);
+        while (cache.size() <= static_cast<size_t>(top[c])) {
+          const auto x = static_cast<int>(cache.size());
+          spell(cache.emplace_back(), prefix, x);
+        }
+      }
+      class_names[c] = cache.data();
+    }
+    named = true;
   }
 
   // An instruction's line is written through a local cursor into room made for the whole line
@@ -261,13 +262,13 @@ struct Printer {
   }
 
   [[gnu::always_inline]] char* reg(char* p, int id) const {
-    if (!names.empty()) [[likely]] {
-      const RegName& n = names.at(static_cast<size_t>(id));
+    const RegInfo& r = k.regs.at(static_cast<size_t>(id));
+    if (named) [[likely]] {
+      const RegName& n = class_names[static_cast<size_t>(r.cls)][r.index];
       static_assert(sizeof(RegName) == 16, "a register name is copied as 16 bytes");
       std::memcpy(p, &n, 16);
       return p + n.size;
     }
-    const RegInfo& r = k.regs.at(static_cast<size_t>(id));
     const char* prefix = reg_prefix(r.cls);
     const size_t len = std::strlen(prefix);
     std::memcpy(p, prefix, len);
