@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "tessel/algebra/error.hpp"
+#include "cse.hpp"
 #include "tessel/codegen/builder.hpp"
 
 namespace tessel::codegen {
