@@ -6,6 +6,7 @@
 #include <concepts>
 #include <memory>
 #include <cstdio>
+#include <cstddef>
 #include <cstring>
 #include <set>
 #include <string_view>
@@ -127,14 +128,21 @@ class MnemonicCache {
     uint32_t at = 0, len = kFree;
   };
   static constexpr uint32_t kFree = ~0u;
+  // Instr's first 20 bytes are exactly these fields, without padding (checked below): the key is
+  // those bytes, three loads (packing each field was a tenth of the printer's own instructions).
   static Key key(const Instr& i) {
-    auto u8 = [](auto e) { return static_cast<uint64_t>(static_cast<uint8_t>(e)); };
+    static_assert(offsetof(Instr, op) == 0 && offsetof(Instr, type) == 1 && offsetof(Instr, type2) == 2 &&
+                      offsetof(Instr, type3) == 3 && offsetof(Instr, type4) == 4 && offsetof(Instr, space) == 5 &&
+                      offsetof(Instr, vec) == 6 && offsetof(Instr, cmp) == 7 && offsetof(Instr, rnd) == 8 &&
+                      offsetof(Instr, cache) == 9 && offsetof(Instr, atom) == 10 && offsetof(Instr, shfl) == 11 &&
+                      offsetof(Instr, flags) == 12 && offsetof(Instr, n) == 16,
+                  "the mnemonic key reads Instr's fields op .. n as its first 20 bytes");
     Key k;
-    k.a = u8(i.op) | u8(i.type) << 8 | u8(i.type2) << 16 | u8(i.type3) << 24 | u8(i.type4) << 32 |
-          u8(i.space) << 40 | u8(i.vec) << 48 | u8(i.cmp) << 56;
-    k.b = u8(i.rnd) | u8(i.cache) << 8 | u8(i.atom) << 16 | u8(i.shfl) << 24 |
-          static_cast<uint64_t>(static_cast<uint32_t>(i.n)) << 32;
-    k.c = i.flags;
+    std::memcpy(&k.a, &i, 8);  // op, type, type2, type3, type4, space, vec, cmp
+    std::memcpy(&k.b, reinterpret_cast<const char*>(&i) + 8, 8);  // rnd, cache, atom, shfl, flags
+    uint32_t n;
+    std::memcpy(&n, reinterpret_cast<const char*>(&i) + 16, 4);  // n
+    k.c = n;
     return k;
   }
   static size_t hash(const Key& k) {
@@ -406,7 +414,7 @@ Requirement print_kernel(const Kernel& k, Out& os, const PrintOptions& o) {
   os << "\n";
   // The output grows by about a line per instruction; room made ahead spares most of its copies.
   os.room(48 * k.regs.size() + 4096);
-  Printer pr{k, os, {}, {}};
+  Printer pr{k, os, {}, false, {}};
   pr.spell_register_names();
   auto visit = [&](const Instr& i) { pr.instr(i, o.comments); };
   detail::flatten(k, visit);  // for_each_legalized, calling the printer directly
@@ -419,7 +427,7 @@ Requirement print_kernel(const Kernel& k, Out& os, const PrintOptions& o) {
 std::string print_instr(const Kernel& k, const Instr& i) {
   if (i.op == Op::Label) return i.ops.at(0).name + ":";
   Out os;
-  Printer{k, os, {}, {}}.instr(i, false);
+  Printer{k, os, {}, false, {}}.instr(i, false);
   // Drop the leading tab, the tab before the operands and the trailing ";\n".
   const std::string text(os.view());
   std::string s = text.substr(1, text.size() - 3);
