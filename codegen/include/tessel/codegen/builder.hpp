@@ -273,6 +273,9 @@ class KernelBuilder {
   void in_entry(const std::function<void()>& fn);     // emits what fn emits into the entry block
   void in_block(Block& b, const std::function<void()>& fn);
   Value lower_expr(const Int& x, Type t);
+  // load()'s work, its registers appended to `out` (load_tensor loads into one list: a list per
+  // load was an allocation per element of the epilogue's C boxes).
+  void load_into(std::vector<Value>& out, Space s, Type t, Value addr, int64_t offset, int vec, LoadOptions o);
   Value join_bytes(Value lo, Value hi);
   std::pair<Value, int64_t> address_parts(const Tensor& t, const Coord& coord);
   void push_scope();
