@@ -198,12 +198,14 @@ struct Printer {
     // The highest index of each class; every register's class and index checked here once.
     constexpr int kCached = 1 << 16;
     int top[kClasses] = {};
+    bool cached = true;  // else every name is spelled as it comes (reg()), as for one instruction
     for (const RegInfo& r : k.regs) {
       const auto c = static_cast<size_t>(r.cls);
       if (c >= kClasses) fail("codegen: register class " + std::to_string(c) + " outside the printer's table");
-      if (r.index < 0 || r.index >= kCached) return;  // spelled as they come (reg()), as for one instruction
+      if (r.index < 0 || r.index >= kCached) cached = false;
       top[c] = std::max(top[c], r.index);
     }
+    if (!cached) return;
     // Each class's names up to its highest, spelled where this thread has not yet.
     thread_local std::vector<RegName> spelled[kClasses];  // [class][index]
     for (int c = 0; c < kClasses; ++c) {
