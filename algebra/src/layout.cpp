@@ -9,12 +9,17 @@ namespace tessel {
 
 namespace {
 
+// Walks the leaves in place: a list of them copied each Int (its node's count and its basis path),
+// and every layout the algebra makes passes here.
 void check_extents(const Shape& shape, const Shape& whole) {
-  for (const Int& s : flatten_leaves(shape)) {
-    if (s.has_basis()) fail("shape " + to_string(whole) + ": extent " + to_string(s) + " is a basis element");
-    if (s.is_static() && s.value() < 1)
-      fail("shape " + to_string(whole) + ": extent " + to_string(s) + " must be positive");
+  if (shape.is_tuple()) {  // tuple: each mode
+    for (const IntTuple& m : shape.elems()) check_extents(m, whole);
+    return;
   }
+  const Int& s = shape.leaf();  // leaf
+  if (s.has_basis()) fail("shape " + to_string(whole) + ": extent " + to_string(s) + " is a basis element");
+  if (s.is_static() && s.value() < 1)
+    fail("shape " + to_string(whole) + ": extent " + to_string(s) + " must be positive");
 }
 
 }  // namespace
@@ -27,7 +32,7 @@ Layout::Layout(Shape shape, Stride stride) : shape_(std::move(shape)), stride_(s
   product(shape_);  // the size must fit in 64 bits
 }
 
-Layout Layout::operator[](int i) const { return Layout(shape_[i], stride_[i]); }
+Layout Layout::operator[](int i) const { return Layout(Unchecked{}, shape_[i], stride_[i]); }
 
 IntTuple Layout::operator()(const Coord& c) const { return crd2idx(c, shape_, stride_); }
 
@@ -41,6 +46,8 @@ Layout make_layout(const Shape& shape, const Stride& stride) { return Layout(sha
 
 Layout make_layout(const std::vector<Layout>& modes) {
   std::vector<IntTuple> shapes, strides;
+  shapes.reserve(modes.size());
+  strides.reserve(modes.size());
   for (const auto& m : modes) {
     shapes.push_back(m.shape());
     strides.push_back(m.stride());

@@ -2,17 +2,9 @@
 // Entries are keyed by the structural hash every expression node carries from its construction
 // (tessel::hash_value: equal expressions hash equal); a hit is confirmed by structural equality.
 #include "tessel/algebra/error.hpp"
-#include "tessel/codegen/builder.hpp"
+#include "cse.hpp"
 
 namespace tessel::codegen {
-
-// The slot of hash h, or the free slot where it would go (slots_ is not empty and never full).
-size_t KernelBuilder::CseTable::probe(uint64_t h) const {
-  const size_t mask = slots_.size() - 1;
-  size_t j = h & mask;
-  while (slots_[j].head != -2 && slots_[j].hash != h) j = (j + 1) & mask;
-  return j;
-}
 
 size_t KernelBuilder::CseTable::claim(uint64_t h) {
   if (2 * (taken_ + 1) > slots_.size()) {  // keep at most half the slots taken: short probes
@@ -31,36 +23,6 @@ size_t KernelBuilder::CseTable::claim(uint64_t h) {
     ++taken_;
   }
   return j;
-}
-
-Value KernelBuilder::CseTable::find(const Int& x, int tag, Probe& p) const {
-  p.hash = hash_value(x);
-  if (slots_.empty()) return {};
-  p.slot = probe(p.hash);
-  for (int i = slots_[p.slot].head; i >= 0; i = entries_[static_cast<size_t>(i)].prev) {
-    const Entry& e = entries_[static_cast<size_t>(i)];
-    if (e.tag == tag && e.is(x)) return Value(b_, e.reg, e.type);
-  }
-  return {};
-}
-
-void KernelBuilder::CseTable::insert(const Int& x, int tag, Value v, const Probe& p) {
-  if (scopes_.empty()) fail("codegen: a common subexpression outside every scope");
-  if (x.has_basis()) fail("codegen: a common subexpression of a basis element " + to_string(x));
-  // A taken slot holding x's hash is its hash's only one, whatever was inserted since the find.
-  size_t j = p.slot;
-  if (j >= slots_.size() || slots_[j].head == -2 || slots_[j].hash != p.hash) j = claim(p.hash);
-  b_ = &v.builder();
-  Entry& e = entries_.emplace_back();
-  e.expr = x.expr();
-  e.value = x.is_static() ? x.value() : 0;
-  e.tag = tag;
-  e.reg = v.id();
-  e.type = v.type();
-  e.hash = p.hash;
-  e.prev = slots_[j].head;
-  e.slot = static_cast<uint32_t>(j);
-  slots_[j].head = static_cast<int>(entries_.size() - 1);
 }
 
 void KernelBuilder::CseTable::open() { scopes_.push_back(entries_.size()); }

@@ -3,6 +3,7 @@
 // a scope already computed it), with powers of two as shifts and masks where the operand is
 // known non-negative.
 #include "tessel/algebra/error.hpp"
+#include "cse.hpp"
 #include "tessel/codegen/builder.hpp"
 
 namespace tessel::codegen {

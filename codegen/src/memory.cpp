@@ -1,9 +1,11 @@
 // memory.cpp: loads, stores, atomics, tensors (pointer + space + layout) and the vectorizing
 // copy. Element types without an ld/st spelling (f16, bf16, their pairs) move as bit types.
 #include <numeric>
+#include <span>
 #include <utility>
 
 #include "tessel/algebra/error.hpp"
+#include "cse.hpp"
 #include "tessel/codegen/builder.hpp"
 
 namespace tessel::codegen {
@@ -49,7 +51,7 @@ void check_vec(int vec, Type t) {
   }
 }
 
-Operand data_operand(const std::vector<Value>& v) {
+Operand data_operand(std::span<const Value> v) {
   if (v.size() == 1) return v[0].op();
   OperandList ops;
   for (const Value& x : v) ops.push_back(x.op());
@@ -59,11 +61,19 @@ Operand data_operand(const std::vector<Value>& v) {
 }  // namespace
 
 std::vector<Value> KernelBuilder::load(Space s, Type t, Value addr, int64_t offset, int vec, LoadOptions o) {
+  std::vector<Value> out;
+  load_into(out, s, t, addr, offset, vec, o);
+  return out;
+}
+
+void KernelBuilder::load_into(std::vector<Value>& out, Space s, Type t, Value addr, int64_t offset, int vec,
+                              LoadOptions o) {
   check_address(s, addr);
   check_vec(vec, t);
   if (o.nc && s != Space::Global) fail("codegen: ld.nc reads the global space only");
-  std::vector<Value> out;
+  const size_t first = out.size();
   for (int i = 0; i < vec; ++i) out.push_back(fresh(t == Type::E4M3 || t == Type::E5M2 ? Type::B16 : t));
+  const std::span<const Value> loaded(out.data() + first, out.size() - first);
   Instr i;
   i.op = Op::Ld;
   i.space = s;
@@ -73,9 +83,8 @@ std::vector<Value> KernelBuilder::load(Space s, Type t, Value addr, int64_t offs
   if (o.nc) i.flags |= kNc;
   if (o.no_allocate_l1) i.flags |= kNoAllocL1;
   if (o.prefetch_l2) i.flags |= kL2Prefetch;
-  i.set_ops(data_operand(out), Operand::addr(addr.op(), offset));
+  i.set_ops(data_operand(loaded), Operand::addr(addr.op(), offset));
   emit(std::move(i));
-  return out;
 }
 
 void KernelBuilder::store(Space s, Type t, Value addr, const std::vector<Value>& values, int64_t offset, Cache cache) {
@@ -319,9 +328,12 @@ std::vector<Value> KernelBuilder::load_tensor(const Tensor& src, Value guard, Lo
   const int64_t v = max_vector(src, 16 / eb);
   auto [unit, count] = vector_units(src.elem, v);
   std::vector<Value> out;
+  out.reserve(static_cast<size_t>(n.value()));
+  std::vector<Value> words;
   for (int64_t g = 0; g < n.value(); g += v) {
     auto [a, off] = address_parts(src, Coord(Int(g)));
-    std::vector<Value> words = load(src.space, unit, a, off, count, o);
+    words.clear();
+    load_into(words, src.space, unit, a, off, count, o);
     if (guard.valid()) current().back().instr.guard = guard.id();
     if (unit != Type::B32 || eb >= 4) {
       for (Value w : words) out.push_back(unit == src.elem ? w : Value(this, w.id(), src.elem));
@@ -330,16 +342,17 @@ std::vector<Value> KernelBuilder::load_tensor(const Tensor& src, Value guard, Lo
     for (Value w : words) {
       // Split each word into halves (mov.b32 {lo, hi}, w); a byte element is its half, or the
       // half shifted right by 8: users of 8-bit values read only a register's low byte.
-      std::vector<Value> halves;
+      Value halves[2];
       OperandList parts;
-      for (int j = 0; j < 2; ++j) {
-        halves.push_back(fresh(eb == 2 ? src.elem : Type::B16));
-        parts.push_back(halves.back().op());
+      parts.reserve(2);
+      for (Value& h : halves) {
+        h = fresh(eb == 2 ? src.elem : Type::B16);
+        parts.push_back(h.op());
       }
       Instr m;
       m.op = Op::Mov;
       m.type = Type::B32;
-      m.set_ops(Operand::vec(parts), w.op());
+      m.set_ops(Operand::vec(std::move(parts)), w.op());
       emit(std::move(m));
       for (Value h : halves) {
         if (eb == 2) {

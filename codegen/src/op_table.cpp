@@ -207,11 +207,9 @@ const char* display_name(const OpInfo& row) { return *row.root ? row.root : row.
 
 }  // namespace
 
-const OpInfo& op_info(Op op) {
-  const auto j = static_cast<size_t>(op);
-  if (j >= kOpCount) fail("codegen: no instruction-table row for Op " + std::to_string(j));
-  return kRows[j];
-}
+const OpInfo* const detail::op_rows = kRows;
+
+void detail::no_op_row(size_t j) { fail("codegen: no instruction-table row for Op " + std::to_string(j)); }
 
 std::span<const OpInfo> op_table() { return kRows; }
 
@@ -224,18 +222,7 @@ Requirement op_requirement(const Instr& i) {
   return op_info(i.op).floor;
 }
 
-bool operands_fit(const Instr& i) {
-  const Signature& s = op_info(i.op).signature;
-  const size_t n = i.ops.size();
-  if (n < s.required || n > s.count) return false;
-  for (size_t j = 0; j < n; ++j) {
-    const OperandKind k = s.kinds[j];
-    // A register is a destination or a source: most operands, decided without fits()'s call.
-    if (i.ops[j].kind == Operand::Kind::Reg && (k == OperandKind::Dst || k == OperandKind::Src)) continue;
-    if (!fits(k, i.ops[j])) return false;
-  }
-  return true;
-}
+bool operand_fits(OperandKind k, const Operand& o) { return fits(k, o); }
 
 std::string operand_mismatch(const Instr& i) {
   const OpInfo& row = op_info(i.op);

@@ -6,6 +6,7 @@
 #include <concepts>
 #include <memory>
 #include <cstdio>
+#include <cstddef>
 #include <cstring>
 #include <set>
 #include <string_view>
@@ -127,14 +128,21 @@ class MnemonicCache {
     uint32_t at = 0, len = kFree;
   };
   static constexpr uint32_t kFree = ~0u;
+  // Instr's first 20 bytes are exactly these fields, without padding (checked below): the key is
+  // those bytes, three loads (packing each field was a tenth of the printer's own instructions).
   static Key key(const Instr& i) {
-    auto u8 = [](auto e) { return static_cast<uint64_t>(static_cast<uint8_t>(e)); };
+    static_assert(offsetof(Instr, op) == 0 && offsetof(Instr, type) == 1 && offsetof(Instr, type2) == 2 &&
+                      offsetof(Instr, type3) == 3 && offsetof(Instr, type4) == 4 && offsetof(Instr, space) == 5 &&
+                      offsetof(Instr, vec) == 6 && offsetof(Instr, cmp) == 7 && offsetof(Instr, rnd) == 8 &&
+                      offsetof(Instr, cache) == 9 && offsetof(Instr, atom) == 10 && offsetof(Instr, shfl) == 11 &&
+                      offsetof(Instr, flags) == 12 && offsetof(Instr, n) == 16,
+                  "the mnemonic key reads Instr's fields op .. n as its first 20 bytes");
     Key k;
-    k.a = u8(i.op) | u8(i.type) << 8 | u8(i.type2) << 16 | u8(i.type3) << 24 | u8(i.type4) << 32 |
-          u8(i.space) << 40 | u8(i.vec) << 48 | u8(i.cmp) << 56;
-    k.b = u8(i.rnd) | u8(i.cache) << 8 | u8(i.atom) << 16 | u8(i.shfl) << 24 |
-          static_cast<uint64_t>(static_cast<uint32_t>(i.n)) << 32;
-    k.c = i.flags;
+    std::memcpy(&k.a, &i, 8);  // op, type, type2, type3, type4, space, vec, cmp
+    std::memcpy(&k.b, reinterpret_cast<const char*>(&i) + 8, 8);  // rnd, cache, atom, shfl, flags
+    uint32_t n;
+    std::memcpy(&n, reinterpret_cast<const char*>(&i) + 16, 4);  // n
+    k.c = n;
     return k;
   }
   static size_t hash(const Key& k) {
@@ -162,13 +170,17 @@ class MnemonicCache {
 struct Printer {
   const Kernel& k;
   Out& os;
-  // Every register's name (`%rd12`), spelled once per kernel by print_kernel (a kernel names its
-  // registers many times); empty for one instruction alone (print_instr), spelled as it goes.
+  // Register names (`%rd12`), by class and index: the thread's names of each class, spelled
+  // once per thread (kernels number each class's registers alike from 1) and read in place, set
+  // by spell_register_names (print_kernel). Copying each kernel's names into a table by register
+  // id (a tenth of the printer, before) cost more than the lookup of a register's class and index
+  // where it is printed. Unset for one instruction alone (print_instr): spelled as it goes.
   struct RegName {
     char text[15];
     uint8_t size;
   };
-  std::vector<RegName> names;
+  const RegName* class_names[6] = {};
+  bool named = false;
   MnemonicCache mnemonics;
 
   static constexpr int kClasses = 6;
@@ -183,38 +195,37 @@ struct Printer {
   }
 
   void spell_register_names() {
-    // Each class's prefix (`%rd`) looked up once, not per register.
-    RegName prefixes[kClasses] = {};
-    for (int c = 0; c < kClasses; ++c) {
-      const char* prefix = reg_prefix(static_cast<RegClass>(c));
-      const size_t len = std::strlen(prefix);
-      if (len > 4) fail(std::string("codegen: register prefix ") + prefix + " longer than the printer's table allows");
-      std::memcpy(prefixes[c].text, prefix, len);
-      prefixes[c].size = static_cast<uint8_t>(len);
-    }
-    // Kernels number each class's registers alike from 1, so each name is spelled once per thread
-    // and copied for every kernel after (spelling every register of every kernel was a tenth of
-    // the printer). Numbers outside what the cache keeps are spelled as they come.
+    // The highest index of each class; every register's class and index checked here once.
     constexpr int kCached = 1 << 16;
-    thread_local std::vector<RegName> spelled[kClasses];  // [class][index]
-    std::vector<RegName>* const cache_of = spelled;        // the thread's, looked up once
-    names.resize(k.regs.size());
-    for (size_t id = 0; id < k.regs.size(); ++id) {
-      const RegInfo& r = k.regs[id];
+    int top[kClasses] = {};
+    bool cached = true;  // else every name is spelled as it comes (reg()), as for one instruction
+    for (const RegInfo& r : k.regs) {
       const auto c = static_cast<size_t>(r.cls);
       if (c >= kClasses) fail("codegen: register class " + std::to_string(c) + " outside the printer's table");
-      if (r.index < 0 || r.index >= kCached) [[unlikely]] {
-        spell(names[id], prefixes[c], r.index);
-        continue;
-      }
-      std::vector<RegName>& cache = cache_of[c];
-      const auto j = static_cast<size_t>(r.index);
-      while (cache.size() <= j) {  // a kernel names each class's registers in order: one more
-        const auto x = static_cast<int>(cache.size());
-        spell(cache.emplace_back(), prefixes[c], x);
-      }
-      names[id] = cache[j];
+      if (r.index < 0 || r.index >= kCached) cached = false;
+      top[c] = std::max(top[c], r.index);
     }
+    if (!cached) return;
+    // Each class's names up to its highest, spelled where this thread has not yet.
+    thread_local std::vector<RegName> spelled[kClasses];  // [class][index]
+    for (int c = 0; c < kClasses; ++c) {
+      std::vector<RegName>& cache = spelled[c];
+      if (cache.size() <= static_cast<size_t>(top[c])) {
+        const char* prefix_text = reg_prefix(static_cast<RegClass>(c));
+        const size_t len = std::strlen(prefix_text);
+        if (len > 4)
+          fail(std::string("codegen: register prefix ") + prefix_text + " longer than the printer's table allows");
+        RegName prefix = {};
+        std::memcpy(prefix.text, prefix_text, len);
+        prefix.size = static_cast<uint8_t>(len);
+        while (cache.size() <= static_cast<size_t>(top[c])) {
+          const auto x = static_cast<int>(cache.size());
+          spell(cache.emplace_back(), prefix, x);
+        }
+      }
+      class_names[c] = cache.data();
+    }
+    named = true;
   }
 
   // An instruction's line is written through a local cursor into room made for the whole line
@@ -261,13 +272,13 @@ struct Printer {
   }
 
   [[gnu::always_inline]] char* reg(char* p, int id) const {
-    if (!names.empty()) [[likely]] {
-      const RegName& n = names.at(static_cast<size_t>(id));
+    const RegInfo& r = k.regs.at(static_cast<size_t>(id));
+    if (named) [[likely]] {
+      const RegName& n = class_names[static_cast<size_t>(r.cls)][r.index];
       static_assert(sizeof(RegName) == 16, "a register name is copied as 16 bytes");
       std::memcpy(p, &n, 16);
       return p + n.size;
     }
-    const RegInfo& r = k.regs.at(static_cast<size_t>(id));
     const char* prefix = reg_prefix(r.cls);
     const size_t len = std::strlen(prefix);
     std::memcpy(p, prefix, len);
@@ -405,7 +416,7 @@ Requirement print_kernel(const Kernel& k, Out& os, const PrintOptions& o) {
   os << "\n";
   // The output grows by about a line per instruction; room made ahead spares most of its copies.
   os.room(48 * k.regs.size() + 4096);
-  Printer pr{k, os, {}, {}};
+  Printer pr{k, os, {}, false, {}};
   pr.spell_register_names();
   auto visit = [&](const Instr& i) { pr.instr(i, o.comments); };
   detail::flatten(k, visit);  // for_each_legalized, calling the printer directly
@@ -418,7 +429,7 @@ Requirement print_kernel(const Kernel& k, Out& os, const PrintOptions& o) {
 std::string print_instr(const Kernel& k, const Instr& i) {
   if (i.op == Op::Label) return i.ops.at(0).name + ":";
   Out os;
-  Printer{k, os, {}, {}}.instr(i, false);
+  Printer{k, os, {}, false, {}}.instr(i, false);
   // Drop the leading tab, the tab before the operands and the trailing ";\n".
   const std::string text(os.view());
   std::string s = text.substr(1, text.size() - 3);

@@ -15,14 +15,19 @@ const char* op_word(Op op) { return op_info(op).root; }
 
 bool is_logic(Op op) { return op == Op::And || op == Op::Or || op == Op::Xor; }
 
-// The instruction type for `op` on values of type t (legal PTX forms only).
-Type instr_type(Op op, Type t) {
-  // The common case first, the same answer as below: 32- and 64-bit integers take every
-  // arithmetic op as they are, and logic and shl as bit types.
-  if (t == Type::S32 || t == Type::U32 || t == Type::S64 || t == Type::U64) {
-    if (is_logic(op) || op == Op::Shl) return bits_type(bits(t));
-    return t;
-  }
+Type instr_type_other(Op op, Type t);
+
+// The instruction type for `op` on values of type t (legal PTX forms only). The common case
+// inline: 32- and 64-bit integers take every arithmetic op as they are, and logic and shl as bit
+// types (out of line, this call was a fiftieth of generation).
+inline Type instr_type(Op op, Type t) {
+  if (t == Type::S32 || t == Type::U32) return is_logic(op) || op == Op::Shl ? Type::B32 : t;
+  if (t == Type::S64 || t == Type::U64) return is_logic(op) || op == Op::Shl ? Type::B64 : t;
+  return instr_type_other(op, t);
+}
+
+// The same for every other type, and the refusals.
+[[gnu::noinline]] Type instr_type_other(Op op, Type t) {
   // The message is spelled only on failure: this runs for every instruction the builder makes.
   auto why = [&] { return std::string(op_word(op)) + " on " + ptx_name(t); };
   if (t == Type::Pred) {

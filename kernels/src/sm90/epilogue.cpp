@@ -337,7 +337,7 @@ void TmaStoreEpilogue::write_box(const Tile& tile, Value buf, const std::vector<
     for (int q = 0; q < subn_ / 16; ++q) {
       std::vector<Value> regs;
       for (int j = 0; j < 4; ++j) regs.push_back(pack_halves(o[8 * q + 2 * j], o[8 * q + 2 * j + 1]));
-      stmatrix(b, b.address(st, Coord{Int(q)}), regs);
+      stmatrix(b, b.address(st, Coord(Int(q))), regs);
     }
     return;
   }
@@ -355,7 +355,7 @@ void TmaStoreEpilogue::store_box_elementwise(const Slab& slab, const Tensor& cs,
   const int nv = subn_ / 2;
   for (int i = 0; i < nv; ++i)
     b.if_(inside(slab, s, i),
-          [&] { b.store(Space::Global, p_.out, b.address(cs, Coord{Int(i)}), {o[static_cast<size_t>(i)]}); });
+          [&] { b.store(Space::Global, p_.out, b.address(cs, Coord(Int(i))), {o[static_cast<size_t>(i)]}); });
 }
 
 void TmaStoreEpilogue::sync() const {

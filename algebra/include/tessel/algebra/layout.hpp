@@ -27,6 +27,11 @@ class Layout {
   IntTuple operator()(const Coord& c) const;
 
  private:
+  // A mode of a layout, which the whole's checks cover already (the algebra takes modes in its
+  // inner loops).
+  struct Unchecked {};
+  Layout(Unchecked, const Shape& shape, const Stride& stride) : shape_(shape), stride_(stride) {}
+
   Shape shape_;
   Stride stride_;
 };

@@ -28,10 +28,15 @@ class Value {
   bool valid() const { return b_ != nullptr; }
   int id() const { return id_; }
   Type type() const { return type_; }
-  KernelBuilder& builder() const;
+  KernelBuilder& builder() const {  // inline: operators and the CSE table ask for every value
+    if (!b_) [[unlikely]]
+      empty_value();
+    return *b_;
+  }
   Operand op() const { return Operand::r(id_); }
 
  private:
+  [[noreturn]] static void empty_value();  // builder()'s refusal, out of line
   KernelBuilder* b_ = nullptr;
   int id_ = -1;
   Type type_ = Type::None;
@@ -240,17 +245,37 @@ class KernelBuilder {
   void emit(Instr i, Value guard = {}, bool guard_negated = false);
 
  private:
-  Block& current();
+  Block& current() { return *blocks_.back(); }
   // A new instruction at the end of the block being filled, made there for the caller to fill
   // (the hottest helpers: binary, compare, cvt, assign, mad; an emit() moved each instruction
   // twice on its way in). Nothing else may be emitted until it is filled; emit() ends here too.
-  Instr& append();
-  Value fresh(Type t);
+  // Inline, as fresh(): every instruction and register passes through them, and out of line each
+  // call cost more than its work (callgrind).
+  Instr& append() {
+    if (finished_) [[unlikely]]
+      emit_after_finish();
+    Instr& i = (emit_to_entry_ ? entry_ : current()).emplace_back().instr;
+    if (note_changed_) [[unlikely]]
+      take_note(i);
+    return i;
+  }
+  [[noreturn]] void emit_after_finish() const;
+  void take_note(Instr& i);  // the pending note() onto i, append()'s rare path
+  // Always inline: GCC kept it out of line, where saving and restoring the registers its vector
+  // growth path needs cost more than its work.
+  [[gnu::always_inline]] Value fresh(Type t) {
+    const RegClass c = reg_class(t);
+    k_.regs.push_back(RegInfo{t, c, ++class_count_[static_cast<int>(c)]});
+    return Value(this, static_cast<int>(k_.regs.size()) - 1, t);
+  }
   void declare(Param p);
   Value load_param(const std::string& name, Type t);  // ld.param into the entry block
   void in_entry(const std::function<void()>& fn);     // emits what fn emits into the entry block
   void in_block(Block& b, const std::function<void()>& fn);
   Value lower_expr(const Int& x, Type t);
+  // load()'s work, its registers appended to `out` (load_tensor loads into one list: a list per
+  // load was an allocation per element of the epilogue's C boxes).
+  void load_into(std::vector<Value>& out, Space s, Type t, Value addr, int64_t offset, int vec, LoadOptions o);
   Value join_bytes(Value lo, Value hi);
   std::pair<Value, int64_t> address_parts(const Tensor& t, const Coord& coord);
   void push_scope();

@@ -294,6 +294,21 @@ struct Instr {
   }
 };
 
+// Whether i's operands match its row's signature (op_table.hpp): operand_mismatch(i).empty(),
+// without a string. Inline: legalize and the printer check every instruction.
+inline bool operands_fit(const Instr& i) {
+  const Signature& s = op_info(i.op).signature;
+  const size_t n = i.ops.size();
+  if (n < s.required || n > s.count) return false;
+  for (size_t j = 0; j < n; ++j) {
+    const OperandKind k = s.kinds[j];
+    // A register is a destination or a source: most operands, decided without operand_fits().
+    if (i.ops[j].kind == Operand::Kind::Reg && (k == OperandKind::Dst || k == OperandKind::Src)) continue;
+    if (!operand_fits(k, i.ops[j])) return false;
+  }
+  return true;
+}
+
 // Structured control flow. A Block is a list of statements; legalize flattens it.
 struct Stmt;
 // Its storage comes from block_pool.hpp (kept for the next kernel, not given back to the system).

@@ -18,6 +18,7 @@
 namespace tessel::codegen {
 
 struct Instr;
+struct Operand;
 
 // The minimum PTX ISA version (major*10 + minor) and target an instruction needs.
 struct Requirement {
@@ -201,8 +202,19 @@ struct OpInfo {
   Requirement floor;  // the least any form of it needs
 };
 
-// The row of op, and the whole table in Op order (row j is Op j).
-const OpInfo& op_info(Op op);
+namespace detail {
+extern const OpInfo* const op_rows;      // op_table.cpp's rows, row j for Op j
+[[noreturn]] void no_op_row(size_t j);  // op_info's refusal
+}  // namespace detail
+
+// The row of op, and the whole table in Op order (row j is Op j). Inline: the printer and the
+// builder ask for a row per instruction.
+inline const OpInfo& op_info(Op op) {
+  const auto j = static_cast<size_t>(op);
+  if (j >= kOpCount) [[unlikely]]
+    detail::no_op_row(j);
+  return detail::op_rows[j];
+}
 std::span<const OpInfo> op_table();
 
 // The requirement of i's root with its modifiers: the first of op_table.cpp's modifier floors
@@ -213,7 +225,8 @@ Requirement op_requirement(const Instr& i);
 
 // Why i's operands do not match its row's signature, or "" when they do (legalize refuses them).
 std::string operand_mismatch(const Instr& i);
-// Whether i's operands match its row's signature: operand_mismatch(i).empty(), without a string.
-bool operands_fit(const Instr& i);
+// Whether operand o is of kind k (operands_fit, ir.hpp, asks this of each operand other than a
+// register where a register goes).
+bool operand_fits(OperandKind k, const Operand& o);
 
 }  // namespace tessel::codegen
