@@ -133,8 +133,8 @@ double tile_efficiency(const KernelMetadata& md, Type ab) {
 // C), as a share of it what shows when the tile loop goes on (cooperative) or the other warpgroup
 // computes (ping-pong); the fixed cost of each round of units (the pipeline's fill, the tile
 // loop); how much faster a last round runs per missing unit (its SMs share the memory system and
-// the power budget with fewer: 0.32 for a round of one unit); split-K's partial tiles (written
-// by every unit, read by each tile's last: mostly L2).
+// the power budget with fewer: a round of one unit's mainloop takes 0.38 of a full round's);
+// split-K's partial tiles (written by every unit, read by each tile's last: mostly L2).
 constexpr double kEpilogueBytesPerUsPerSm = 4.014e+04;
 constexpr double kCooperativeEpilogue = 0.5;
 constexpr double kPingpongEpilogue = 0.198;
@@ -227,15 +227,14 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
         compute_us += static_cast<double>(rounds) * partial +
                       static_cast<double>(ceil_div(tiles, ctas)) * static_cast<double>(splits) * partial;
     }
+    // Whatever the schedule, every tile's A and B k-range comes through L2 once.
+    const double l2_us = static_cast<double>(tiles) * (tm + tn) * static_cast<double>(e.K) *
+                         codegen::bytes(g.A.dtype) / kL2BytesPerUs;
+    compute_us = std::max(compute_us, l2_us + kFirstFillUs);
   } else {
     // One block per tile, a few resident per SM: the whole grid shares the SMs' CUDA cores.
     const double flops = 2.0 * static_cast<double>(e.M) * e.N * e.K * e.L;
     compute_us = flops / (rate * dev.sm_count);
-  }
-  if (tensor) {
-    const double l2_us = static_cast<double>(tiles) * (tm + tn) * static_cast<double>(e.K) *
-                         codegen::bytes(g.A.dtype) / kL2BytesPerUs;
-    compute_us = std::max(compute_us, l2_us + kFirstFillUs);
   }
   // A last round of fewer units streams its share of the bytes at what its CTAs reach (a decoding
   // step's 144 weight tiles of 64 rows on 132 SMs: the last 12 alone, 1.12x one round of 72).
