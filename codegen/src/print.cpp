@@ -179,11 +179,10 @@ struct Printer {
     char text[15];
     uint8_t size;
   };
-  const RegName* class_names[6] = {};
+  static constexpr int kClasses = 6;
+  const RegName* class_names[kClasses] = {};
   bool named = false;
   MnemonicCache mnemonics;
-
-  static constexpr int kClasses = 6;
 
   // The register `index` of the class whose prefix (`%rd`, in n's place) is `prefix`, spelled
   // into n.
