@@ -419,10 +419,12 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
   // A near tie (within 0.5%) goes to the largest tile, then to no cluster: where the model cannot
   // tell two kernels apart, the larger tile measured faster more often (on the calibration and
   // validation problems of docs/performance.md the picks' mean distance from the fastest fell from
-  // 3.5% to 3.0% and from 6.9% to 5.5%). Between two swapped kernels it goes to the smaller tile:
-  // on a decoding step's rows it pads fewer rows and streams the weights on more CTAs, and it
-  // measured faster on every such row (64x8 over 64x16 over 64x32 by 2-8%, session 30), which the
-  // model's DRAM term cannot tell apart. The rest keeps the model's order.
+  // 3.5% to 3.0% and from 6.9% to 5.5%). Up to 128 rows of out, a swapped kernel wins a near tie
+  // with an unswapped one: it pads fewer rows and streams the weights on more CTAs (on the Llama and
+  // held-out rows of session 31, every such tie went that way: 128x4096x4096 by 7%, 1x32064x3072 by
+  // 7%; above 128 rows none was timed). Between two swapped kernels it goes to the smaller tile,
+  // for the same reason (64x8 over 64x16 over 64x32 by 2-8%, session 30), which the model's DRAM
+  // term cannot tell apart. The rest keeps the model's order.
   if (!r.ranked.empty() && r.ranked.front().kernel->metadata().min_cc >= 90) {
     auto area = [](const GemmChoice& c) {
       const KernelMetadata& md = c.kernel->metadata();
@@ -430,13 +432,16 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
     };
     auto clustered = [](const GemmChoice& c) { return cluster_size(c.kernel->metadata()) > 1; };
     const double near = key(r.ranked.front()) * 1.005;
+    const bool few_rows = extents_of(args).M <= 128;
     size_t pick = 0;
     for (size_t i = 1; i < r.ranked.size() && key(r.ranked[i]) <= near; ++i) {
       const GemmChoice &c = r.ranked[i], &p = r.ranked[pick];
       if (c.kernel->metadata().min_cc < 90) break;
-      const bool swapped = is_swapped(c.kernel->metadata()) && is_swapped(p.kernel->metadata());
-      if (swapped ? area(c) < area(p) : area(c) > area(p) || (area(c) == area(p) && clustered(p) && !clustered(c)))
-        pick = i;
+      const bool cs = is_swapped(c.kernel->metadata()), ps = is_swapped(p.kernel->metadata());
+      const bool better = cs && ps               ? area(c) < area(p)
+                          : cs != ps && few_rows ? cs
+                                                 : area(c) > area(p) || (area(c) == area(p) && clustered(p) && !clustered(c));
+      if (better) pick = i;
     }
     std::rotate(r.ranked.begin(), r.ranked.begin() + static_cast<std::ptrdiff_t>(pick),
                 r.ranked.begin() + static_cast<std::ptrdiff_t>(pick) + 1);
