@@ -227,8 +227,12 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
         compute_us += static_cast<double>(rounds) * partial +
                       static_cast<double>(ceil_div(tiles, ctas)) * static_cast<double>(splits) * partial;
     }
-    // Whatever the schedule, every tile's A and B k-range comes through L2 once.
-    const double l2_us = static_cast<double>(tiles) * (tm + tn) * static_cast<double>(e.K) *
+    // Whatever the schedule, every tile's A and B k-range comes through L2 once; in a cluster each
+    // CTA loads its share of the operand the cluster multicasts (the CTAs along M share B's tile,
+    // those along N share A's), so the L2 serves it once per cluster.
+    const double cm = md.design.cluster[0] > 1 ? md.design.cluster[0] : 1.0;
+    const double cn = md.design.cluster[1] > 1 ? md.design.cluster[1] : 1.0;
+    const double l2_us = static_cast<double>(tiles) * (tm / cn + tn / cm) * static_cast<double>(e.K) *
                          codegen::bytes(g.A.dtype) / kL2BytesPerUs;
     compute_us = std::max(compute_us, l2_us + kFirstFillUs);
   } else {
