@@ -162,7 +162,7 @@ TmaStoreEpilogue::Tensors epilogue_tensors(const GemmKernel& k) {
 }
 
 // Warpgroup 0: gives its registers away; one thread issues every TMA load (and, with beta != 0,
-// the L2 prefetch of each tile's C before the tile's k-tiles).
+// the L2 prefetch of each tile's C once its k-tiles are asked for).
 void producer(const GemmKernel& k) {
   KernelBuilder& b = k.b;
   b.note("producer warpgroup: gives registers away; thread 0 issues every TMA load");
@@ -170,13 +170,15 @@ void producer(const GemmKernel& k) {
   b.if_(k.tid == 0, [&] {
     PipelineState state = k.pipeline.make_state();
     k.scheduler.for_each_tile([&](const WorkTile& at) {
-      // C into L2 ahead of the epilogue (not for split-K or stream-K: only the unit that arrives last reads it)
       const bool units = k.c.split_k || k.c.stream_k;
-      if (!units) TmaStoreEpilogue::prefetch_c(b, epilogue_params(k), epilogue_tensors(k), at);
       if (units)  // the unit's share of the tile's k-tiles
         b.for_range(at.k_begin, at.k_begin + at.k_count, 1, [&](Value kt) { load_k_tile(k, state, at, kt); });
       else
         b.for_range(b.constant(0, Type::S32), k.scheduler.k_tiles(), 1, [&](Value kt) { load_k_tile(k, state, at, kt); });
+      // C into L2 ahead of the epilogue, once the tile's last k-tiles are asked for (a stage ring
+      // before the consumers finish): before them, it competed with the pipeline's first loads
+      // for DRAM. Not for split-K or stream-K: only the unit that arrives last reads C.
+      if (!units) TmaStoreEpilogue::prefetch_c(b, epilogue_params(k), epilogue_tensors(k), at);
     });
     k.pipeline.producer_tail(state);
   });
