@@ -125,7 +125,7 @@ TEST_CASE("hopper_gemm: gpu K = 0 and K below one k-tile") {
 }
 
 // The CUTLASS epilogue on the device: a C of its own in either major whatever out's (row- and
-// column-major out, 16-bit and f32 out, cooperative, ping-pong and a cluster), beta != 0, and
+// column-major out, 16-bit and f32 out, cooperative, ping-pong and clusters), beta != 0, and
 // beta == 0 with C all NaN; a batch stride of 0 for A, B and C each. Ragged, K around the ring,
 // on 132 persistent CTAs (and 3, for the plain distinct C).
 // Configurations part, part + parts, ...: four test cases, so that ctest -j runs them in parallel
@@ -140,10 +140,11 @@ static void check_distinct_c(size_t part, size_t parts) {
                        c.cluster_size() == 1) ||
                       (c.ab == Type::F16 && c.out == Type::F32 && c.tile_m == 128 && c.tile_n == 128 && c.pingpong) ||
                       (c.ab == Type::F32 && c.tile_m == 128 && c.tile_n == 128 && c.cluster_m == 2) ||
+                      (c.ab == Type::BF16 && c.out == Type::BF16 && c.tile_n == 192 && c.cluster_n == 2) ||
                       (c.ab == Type::BF16 && c.out == Type::F32 && c.tile_m == 64 && c.tile_n == 128 && !c.pingpong);
     if (pick && c.a_major == (c.out_major == Major::Row ? K : MN) && c.b_major == K) configs.push_back(c);
   }
-  REQUIRE(configs.size() >= 7);
+  REQUIRE(configs.size() >= 9);
   for (size_t i = part; i < configs.size(); i += parts) {
     const HopperGemmConfig& c = configs[i];
     for (Major cm : {Major::Row, Major::Column}) {

@@ -7,7 +7,12 @@ namespace tessel::kernels {
 
 namespace {
 
-constexpr int64_t kTmaBytes = 16;
+// A packed operand's rows start on 128 bytes, not only the TMA's 16: a K-major tile whose rows
+// lie an odd multiple of 16 bytes apart reads twice the L2 sectors in four times the requests
+// (ncu on an H100: 1504 x 2000 x K, K = 1000, 1016 or 1032 against 1008 or 1024: 91 against 52 MB,
+// 19.7 against 16.3 us), so the copy aligns what it writes.
+constexpr int64_t kPitchBytes = 128;
+constexpr int64_t kTmaBytes = 16;  // the TMA's rule for a base address and a stride
 constexpr uint64_t kRegionAlign = 256;
 
 int64_t round_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
@@ -23,7 +28,7 @@ bool has_major(const TensorView& v, Major major) {
   return v.stride[unit] == 1 || v.shape[unit] == 1;
 }
 
-// The view of `v`'s shape in `major`, rows (or columns) padded to 16 bytes, at `at`; a broadcast
+// The view of `v`'s shape in `major`, rows (or columns) padded to kPitchBytes, at `at`; a broadcast
 // batch stays one matrix.
 TensorView packed_view(const TensorView& v, Major major, uint64_t at) {
   TensorView p;
@@ -32,18 +37,18 @@ TensorView packed_view(const TensorView& v, Major major, uint64_t at) {
   p.shape = v.shape;
   const int r = v.rank();
   const int64_t rows = v.shape[static_cast<size_t>(r - 2)], cols = v.shape[static_cast<size_t>(r - 1)];
-  const int64_t per16 = std::max<int64_t>(1, kTmaBytes / codegen::bytes(v.dtype));
+  const int64_t per_pitch = std::max<int64_t>(1, kPitchBytes / codegen::bytes(v.dtype));
   int64_t matrix = 0;
   if (major == Major::Column) {
-    const int64_t pitch = round_up(rows, per16);
+    const int64_t pitch = round_up(rows, per_pitch);
     p.stride = {1, pitch};
     matrix = pitch * cols;
   } else {
-    const int64_t pitch = round_up(cols, per16);
+    const int64_t pitch = round_up(cols, per_pitch);
     p.stride = {pitch, 1};
     matrix = pitch * rows;
   }
-  if (r == 3) p.stride.insert(p.stride.begin(), broadcast(v) ? 0 : round_up(matrix, per16));
+  if (r == 3) p.stride.insert(p.stride.begin(), broadcast(v) ? 0 : round_up(matrix, per_pitch));
   return p;
 }
 

@@ -154,6 +154,16 @@ constexpr double kLaunchUs = 6.627;
 // (ncu of 128x128 on 777 x 16384 x 3072: L2 58% busy against 41% for 128x192 at the same work;
 // at boost clocks 1.47x slower, docs/performance.md, session 31).
 constexpr double kL2BytesPerUs = 1.546e+07;
+// A K-major operand whose rows lie an odd multiple of 16 bytes apart: the TMA reads each 128-byte
+// box row in 16-byte requests, twice the L2 sectors in four times the requests of an aligned row
+// (ncu: 1504 x 2000 x 1000 against x 1024, 91 against 52 MB, 19.7 against 16.3 us); its tile
+// bytes count kMisalignedL2 times (the time of that row, not a fit: session 32,
+// docs/performance.md). M/N-major rows measured at most 1.15x the bytes, and count once.
+constexpr double kMisalignedL2 = 2.5;
+// A cluster's launch and its pair's coordination, per launch: on the calibration rows under 20 us
+// where multicast saves nothing (aligned operands), a clustered kernel measured 0.5 to 2 us slower
+// than its tile without a cluster (median 0.8; session 32, docs/performance.md).
+constexpr double kClusterUs = 0.8;
 // The copies into the workspace (elementwise copy kernels: read and write counted); one into another
 // major reads across the operand's rows, kTransposeCopyFactor times a copy in the same major (an
 // estimate, not fitted: the fit has too few transposes to tell; it breaks the tie between a kernel
@@ -171,6 +181,16 @@ constexpr uint64_t kNominalWorkspace = uint64_t{1} << 40;  // where the ranking 
 
 int64_t bytes_of(const TensorView& v) { return v.size() * codegen::bytes(v.dtype); }
 
+// What one element of operand `v`'s tile costs the L2, relative to an aligned one; K is v's last
+// mode (A) or the one before (B).
+double l2_cost(const TensorView& v, bool k_last) {
+  const int r = v.rank();
+  if (r < 2) return 1.0;
+  const size_t k = static_cast<size_t>(k_last ? r - 1 : r - 2), rows = static_cast<size_t>(k_last ? r - 2 : r - 1);
+  if (v.stride[k] != 1) return 1.0;  // M/N-major
+  return v.stride[rows] * codegen::bytes(v.dtype) % 32 == 16 ? kMisalignedL2 : 1.0;
+}
+
 }  // namespace
 
 double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const GemmDevice& dev) {
@@ -179,7 +199,7 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
   const bool tensor = md.min_cc >= 90;
   const int tm = std::max(md.design.tile[0], 1), tn = std::max(md.design.tile[1], 1),
             tk = std::max(md.design.tile[2], 1);
-  const int cs = cluster_size(md);  // a cluster costs what its tile without one does (docs/performance.md)
+  const int cs = cluster_size(md);  // a cluster: its multicast (the L2 floor) and kClusterUs
   const double rate = peak_per_sm(g.A.dtype, tensor) * (tensor ? tile_efficiency(md, g.A.dtype) : 0.6);
   const int64_t tiles = tile_count(md, e);
   const int64_t ktiles = std::max<int64_t>(1, ceil_div(e.K, tk));
@@ -228,12 +248,15 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
                       static_cast<double>(ceil_div(tiles, ctas)) * static_cast<double>(splits) * partial;
     }
     // Whatever the schedule, every tile's A and B k-range comes through L2 once; in a cluster each
-    // CTA loads its share of the operand the cluster multicasts (the CTAs along M share B's tile,
-    // those along N share A's), so the L2 serves it once per cluster.
-    const double cm = md.design.cluster[0] > 1 ? md.design.cluster[0] : 1.0;
-    const double cn = md.design.cluster[1] > 1 ? md.design.cluster[1] : 1.0;
-    const double l2_us = static_cast<double>(tiles) * (tm / cn + tn / cm) * static_cast<double>(e.K) *
-                         codegen::bytes(g.A.dtype) / kL2BytesPerUs;
+    // CTA loads its share of the operand the cluster multicasts (the CTAs along the kernel's M share
+    // its B tile, those along N its A tile), so the L2 serves it once per cluster. In the kernel's
+    // frame (out^T = B^T A^T for a column-major out's kernel) A's tile is tm rows.
+    const bool t = runs_transposed(md);
+    const TensorView &ka = t ? g.B : g.A, &kb = t ? g.A : g.B;
+    const double cm = std::max(1, md.design.cluster[t ? 1 : 0]), cn = std::max(1, md.design.cluster[t ? 0 : 1]);
+    const double l2_us = static_cast<double>(tiles) *
+                         (tm * l2_cost(ka, !t) / cn + tn * l2_cost(kb, t) / cm) *
+                         static_cast<double>(e.K) * codegen::bytes(g.A.dtype) / kL2BytesPerUs;
     compute_us = std::max(compute_us, l2_us + kFirstFillUs);
   } else {
     // One block per tile, a few resident per SM: the whole grid shares the SMs' CUDA cores.
@@ -249,7 +272,7 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
   const double dram_us = moved * (1 - tail) / dram_rate(active) + moved * tail / dram_rate(last_active);
   // Compute and memory overlap, not perfectly: a tenth of the smaller shows (which also prefers,
   // of two kernels that wait on the same bytes, the one with less work).
-  return std::max(compute_us, dram_us) + 0.1 * std::min(compute_us, dram_us) + kLaunchUs;
+  return std::max(compute_us, dram_us) + 0.1 * std::min(compute_us, dram_us) + kLaunchUs + (cs > 1 ? kClusterUs : 0.0);
 }
 
 GemmSchedule kernel_schedule(const KernelMetadata& md) {
