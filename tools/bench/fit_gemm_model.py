@@ -24,6 +24,8 @@ SMS = 132
 SPLIT_K_MARGIN = 0.98  # kSplitKMargin: not fitted (chosen on both lists' regrets, docs/performance.md);
 # the regrets here take every timed split count as a candidate (ranking.cpp's count tie is not mirrored)
 TRANSPOSE_FACTOR = 1.5  # kTransposeCopyFactor: not fitted (too few transposes in the data)
+MISALIGNED_L2 = 2.5  # kMisalignedL2: the time of one ncu-measured row, not fitted
+CLUSTER_US = 0.8  # kClusterUs: the median clustered-minus-twin time of small calibration rows, not fitted
 BYTES = {"bf16": 2, "f16": 2, "f32": 4, "e4m3": 1, "e5m2": 1}
 PEAK = {"bf16": 989e12, "f16": 989e12, "f32": 495e12, "e4m3": 1979e12, "e5m2": 1979e12}
 KERNEL = re.compile(r"tessel_hopper_gemm_(\w+?)_(\w+?)_(\d+)x(\d+)x(\d+)_s(\d+)_([km])([kn])([rc])(_pp)?(_c\dx\d)?(_sk)?(_swap)?$")
@@ -110,13 +112,23 @@ class Model:
         ab, ob = BYTES[p["dtype"]], BYTES[p["out"]]
         # every unit's operand tiles through L2 into shared memory: the device's L2 bandwidth bounds
         # the mainloop when tiles are small and many (kL2BytesPerUs)
-        compute = max(compute, tiles * (k["tm"] + k["tn"]) * p["K"] * ab / v("l2") + v("fill"))
+        # (kL2BytesPerUs); in a cluster the operand it multicasts once per cluster; a K-major operand
+        # whose rows lie an odd multiple of 16 bytes apart costs kMisalignedL2 (packed ones are aligned)
+        cm, cn = (int(k["cluster"][1]), int(k["cluster"][3])) if k["cluster"] else (1, 1)
+        ops = [o.strip() for o in packed.split(",")] if packed else []
+        cost = {op: MISALIGNED_L2 if p[op.lower() + "m"] == "k" and op not in ops and p["K"] * ab % 32 == 16 else 1.0
+                for op in ("A", "B")}
+        if k["transposed"]:  # out^T = B^T A^T: the kernel's A is B; its cluster dimensions swap
+            cost = {"A": cost["B"], "B": cost["A"]}
+            cm, cn = cn, cm
+        l2_rows = k["tm"] * cost["A"] / cn + k["tn"] * cost["B"] / cm
+        compute = max(compute, tiles * l2_rows * p["K"] * ab / v("l2") + v("fill"))
         moved = (p["M"] * p["K"] + p["K"] * p["N"]) * p["L"] * ab + p["M"] * p["N"] * p["L"] * ob * (2 if p["beta"] else 1)
         # a last round of fewer units streams its share of the bytes at what its CTAs reach
         rate = lambda ctas: min(v("dram"), ctas * v("dram_per_sm"))
         tail = last / units if rounds > 1 else 0.0
         dram = moved * (1 - tail) / rate(min(units, SMS)) + moved * tail / rate(last)
-        t = max(compute, dram) + 0.1 * min(compute, dram) + v("launch")
+        t = max(compute, dram) + 0.1 * min(compute, dram) + v("launch") + (CLUSTER_US if k["cluster"] else 0.0)
         if packed:
             copied = transposed = 0
             ops = [o.strip() for o in packed.split(",")]
