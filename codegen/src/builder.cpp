@@ -3,6 +3,7 @@
 // memory and tensors in memory.cpp.
 #include "tessel/codegen/builder.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "tessel/algebra/error.hpp"
@@ -320,6 +321,10 @@ void KernelBuilder::pop_scope() {
   cse_.close();
   bound_.pop_back();
 }
+
+// A full block grows 4x, not 2x: each growth moves every statement (272 bytes), and a block that
+// outgrows its first 32 (an epilogue box's C loads, a loop body) moved each statement about once.
+void KernelBuilder::grow(Block& b) { b.reserve(std::max<size_t>(32, 4 * b.capacity())); }
 
 void KernelBuilder::in_block(Block& b, const std::function<void()>& fn) {
   // Room for 32 statements from the start: an epilogue's element-wise `if` bodies hold 15-20, and

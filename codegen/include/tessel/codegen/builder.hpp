@@ -254,12 +254,16 @@ class KernelBuilder {
   Instr& append() {
     if (finished_) [[unlikely]]
       emit_after_finish();
-    Instr& i = (emit_to_entry_ ? entry_ : current()).emplace_back().instr;
+    Block& b = emit_to_entry_ ? entry_ : current();
+    if (b.size() == b.capacity()) [[unlikely]]
+      grow(b);
+    Instr& i = b.emplace_back().instr;
     if (note_changed_) [[unlikely]]
       take_note(i);
     return i;
   }
   [[noreturn]] void emit_after_finish() const;
+  static void grow(Block& b);  // room for 4x the statements, append()'s rare path
   void take_note(Instr& i);  // the pending note() onto i, append()'s rare path
   // Always inline: GCC kept it out of line, where saving and restoring the registers its vector
   // growth path needs cost more than its work.
