@@ -121,6 +121,11 @@ struct Tensor {
   // memoized(), shared by copies, dropped by every operation that makes a new layout.
   struct ElementOffsets {
     std::vector<std::optional<std::pair<Int, int64_t>>> at;
+    // The widest vector access (memory.cpp's max_vector) for a limit and base alignment, the last
+    // asked: a box's loads and stores ask it at every base, and each answer coalesces the layout.
+    struct Vector {
+      int64_t limit = 0, base_align = 0, width = 0;
+    } vector;
   };
   std::shared_ptr<ElementOffsets> offsets;
 
