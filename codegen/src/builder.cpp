@@ -326,7 +326,7 @@ void KernelBuilder::pop_scope() {
 // outgrows its first 32 (an epilogue box's C loads, a loop body) moved each statement about once.
 void KernelBuilder::grow(Block& b) { b.reserve(std::max<size_t>(32, 4 * b.capacity())); }
 
-void KernelBuilder::in_block(Block& b, const std::function<void()>& fn) {
+void KernelBuilder::in_block(Block& b, FunctionRef<void()> fn) {
   // Room for 32 statements from the start: an epilogue's element-wise `if` bodies hold 15-20, and
   // growing them from 8 reallocated and moved each twice (2% of generation). A block is at most
   // about 3 KB of unused room while its kernel is built.
@@ -344,7 +344,7 @@ void KernelBuilder::in_block(Block& b, const std::function<void()>& fn) {
   blocks_.pop_back();
 }
 
-void KernelBuilder::if_(Value pred, const std::function<void()>& then_fn, const std::function<void()>& else_fn) {
+void KernelBuilder::if_(Value pred, FunctionRef<void()> then_fn, FunctionRef<void()> else_fn) {
   if (pred.type() != Type::Pred) fail(std::string("codegen: if_ needs a pred, got ") + ptx_name(pred.type()));
   IfStmt f;
   f.pred = pred.id();
@@ -356,7 +356,7 @@ void KernelBuilder::if_(Value pred, const std::function<void()>& then_fn, const 
   current().push_back(std::move(s));
 }
 
-void KernelBuilder::while_(const std::function<Value()>& cond, const std::function<void()>& body) {
+void KernelBuilder::while_(FunctionRef<Value()> cond, FunctionRef<void()> body) {
   LoopStmt l;
   Value c;
   // The condition's scope is the loop's: what it computes is recomputed before each trip.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tessel/algebra.hpp"
+#include "tessel/codegen/function_ref.hpp"
 #include "tessel/codegen/ir.hpp"
 
 namespace tessel::codegen {
@@ -237,10 +238,10 @@ class KernelBuilder {
   Value dynamic_shared(const std::string& name, int align = 1024);             // u32 address
 
   // --- Control flow. ---
-  void if_(Value pred, const std::function<void()>& then_fn, const std::function<void()>& else_fn = {});
+  void if_(Value pred, FunctionRef<void()> then_fn, FunctionRef<void()> else_fn = {});
   // A loop with a dynamic trip count: for (i = begin; i < end; i += step) body(i).
   void for_range(Value begin, Value end, int64_t step, const std::function<void(Value)>& body);
-  void while_(const std::function<Value()>& cond, const std::function<void()>& body);
+  void while_(FunctionRef<Value()> cond, FunctionRef<void()> body);
   // A loop unrolled at generation time: body(0) ... body(n-1).
   void unrolled(int n, const std::function<void(int)>& body);
   void ret();
@@ -280,7 +281,7 @@ class KernelBuilder {
   void declare(Param p);
   Value load_param(const std::string& name, Type t);  // ld.param into the entry block
   void in_entry(const std::function<void()>& fn);     // emits what fn emits into the entry block
-  void in_block(Block& b, const std::function<void()>& fn);
+  void in_block(Block& b, FunctionRef<void()> fn);
   Value lower_expr(const Int& x, Type t);
   // load()'s work, its registers appended to `out` (load_tensor loads into one list: a list per
   // load was an allocation per element of the epilogue's C boxes).
