@@ -346,28 +346,32 @@ void KernelBuilder::in_block(Block& b, FunctionRef<void()> fn) {
 
 void KernelBuilder::if_(Value pred, FunctionRef<void()> then_fn, FunctionRef<void()> else_fn) {
   if (pred.type() != Type::Pred) fail(std::string("codegen: if_ needs a pred, got ") + ptx_name(pred.type()));
-  IfStmt f;
-  f.pred = pred.id();
-  in_block(f.then_block, then_fn);
-  if (else_fn) in_block(f.else_block, else_fn);
-  Stmt s;
+  auto f = std::make_unique<IfStmt>();
+  f->pred = pred.id();
+  in_block(f->then_block, then_fn);
+  if (else_fn) in_block(f->else_block, else_fn);
+  // Made in place at the end of the block, as append() makes an instruction (a statement made
+  // aside and moved in copied its 272 bytes once more).
+  Block& b = current();
+  if (b.size() == b.capacity()) grow(b);
+  Stmt& s = b.emplace_back();
   s.kind = Stmt::Kind::If;
-  s.if_ = std::make_unique<IfStmt>(std::move(f));
-  current().push_back(std::move(s));
+  s.if_ = std::move(f);
 }
 
 void KernelBuilder::while_(FunctionRef<Value()> cond, FunctionRef<void()> body) {
-  LoopStmt l;
+  auto l = std::make_unique<LoopStmt>();
   Value c;
   // The condition's scope is the loop's: what it computes is recomputed before each trip.
-  in_block(l.cond_block, [&] { c = cond(); });
+  in_block(l->cond_block, [&] { c = cond(); });
   if (!c.valid() || c.type() != Type::Pred) fail("codegen: while_ condition must return a pred");
-  l.cond = c.id();
-  in_block(l.body, body);
-  Stmt s;
+  l->cond = c.id();
+  in_block(l->body, body);
+  Block& b = current();  // the statement made in place, as if_'s
+  if (b.size() == b.capacity()) grow(b);
+  Stmt& s = b.emplace_back();
   s.kind = Stmt::Kind::Loop;
-  s.loop_ = std::make_unique<LoopStmt>(std::move(l));
-  current().push_back(std::move(s));
+  s.loop_ = std::move(l);
 }
 
 void KernelBuilder::for_range(Value begin, Value end, int64_t step, const std::function<void(Value)>& body) {
