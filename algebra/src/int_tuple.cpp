@@ -7,7 +7,7 @@ namespace tessel {
 
 IntTuple IntTuple::tuple(std::vector<IntTuple> elems) {
   IntTuple t;
-  t.elems_ = std::move(elems);
+  if (!elems.empty()) t.elems_ = std::make_shared<const std::vector<IntTuple>>(std::move(elems));
   return t;
 }
 
@@ -15,7 +15,8 @@ void IntTuple::not_a_leaf() const { fail("expected an integer, got the tuple " +
 
 const std::vector<IntTuple>& IntTuple::elems() const {
   if (is_leaf_) fail("expected a tuple, got the integer " + to_string(*this));
-  return elems_;
+  static const std::vector<IntTuple> kNone;  // the empty tuple's
+  return elems_ ? *elems_ : kNone;
 }
 
 const IntTuple& IntTuple::mode_slow(int i) const {
@@ -26,7 +27,7 @@ const IntTuple& IntTuple::mode_slow(int i) const {
   if (i < 0 || i >= rank())
     fail("mode " + std::to_string(i) + " of " + to_string(*this) + " does not exist (rank " + std::to_string(rank()) +
          ")");
-  return elems_[i];
+  return (*elems_)[static_cast<size_t>(i)];
 }
 
 bool operator==(const IntTuple& a, const IntTuple& b) {

@@ -3,6 +3,7 @@
 // memory and tensors in memory.cpp.
 #include "tessel/codegen/builder.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "tessel/algebra/error.hpp"
@@ -321,7 +322,11 @@ void KernelBuilder::pop_scope() {
   bound_.pop_back();
 }
 
-void KernelBuilder::in_block(Block& b, const std::function<void()>& fn) {
+// A full block grows 4x, not 2x: each growth moves every statement (272 bytes), and a block that
+// outgrows its first 32 (an epilogue box's C loads, a loop body) moved each statement about once.
+void KernelBuilder::grow(Block& b) { b.reserve(std::max<size_t>(32, 4 * b.capacity())); }
+
+void KernelBuilder::in_block(Block& b, FunctionRef<void()> fn) {
   // Room for 32 statements from the start: an epilogue's element-wise `if` bodies hold 15-20, and
   // growing them from 8 reallocated and moved each twice (2% of generation). A block is at most
   // about 3 KB of unused room while its kernel is built.
@@ -339,30 +344,34 @@ void KernelBuilder::in_block(Block& b, const std::function<void()>& fn) {
   blocks_.pop_back();
 }
 
-void KernelBuilder::if_(Value pred, const std::function<void()>& then_fn, const std::function<void()>& else_fn) {
+void KernelBuilder::if_(Value pred, FunctionRef<void()> then_fn, FunctionRef<void()> else_fn) {
   if (pred.type() != Type::Pred) fail(std::string("codegen: if_ needs a pred, got ") + ptx_name(pred.type()));
-  IfStmt f;
-  f.pred = pred.id();
-  in_block(f.then_block, then_fn);
-  if (else_fn) in_block(f.else_block, else_fn);
-  Stmt s;
+  auto f = std::make_unique<IfStmt>();
+  f->pred = pred.id();
+  in_block(f->then_block, then_fn);
+  if (else_fn) in_block(f->else_block, else_fn);
+  // Made in place at the end of the block, as append() makes an instruction (a statement made
+  // aside and moved in copied its 272 bytes once more).
+  Block& b = current();
+  if (b.size() == b.capacity()) grow(b);
+  Stmt& s = b.emplace_back();
   s.kind = Stmt::Kind::If;
-  s.if_ = std::make_unique<IfStmt>(std::move(f));
-  current().push_back(std::move(s));
+  s.if_ = std::move(f);
 }
 
-void KernelBuilder::while_(const std::function<Value()>& cond, const std::function<void()>& body) {
-  LoopStmt l;
+void KernelBuilder::while_(FunctionRef<Value()> cond, FunctionRef<void()> body) {
+  auto l = std::make_unique<LoopStmt>();
   Value c;
   // The condition's scope is the loop's: what it computes is recomputed before each trip.
-  in_block(l.cond_block, [&] { c = cond(); });
+  in_block(l->cond_block, [&] { c = cond(); });
   if (!c.valid() || c.type() != Type::Pred) fail("codegen: while_ condition must return a pred");
-  l.cond = c.id();
-  in_block(l.body, body);
-  Stmt s;
+  l->cond = c.id();
+  in_block(l->body, body);
+  Block& b = current();  // the statement made in place, as if_'s
+  if (b.size() == b.capacity()) grow(b);
+  Stmt& s = b.emplace_back();
   s.kind = Stmt::Kind::Loop;
-  s.loop_ = std::make_unique<LoopStmt>(std::move(l));
-  current().push_back(std::move(s));
+  s.loop_ = std::move(l);
 }
 
 void KernelBuilder::for_range(Value begin, Value end, int64_t step, const std::function<void(Value)>& body) {

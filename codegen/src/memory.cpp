@@ -265,7 +265,7 @@ int64_t abs_div(const Int& x) {
 // The elements a vector access may cover in tensor t: a run of the coalesced layout's first mode
 // (stride 1, static extent), aligned in elements by the offset and the other modes' strides, in
 // bytes by the base, and inside the swizzle's unchanged low bits.
-int64_t max_vector(const Tensor& t, int64_t limit) {
+int64_t widest_vector(const Tensor& t, int64_t limit) {
   const int64_t eb = bytes(t.elem);
   Layout c = coalesce(t.layout.layout);
   Layout first = c.rank() > 1 ? c[0] : c;
@@ -281,6 +281,15 @@ int64_t max_vector(const Tensor& t, int64_t limit) {
     v *= 2;
   }
   return v;
+}
+
+// The same, kept by a tensor with kept offsets (its layout and so its answer shared by its copies
+// at other bases).
+int64_t max_vector(const Tensor& t, int64_t limit) {
+  if (!t.offsets) return widest_vector(t, limit);
+  Tensor::ElementOffsets::Vector& kept = t.offsets->vector;
+  if (kept.limit != limit || kept.base_align != t.base_align) kept = {limit, t.base_align, widest_vector(t, limit)};
+  return kept.width;
 }
 
 }  // namespace

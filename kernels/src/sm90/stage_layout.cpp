@@ -17,32 +17,20 @@ ComposedLayout stage_layout(Type elem, codegen::Major major, int rows, int k) {
 
 StageDescriptors stage_descriptors(const ComposedLayout& stage, Type mma, codegen::Major major, int mn, int blocks_mn,
                                    int k_inst, int kblocks) {
+  // Block (i, kb) is the slice (_, (i, kb)) of the division: its mode 0, the same tile for every
+  // block, at the offset of mode 1 at (i, kb). So the tile's descriptor (its canonical-layout check
+  // at every coordinate) is made once, and each block has it at its own start (a slice and a
+  // comparison of the layouts per block were a fortieth of the Hopper GEMMs' generation).
+  const Layout divided = zipped_divide(stage.layout, Tiler::from_shape(IntTuple{mn, k_inst}));
+  ComposedLayout tile = slice(SliceCoord{_, SliceCoord{0, 0}}, ComposedLayout{stage.swizzle, stage.offset, divided});
   StageDescriptors out;
-  ComposedLayout divided = stage;
-  divided.layout = zipped_divide(stage.layout, Tiler::from_shape(IntTuple{mn, k_inst}));
-  ComposedLayout first;  // the first block's tile
+  out.base = make_matrix_descriptor(tile, mma, major);
+  out.base.start = 0;
+  const Layout blocks = divided[1];
   for (int i = 0; i < blocks_mn; ++i) {
     for (int kb = 0; kb < kblocks; ++kb) {
-      // The block as a tile of its own: (MN, K) of the instruction, its position in the offset.
-      const ComposedLayout tile = slice(SliceCoord{_, SliceCoord{i, kb}}, divided);
-      // A block with the first's layout and swizzle has its descriptor at another start: the
-      // canonical-layout check, at every coordinate, is made once (per block it was 4% of the
-      // Hopper GEMMs' generation).
-      MatrixDescriptor d;
-      if (!out.starts.empty() && tile.layout == first.layout && tile.swizzle == first.swizzle) {
-        d = out.base;
-        d.start = matrix_descriptor_start(tile, mma, d.swizzle);
-      } else {
-        d = make_matrix_descriptor(tile, mma, major);
-      }
-      if (out.starts.empty()) {
-        first = tile;
-        out.base = d;
-        out.base.start = 0;
-      } else if (d.lbo != out.base.lbo || d.sbo != out.base.sbo || d.swizzle != out.base.swizzle) {
-        fail("hopper_gemm: the wgmma blocks of one stage have different descriptors");
-      }
-      out.starts.push_back(d.start.value("wgmma block start"));
+      tile.offset = stage.offset + blocks(IntTuple{i, kb}).leaf();
+      out.starts.push_back(matrix_descriptor_start(tile, mma, out.base.swizzle).value("wgmma block start"));
     }
   }
   return out;

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,7 @@ class IntTuple {
   template <std::integral T>
   IntTuple(T v) : IntTuple(Int(v)) {}  // NOLINT
   // A tuple: IntTuple{4, 8} is (4,8); IntTuple{4} is the rank-1 tuple (4), not the leaf 4.
-  IntTuple(std::initializer_list<IntTuple> elems) : elems_(elems) {}
+  IntTuple(std::initializer_list<IntTuple> elems) : IntTuple(tuple(std::vector<IntTuple>(elems))) {}
   static IntTuple tuple(std::vector<IntTuple> elems);
 
   bool is_leaf() const { return is_leaf_; }
@@ -31,11 +32,11 @@ class IntTuple {
     return leaf_;
   }
   const std::vector<IntTuple>& elems() const;  // throws if this is a leaf
-  int rank() const { return is_leaf_ ? 1 : static_cast<int>(elems_.size()); }
+  int rank() const { return is_leaf_ ? 1 : elems_ ? static_cast<int>(elems_->size()) : 0; }
   // Mode i (CuTe's get<i>): a leaf is its own mode 0.
   const IntTuple& operator[](int i) const {
-    if (!is_leaf_ && i >= 0 && i < static_cast<int>(elems_.size())) [[likely]]
-      return elems_[static_cast<size_t>(i)];
+    if (!is_leaf_ && elems_ && i >= 0 && i < static_cast<int>(elems_->size())) [[likely]]
+      return (*elems_)[static_cast<size_t>(i)];
     return mode_slow(i);
   }
 
@@ -45,7 +46,10 @@ class IntTuple {
 
   bool is_leaf_ = false;
   Int leaf_;
-  std::vector<IntTuple> elems_;
+  // A tuple's modes, none for the empty tuple. Never changed once made, so copies share them: a
+  // copy of a shape or stride copied every level of it (an allocation per tuple), and the algebra
+  // copies layouts often.
+  std::shared_ptr<const std::vector<IntTuple>> elems_;
 };
 
 using Shape = IntTuple;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tessel/algebra.hpp"
+#include "tessel/codegen/function_ref.hpp"
 #include "tessel/codegen/ir.hpp"
 
 namespace tessel::codegen {
@@ -121,6 +122,11 @@ struct Tensor {
   // memoized(), shared by copies, dropped by every operation that makes a new layout.
   struct ElementOffsets {
     std::vector<std::optional<std::pair<Int, int64_t>>> at;
+    // The widest vector access (memory.cpp's max_vector) for a limit and base alignment, the last
+    // asked: a box's loads and stores ask it at every base, and each answer coalesces the layout.
+    struct Vector {
+      int64_t limit = 0, base_align = 0, width = 0;
+    } vector;
   };
   std::shared_ptr<ElementOffsets> offsets;
 
@@ -232,10 +238,10 @@ class KernelBuilder {
   Value dynamic_shared(const std::string& name, int align = 1024);             // u32 address
 
   // --- Control flow. ---
-  void if_(Value pred, const std::function<void()>& then_fn, const std::function<void()>& else_fn = {});
+  void if_(Value pred, FunctionRef<void()> then_fn, FunctionRef<void()> else_fn = {});
   // A loop with a dynamic trip count: for (i = begin; i < end; i += step) body(i).
   void for_range(Value begin, Value end, int64_t step, const std::function<void(Value)>& body);
-  void while_(const std::function<Value()>& cond, const std::function<void()>& body);
+  void while_(FunctionRef<Value()> cond, FunctionRef<void()> body);
   // A loop unrolled at generation time: body(0) ... body(n-1).
   void unrolled(int n, const std::function<void(int)>& body);
   void ret();
@@ -254,12 +260,16 @@ class KernelBuilder {
   Instr& append() {
     if (finished_) [[unlikely]]
       emit_after_finish();
-    Instr& i = (emit_to_entry_ ? entry_ : current()).emplace_back().instr;
+    Block& b = emit_to_entry_ ? entry_ : current();
+    if (b.size() == b.capacity()) [[unlikely]]
+      grow(b);
+    Instr& i = b.emplace_back().instr;
     if (note_changed_) [[unlikely]]
       take_note(i);
     return i;
   }
   [[noreturn]] void emit_after_finish() const;
+  static void grow(Block& b);  // room for 4x the statements, append()'s rare path
   void take_note(Instr& i);  // the pending note() onto i, append()'s rare path
   // Always inline: GCC kept it out of line, where saving and restoring the registers its vector
   // growth path needs cost more than its work.
@@ -271,7 +281,7 @@ class KernelBuilder {
   void declare(Param p);
   Value load_param(const std::string& name, Type t);  // ld.param into the entry block
   void in_entry(const std::function<void()>& fn);     // emits what fn emits into the entry block
-  void in_block(Block& b, const std::function<void()>& fn);
+  void in_block(Block& b, FunctionRef<void()> fn);
   Value lower_expr(const Int& x, Type t);
   // load()'s work, its registers appended to `out` (load_tensor loads into one list: a list per
   // load was an allocation per element of the epilogue's C boxes).
