@@ -85,6 +85,10 @@ TEST_CASE("cli bench: options are checked, and the messages name the valid value
                "--one-call times tessel::gemm's own choice; it takes no --kernel or --class");
   check_misuse({"gemm", "--llama-model", "8b"}, "--llama-model picks one model of --llama; it needs --llama");
   check_misuse({"gemm", "--llama", "--llama-model", "7b"}, "--llama-model '7b' is not a model of the list (valid: 8b, 70b)");
+  check_misuse({"gemm", "--llama", "--rows", "0-3"}, "--rows: '0' is not an integer in [1, 100]");
+  check_misuse({"gemm", "--llama", "--llama-model", "8b", "--rows", "10-51"}, "--rows: '51' is not an integer in [10, 50]");
+  check_misuse({"gemm", "--sweep", "--rows", "7"}, "--rows '7' is not FIRST-LAST (e.g. 1-25: rows 1 to 25 of the list)");
+  check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--rows", "1-2"}, "--rows picks rows of --sweep or --llama");
   check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--splits", "2,1"}, "--splits: '1' is not an integer in [2, 32]");
   check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--splits", "2,,4"}, "--splits: '' is not an integer in [2, 32]");
   const tessel::test::CliRun tune = run_cli({"tune", "--m", "8", "--n", "8", "--k", "8", "--splits", "33"});
@@ -161,4 +165,14 @@ TEST_CASE("cli bench: --llama's problems are a Llama model's projections, forwar
   CHECK(std::any_of(small.begin(), small.end(), [](const GemmCase& c) { return c.k == 14336; }));
   CHECK(std::none_of(small.begin(), small.end(), [](const GemmCase& c) { return c.k == 28672; }));
   CHECK(std::any_of(large.begin(), large.end(), [](const GemmCase& c) { return c.k == 28672; }));
+  // --rows: a part of the list, in the list's order (the 70B list's last five rows).
+  bool help = false;
+  const std::vector<GemmCase> part =
+      tessel::cli::gemm_bench::parse_gemm_options({"--llama", "--llama-model", "70b", "--rows", "46-50"}, help).cases;
+  REQUIRE(part.size() == 5);
+  for (size_t i = 0; i < part.size(); ++i) {
+    CHECK(part[i].m == large[45 + i].m);
+    CHECK(part[i].n == large[45 + i].n);
+    CHECK(part[i].k == large[45 + i].k);
+  }
 }

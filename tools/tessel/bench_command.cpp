@@ -176,7 +176,8 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
   bool sweep = false, llama = false;
   static const std::set<std::string> kValued = {
       "--m",         "--n",     "--k",    "--l",      "--dtype", "--out",   "--a-major", "--b-major",
-      "--out-major", "--alpha", "--beta", "--kernel", "--class", "--iters", "--warmup",  "--seed", "--splits", "--llama-model"};
+      "--out-major", "--alpha", "--beta", "--kernel", "--class", "--iters", "--warmup",  "--seed", "--splits", "--llama-model",
+      "--rows"};
   bool pad = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
@@ -284,6 +285,7 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
     throw ParseError{"--one-call times tessel::gemm's own choice; it takes no --kernel or --class"};
   if (sweep && llama) throw ParseError{"--sweep and --llama are two lists of problems: one at a time"};
   if (v.count("--llama-model") && !llama) throw ParseError{"--llama-model picks one model of --llama; it needs --llama"};
+  if (v.count("--rows") && !sweep && !llama) throw ParseError{"--rows picks rows of --sweep or --llama; it needs one of them"};
   if (sweep || llama) {
     const std::string list = sweep ? "--sweep" : "--llama";
     for (const char* shape_option :
@@ -298,6 +300,16 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
         throw ParseError{"--llama-model '" + printable(model) + "' is not a model of the list (valid: 8b, 70b)"};
     }
     o.cases = sweep ? sweep_cases() : llama_cases(model);
+    if (v.count("--rows")) {  // FIRST-LAST, 1-based and inclusive: a list in parts, one device call each
+      const std::string r = v["--rows"];
+      const size_t dash = r.find('-');
+      if (dash == std::string::npos)
+        throw ParseError{"--rows '" + printable(r) + "' is not FIRST-LAST (e.g. 1-25: rows 1 to 25 of the list)"};
+      const int64_t n = static_cast<int64_t>(o.cases.size());
+      const int64_t first = parse_int("--rows", r.substr(0, dash), 1, n);
+      const int64_t last = parse_int("--rows", r.substr(dash + 1), first, n);
+      o.cases = std::vector<GemmCase>(o.cases.begin() + (first - 1), o.cases.begin() + last);
+    }
     return o;
   }
   GemmCase c;
@@ -909,7 +921,8 @@ void print_bench_help(std::ostream& out) {
          "                         [--b-major k|n] [--out-major n|m] [--alpha X] [--beta X] [--pad-ld]\n"
          "                         [--kernel NAME | --class CLASS] [--splits LIST] [--each] [--iters N]\n"
          "                         [--warmup N] [--seed S]\n"
-         "       tessel bench gemm --sweep|--llama [--llama-model M] [--kernel NAME | --class CLASS | --one-call]\n"
+         "       tessel bench gemm --sweep|--llama [--llama-model M] [--rows FIRST-LAST]\n"
+         "                         [--kernel NAME | --class CLASS | --one-call]\n"
          "                         [--iters N] [--warmup N] [--seed S]\n"
          "\n"
          "Times tessel's GEMM kernels (every catalog kernel that supports the problem, the fastest\n"
@@ -941,6 +954,8 @@ void print_bench_help(std::ostream& out) {
          "                       lm head) for 1, 16, 128, 1024 and 8192 tokens, forward (weights as\n"
          "                       stored, B K-major) and weight gradient (A M-major, B N-major, K = tokens)\n"
          "  --llama-model M      with --llama: only model M's rows (8b or 70b)\n"
+         "  --rows FIRST-LAST    with --sweep or --llama: only these rows of the list (1-based, after\n"
+         "                       --llama-model), to run a long list in parts\n"
          "  --one-call           time tessel::gemm's own choice only (not every catalog kernel)\n"
          "  --each               print every candidate's screening time (3 warm-up, 10 timed runs)\n"
          "  --splits LIST        time each split-K kernel at each of these counts (e.g. 2,4,8; default:\n"
