@@ -1,7 +1,7 @@
 // elementwise_gpu_test.cpp: the elementwise kernels on the GPU, on fresh random data, C poisoned
 // and guarded, against the host reference: every listed configuration (every op x dtype, ranks,
 // majors, static shapes, 64-bit indices), and the host API on the layouts users pass (permuted,
-// padded, column-major, broadcast, in place, misaligned pointers, ragged shapes). Skipped, with
+// padded, column-major, transposed, broadcast, in place, misaligned pointers, ragged shapes). Skipped, with
 // the reason, where no GPU is usable.
 #include <doctest/doctest.h>
 
@@ -97,6 +97,13 @@ TEST_CASE("kernels: gpu elementwise host API on permuted, padded, broadcast, mis
       // In place: C is A.
       k = host_case(op, t, {129, 257}, {260, 1}, {257, 1}, {260, 1}, 0, 0, 0, rng);
       CHECK(run_host_api(k, true) == "");
+      // Transposed inputs (staged through shared memory): A column-major under a row-major C,
+      // ragged; then a batch with A and B both transposed and A one element off 16 bytes.
+      k = host_case(op, t, {300, 1000}, {1, 300}, {1000, 1}, {1000, 1}, 0, 0, 0, rng);
+      CHECK(run_host_api(k) == "");
+      k = host_case(op, t, {5, 77, 130}, {77 * 130, 1, 77}, {80 * 130, 1, 80}, {77 * 130, 130, 1},
+                    static_cast<uint64_t>(eb), 0, 0, rng);
+      CHECK(run_host_api(k) == "");
     }
   }
 }

@@ -110,13 +110,25 @@ TEST_CASE("kernels: elementwise picks the widest vector the pointers and strides
   CHECK(cfg.rank == 2);
   CHECK(cfg.major == 0);
   CHECK(!cfg.nc);  // in place: C is A and B
-  // A transposed input moves element by element; the others keep their vectors.
+  // A transposed input is staged through shared memory (32 rows of the tile: 4 warps x 8 rows);
+  // the others keep their vectors.
   TensorView at{0x100000, Type::F32, {64, 64}, {1, 64}};
   cfg = choose_elementwise_config(normalize_elementwise(
       binary(ElementwiseOp::Add, at, row_major(0x200000, Type::F32, {64, 64}), row_major(0x300000, Type::F32, {64, 64}))));
   CHECK(cfg.unit == std::array<bool, 3>{false, true, true});
+  CHECK(cfg.staged == std::array<bool, 3>{true, false, false});
+  CHECK(cfg.rows == 8);
   CHECK(cfg.vector == 4);
   CHECK(cfg.nc);
+  CHECK(cfg.name().find("_r2_m0_tuu_v4_r8_") != std::string::npos);
+  // Fewer than 32 elements along the transposed input's unit stride: element by element, as the
+  // staged tile would leave most of its rows empty.
+  TensorView narrow{0x100000, Type::F32, {20, 64}, {1, 20}};
+  cfg = choose_elementwise_config(normalize_elementwise(binary(
+      ElementwiseOp::Add, narrow, row_major(0x200000, Type::F32, {20, 64}), row_major(0x300000, Type::F32, {20, 64}))));
+  CHECK(cfg.unit == std::array<bool, 3>{false, true, true});
+  CHECK(cfg.staged == std::array<bool, 3>{false, false, false});
+  CHECK(cfg.rows == 1);
   // Spans past 2^31 bytes take 64-bit offsets.
   CHECK(choose(0x1000, 0x2000, 0x3000, Type::F32, {1 << 29}).wide_index);
   CHECK(!choose(0x1000, 0x2000, 0x3000, Type::F32, {1 << 28}).wide_index);
@@ -167,6 +179,32 @@ TEST_CASE("kernels: an elementwise plan checks the arguments against its configu
   CHECK(plan.params.size() == plan.entry().params.size());
   CHECK(plan.grid[0] == 10);  // 5000 elements, tiles of 128 threads x 4 elements x 1 row
   CHECK(plan.block[0] == 128);
+}
+
+TEST_CASE("kernels: a staged elementwise configuration is checked, and so are the views it is given") {
+  ElementwiseConfig cfg;
+  cfg.op = ElementwiseOp::Copy;
+  cfg.rank = 2;
+  cfg.vector = 4;
+  cfg.unit = {false, true, true};
+  cfg.staged = {true, false, false};
+  cfg.rows = 4;  // 4 warps x 4 rows: 16, not the staged tile's 32
+  CHECK_THROWS_WITH_AS(elementwise_kernel(cfg), doctest::Contains("A staged through shared memory needs warps x rows = 32 (the tile's extent along its unit-stride mode), got 4 x 4"), Error);
+  cfg.rows = 8;
+  CHECK_NOTHROW(elementwise_kernel(cfg));
+  ElementwiseConfig out = cfg;
+  out.staged[2] = true;
+  CHECK_THROWS_WITH_AS(elementwise_kernel(out), doctest::Contains("only the inputs A and B can be staged"), Error);
+  ElementwiseConfig both = cfg;
+  both.unit[0] = true;
+  CHECK_THROWS_WITH_AS(elementwise_kernel(both), doctest::Contains("unit-stride in the major mode too"), Error);
+  // A view that is not unit-stride along mode 1 does not fit the staged kernel.
+  const TensorView c = row_major(0x300000, Type::F32, {64, 64});
+  const TensorView a{0x100000, Type::F32, {64, 64}, {2, 128}};
+  CHECK_THROWS_WITH_AS(elementwise_plan(cfg, ElementwiseArguments{ElementwiseOp::Copy, a, a, TensorView{0x300000, Type::F32, {64, 64}, {1, 64}}}),
+                       doctest::Contains("stages A through shared memory along mode 1 and needs stride 1 there, got (2,128)"), Error);
+  CHECK_NOTHROW(elementwise_plan(cfg, ElementwiseArguments{ElementwiseOp::Copy, TensorView{0x100000, Type::F32, {64, 64}, {64, 1}}, c,
+                                                           TensorView{0x300000, Type::F32, {64, 64}, {1, 64}}}));
 }
 
 TEST_CASE("kernels: the elementwise host API refuses before launching anything") {

@@ -4,7 +4,8 @@
 // device copy of the same bytes (cuMemcpyDtoD) and, when given its PTX, the plain CUDA C++ peer
 // (peer_add.cu, compiled by nvcc on the machine). A measuring tool, not a test; needs a GPU.
 //
-//   tessel_elementwise_bench [--peer peer_add.ptx] [--reps N] [--only TYPE:LAYOUT:LOG2]
+//   tessel_elementwise_bench [--peer peer_add.ptx] [--reps N] [--only TYPE:LAYOUT:LOG2] [--transpose]
+// (--transpose: only the copies into the other major, f32, f16 and s8, staged and unstaged)
 // (--only: one row, e.g. bf16:contiguous:20, for a profiler: each variant 5 warm-up runs, then --reps)
 // Built with TESSEL_WITH_LLVM=ON, TESSEL_BACKEND=llvm measures the kernels through LLVM's road.
 #include <algorithm>
@@ -63,10 +64,12 @@ void fill_random_bytes(rt::DeviceBuffer& b, std::mt19937_64& rng) {
 
 int main(int argc, char** argv) {
   std::string peer_path, only;  // only: one row, "TYPE:LAYOUT:LOG2" (e.g. bf16:contiguous:20), for ncu
+  bool transpose = false;       // only the table of transposing copies
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--peer" && i + 1 < argc) peer_path = argv[++i];
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
+    else if (a == "--transpose") transpose = true;
     else if (a == "--reps" && i + 1 < argc) {
       try {
         reps = static_cast<int>(tessel::parse_integer("--reps", argv[++i], 1, 1000000));
@@ -75,7 +78,8 @@ int main(int argc, char** argv) {
         return 2;
       }
     } else {
-      std::fprintf(stderr, "usage: tessel_elementwise_bench [--peer peer_add.ptx] [--reps N] [--only TYPE:LAYOUT:LOG2]\n");
+      std::fprintf(stderr,
+                   "usage: tessel_elementwise_bench [--peer peer_add.ptx] [--reps N] [--only TYPE:LAYOUT:LOG2] [--transpose]\n");
       return 2;
     }
   }
@@ -101,6 +105,34 @@ int main(int argc, char** argv) {
     rt::DeviceBuffer A(bytes), B(bytes), C(bytes);
     fill_random_bytes(A, rng);
     fill_random_bytes(B, rng);
+    if (transpose) {
+      // A copy into the other major (a GEMM operand packed K-major from M-major): A (rows, cols)
+      // column-major into C row-major, staged through shared memory (the default) and element by
+      // element across A's rows (stage off), against a device-to-device copy of the same bytes.
+      std::printf("\n%-5s %12s | %9s %9s %9s | %7s %7s\n", "dtype", "rows x cols", "staged", "unstaged", "copy",
+                  "%copy", "speedup");
+      for (Type t : {Type::F32, Type::F16, Type::S8}) {
+        const int64_t eb = codegen::bytes(t);
+        for (int lg = 20; lg <= 26; lg += 2) {
+          const int64_t n = int64_t{1} << lg, cols = 4096, rows = n / cols;
+          const ElementwiseArguments args{ElementwiseOp::Copy, TensorView{A.ptr(), t, {rows, cols}, {1, rows}},
+                                          TensorView{A.ptr(), t, {rows, cols}, {1, rows}},
+                                          row_major(C.ptr(), t, {rows, cols})};
+          ElementwiseOptions staged, unstaged;
+          unstaged.stage = false;
+          const double t_s = median_ms([&] { elementwise(args, {}, staged); });
+          const double t_u = median_ms([&] { elementwise(args, {}, unstaged); });
+          const size_t copy_bytes = static_cast<size_t>(n * eb);
+          const double t_copy = median_ms([&] { rt::copy_d2d(C.ptr(), A.ptr(), copy_bytes); });
+          auto gbps = [&](double ms) { return 2.0 * static_cast<double>(copy_bytes) / (ms * 1e6); };
+          std::printf("%-5s %5lldx%-6lld | %9.0f %9.0f %9.0f | %6.1f%% %6.2fx\n", codegen::ptx_name(t),
+                      static_cast<long long>(rows), static_cast<long long>(cols), gbps(t_s), gbps(t_u), gbps(t_copy),
+                      100.0 * gbps(t_s) / gbps(t_copy), t_u / t_s);
+        }
+      }
+      std::printf("\nGB/s: bytes read + written over the median time; staged: tessel::elementwise's default.\n");
+      return 0;
+    }
     std::printf("\n%-5s %-10s %10s | %9s %9s %9s %9s | %9s %9s | %7s %7s\n", "dtype", "layout", "elements",
                 "tessel", "r4", "r2", "persist", "copy", "cuda C++", "%copy", "%peer");
     std::printf("%-5s %-10s %10s | %9s %9s %9s %9s | %9s %9s | %7s %7s\n", "", "", "", "GB/s", "GB/s", "GB/s", "GB/s",

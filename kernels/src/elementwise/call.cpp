@@ -35,6 +35,7 @@ void append_form_key(std::string& key, const ElementwiseArguments& a, const Elem
   raw(o.threads);
   raw(o.rows);
   raw(o.max_blocks);
+  raw(o.stage);
   for (const TensorView* v : {&a.A, &a.B, &a.C}) {
     append_layout_key(key, *v);
     raw(static_cast<uint8_t>(v->data % 16));

@@ -225,6 +225,18 @@ ElementwiseConfig choose_elementwise_config(const ElementwiseProblem& p, const E
   };
   while (v > 1 && !fits(v)) v /= 2;
   c.vector = static_cast<int>(v);
+  // An input unit-stride in mode 1 instead (a transposed input, as a GEMM operand packed into
+  // another major) is staged through shared memory: its tile read with the lanes along mode 1, so
+  // that neither its reads nor C's writes cross rows element by element. Where mode 1 has at
+  // least the 32 elements of the staged tile's extent there, and C moves in vectors along mode 0.
+  const int warps = c.threads / 32;
+  if (o.stage && c.rank >= 2 && c.unit[2] && p.shape[1] >= 32 && warps >= 2 && 32 % warps == 0) {
+    for (int x : ops) {
+      if (x == 2 || c.unit[x] || view(a, x).stride[1] != 1) continue;
+      c.staged[static_cast<size_t>(x)] = true;
+      c.rows = 32 / warps;
+    }
+  }
   // 32-bit offsets while every byte offset (and coordinate, with a tile's slack) fits.
   c.wide_index = needs_wide_index(offset_reach(a, p.shape));
   c.nc = a.C.data != a.A.data && (is_unary(a.op) || a.C.data != a.B.data);
@@ -280,6 +292,10 @@ Prepared prepare_for(const ElementwiseConfig& c, const ElementwiseArguments& a, 
     const std::string n = kOperandNames[x];
     if (c.is_static() && t.stride != c.static_stride[x])
       fail(kernel + "is static for " + n + " strides " + tuple(c.static_stride[x]) + ", got " + tuple(t.stride));
+    if (c.staged[static_cast<size_t>(x)] && t.stride[static_cast<size_t>(c.second())] != 1 &&
+        shape[static_cast<size_t>(c.second())] > 1)
+      fail(kernel + "stages " + n + " through shared memory along mode " + std::to_string(c.second()) +
+           " and needs stride 1 there, got " + tuple(t.stride));
     if (!c.unit[x]) continue;
     if (t.stride[c.major] != 1 && shape[c.major] > 1)
       fail(kernel + "needs stride 1 in mode " + std::to_string(c.major) + " of " + n + ", got " + tuple(t.stride));

@@ -8,6 +8,7 @@
 
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/builder.hpp"
+#include "tessel/codegen/sync.hpp"
 #include "tessel/kernels/elementwise.hpp"
 
 namespace tessel::kernels {
@@ -65,6 +66,17 @@ void validate(const ElementwiseConfig& c) {
   if (c.rows < 1 || c.rows > 16) fail(what + "rows = " + std::to_string(c.rows) + " (1 to 16)");
   if (c.threads < 32 || c.threads > 1024 || c.threads % 32 != 0)
     fail(what + "threads = " + std::to_string(c.threads) + " (a multiple of 32 in [32, 1024])");
+  if (c.staged[2]) fail(what + "C is the output; only the inputs A and B can be staged through shared memory");
+  for (int x = 0; x < 2; ++x) {
+    if (!c.staged[x]) continue;
+    const std::string n = std::string(kTensorNames[x]) + " staged through shared memory";
+    if (x == 1 && is_unary(c.op)) fail(what + n + ", but " + op_name(c.op) + " reads no B");
+    if (c.rank < 2) fail(what + n + " needs rank >= 2 (rank " + std::to_string(c.rank) + ")");
+    if (c.unit[x]) fail(what + n + " is unit-stride in the major mode too: stage only a transposed input");
+    if (c.threads / 32 * c.rows != 32)
+      fail(what + n + " needs warps x rows = 32 (the tile's extent along its unit-stride mode), got " +
+           std::to_string(c.threads / 32) + " x " + std::to_string(c.rows));
+  }
   if (c.is_static()) {
     if (static_cast<int>(c.static_shape.size()) != c.rank)
       fail(what + "static shape of rank " + std::to_string(c.static_shape.size()) + " for rank " +
@@ -142,7 +154,7 @@ int64_t ElementwiseConfig::tile_elements() const { return int64_t{threads} * vec
 std::string ElementwiseConfig::name() const {
   std::string n = std::string("tessel_elementwise_") + op_name(op) + "_" + ptx_name(dtype) + "_r" +
                   std::to_string(rank) + "_m" + std::to_string(major) + "_";
-  for (int x = 0; x < 3; ++x) n += unit[x] ? 'u' : 's';
+  for (int x = 0; x < 3; ++x) n += unit[x] ? 'u' : staged[x] ? 't' : 's';
   n += "_v" + std::to_string(vector) + "_r" + std::to_string(rows) + "_t" + std::to_string(threads) +
        (wide_index ? "_i64" : "_i32") + (nc ? "_nc" : "");
   if (is_static()) n += "_s" + config_hash(*this);
@@ -181,7 +193,7 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
     std::vector<Int> stride;
     for (int k = 0; k < c.rank; ++k) {
       const std::string n = std::string("s") + kTensorNames[x] + std::to_string(k);
-      if (k == c.major && c.unit[x])
+      if ((k == c.major && c.unit[x]) || (k == c.second() && c.staged[x]))
         stride.push_back(Int(1));
       else if (c.is_static())
         stride.push_back(Int(c.static_stride[x][k]));
@@ -220,6 +232,34 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
   LoadOptions in;  // inputs through the read-only path when C overlaps neither input
   in.nc = c.nc;
 
+  // A staged input's own TV layout: the 32 lanes along second() (its unit stride; the tile's
+  // extent there is warps x rows = 32, validated), the warps and each thread's values along the
+  // major mode: (T, V) -> tile index, (32 x warps, 32v/warps) -> (32v, 32). Its tile goes to
+  // shared memory laid out major-fastest, each row of 32v elements padded by 4 bytes (1 element
+  // of 8) so that the 32 lanes' stores, one per row, fall in distinct banks.
+  const bool staging = c.staged[0] || c.staged[1];
+  TVLayout tv_staged;
+  Tensor smem[2];
+  if (staging) {
+    const size_t r = static_cast<size_t>(c.rank);
+    std::vector<Int> ts(r, Int(1)), vs(r, Int(1)), order(r), sstride(r, Int(0));
+    for (int k = 0; k < c.rank; ++k) order[k] = Int(k == c.second() ? 0 : k == c.major ? 1 : 2 + k);
+    ts[c.second()] = Int(32);
+    ts[c.major] = Int(warps);
+    vs[c.major] = Int(32 * int64_t{c.vector} / warps);
+    tv_staged = make_layout_tv(make_ordered_layout(tuple_of(ts), tuple_of(order)),
+                               make_ordered_layout(tuple_of(vs), tuple_of(order)));
+    const int64_t pitch = tile_ext[static_cast<size_t>(c.major)] + std::max<int64_t>(1, 4 / eb);
+    sstride[c.major] = Int(1);
+    sstride[c.second()] = Int(pitch);
+    const Layout smem_layout = make_layout(tuple_of(tile_shape), tuple_of(sstride));
+    for (int x = 0; x < 2; ++x) {
+      if (!c.staged[x]) continue;
+      const Value base = b.shared_array(std::string("stage_") + kTensorNames[x], pitch * 32 * eb, 16);
+      smem[x] = Tensor(base, Space::Shared, c.dtype, smem_layout, Type::S32, 16);
+    }
+  }
+
   Value tile = b.cvt(b.special(Special::CtaidX), it);
   Value step = b.cvt(b.special(Special::NctaidX), it);
   b.note("each block walks its tiles: blockIdx.x, + gridDim.x, ... < ntiles");
@@ -227,30 +267,66 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
            [&] {
              const Int T = b.symbol("tile", tile, 1, 0);
              b.note("zipped_divide by the tile, slice the block's tile, compose with the TV layout, slice the thread");
-             Tensor t[3];
+             // t: each tensor's values of this thread in the TV layout; a staged input's are its
+             // shared tile's (sliced the same way), read after the staging below.
+             Tensor t[3], staged_in[2], staged_out[2];
              for (int x = 0; x < 3; ++x) {
                if (x == 1 && unary) continue;
                const int64_t align = c.unit[x] ? int64_t{c.vector} * eb : eb;
                const Tensor whole(ptr[x], Space::Global, c.dtype, layout[x], it, align);
-               t[x] = whole.zipped_divide(tiler)(SliceCoord{_, T}).compose(tv.layout)(SliceCoord{tid, _});
+               const Tensor block_tile = whole.zipped_divide(tiler)(SliceCoord{_, T});
+               if (x < 2 && c.staged[x]) {
+                 staged_in[x] = block_tile.compose(tv_staged.layout)(SliceCoord{tid, _});
+                 staged_out[x] = smem[x].compose(tv_staged.layout)(SliceCoord{tid, _});
+                 t[x] = smem[x].compose(tv.layout)(SliceCoord{tid, _});
+               } else {
+                 t[x] = block_tile.compose(tv.layout)(SliceCoord{tid, _});
+               }
              }
              // The coordinates of the thread's values: the identity layout divided the same way
              // (slices keep their offsets, which are coordinates here).
              auto [tile_crd, tile_origin] =
                  slice_and_offset(SliceCoord{_, T}, zipped_divide(make_identity_layout(tuple_of(extent)), tiler));
-             auto [thr_crd, thr_origin] = slice_and_offset(SliceCoord{tid, _}, composition(tile_crd, tv.layout));
-             const IntTuple origin = coord_sum(tile_origin, thr_origin);
-             // thr_crd is captured by name: clang before 16 cannot capture a structured binding.
-             auto inside = [&, &thr_crd = thr_crd](int64_t v) {
-               const IntTuple crd = coord_sum(origin, thr_crd(Coord(Int(v))));
-               Value p;
-               for (int k = 0; k < c.rank; ++k) {
-                 const Int ck = crd.is_leaf() ? crd.leaf() : crd[k].leaf();
-                 Value q = b.lower(ck.coefficient(), it) < b.lower(extent[k], it);
-                 p = p.valid() ? (p & q) : q;
-               }
-               return p;
+             // inside_of(l)(v): value v of this thread under TV layout l lies inside the shape.
+             // tile_crd and tile_origin are captured by name: clang before 16 cannot capture a
+             // structured binding.
+             auto inside_of = [&, &tile_crd = tile_crd, &tile_origin = tile_origin](const Layout& l) {
+               auto [thr_crd, thr_origin] = slice_and_offset(SliceCoord{tid, _}, composition(tile_crd, l));
+               const IntTuple origin = coord_sum(tile_origin, thr_origin);
+               return [&, thr_crd = thr_crd, origin](int64_t v) {
+                 const IntTuple crd = coord_sum(origin, thr_crd(Coord(Int(v))));
+                 Value p;
+                 for (int k = 0; k < c.rank; ++k) {
+                   const Int ck = crd.is_leaf() ? crd.leaf() : crd[k].leaf();
+                   Value q = b.lower(ck.coefficient(), it) < b.lower(extent[k], it);
+                   p = p.valid() ? (p & q) : q;
+                 }
+                 return p;
+               };
              };
+             auto inside = inside_of(tv.layout);
+             if (staging) {
+               b.note("stage the transposed inputs: lanes along their unit stride, into shared memory");
+               auto inside_staged = inside_of(tv_staged.layout);
+               b.if_(
+                   inside_staged(nvals - 1),  // as below: the last value inside means every value is
+                   [&] {
+                     for (int x = 0; x < 2; ++x)
+                       if (c.staged[x]) b.store_tensor(staged_out[x], b.load_tensor(staged_in[x], {}, in));
+                   },
+                   [&] {
+                     for (int64_t v = 0; v < nvals; ++v) {
+                       const Value g = inside_staged(v);
+                       for (int x = 0; x < 2; ++x) {
+                         if (!c.staged[x]) continue;
+                         const Value e = b.load_tensor(staged_in[x](SliceCoord(Int(v))), g, in)[0];
+                         b.store_tensor(staged_out[x](SliceCoord(Int(v))), {e}, g);
+                       }
+                     }
+                   });
+               bar_sync(b);  // every staged element written before any thread reads the tile
+             }
+             const LoadOptions in_t[2] = {c.staged[0] ? LoadOptions{} : in, c.staged[1] ? LoadOptions{} : in};
              // guards: the elements' predicates on the ragged path (empty on the full one), where an
              // integer divisor that was not loaded becomes 1: no division by an unloaded register.
              auto compute = [&](const std::vector<Value>& a, const std::vector<Value>& bv,
@@ -273,8 +349,8 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
                  all_inside,
                  [&] {
                    b.note("full tile: vector loads of A and B, the op, vector stores of C");
-                   std::vector<Value> a = b.load_tensor(t[0], {}, in);
-                   std::vector<Value> bv = unary ? std::vector<Value>{} : b.load_tensor(t[1], {}, in);
+                   std::vector<Value> a = b.load_tensor(t[0], {}, in_t[0]);
+                   std::vector<Value> bv = unary ? std::vector<Value>{} : b.load_tensor(t[1], {}, in_t[1]);
                    b.store_tensor(t[2], compute(a, bv, {}));
                  },
                  [&] {
@@ -282,12 +358,13 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
                    std::vector<Value> guard, a, bv;
                    for (int64_t v = 0; v < nvals; ++v) {
                      guard.push_back(inside(v));
-                     a.push_back(b.load_tensor(t[0](SliceCoord(Int(v))), guard.back(), in)[0]);
-                     if (!unary) bv.push_back(b.load_tensor(t[1](SliceCoord(Int(v))), guard.back(), in)[0]);
+                     a.push_back(b.load_tensor(t[0](SliceCoord(Int(v))), guard.back(), in_t[0])[0]);
+                     if (!unary) bv.push_back(b.load_tensor(t[1](SliceCoord(Int(v))), guard.back(), in_t[1])[0]);
                    }
                    b.store_tensor(t[2], compute(a, bv, guard), guard);
                  });
              b.end_note();
+             if (staging) bar_sync(b);  // every thread's reads of the tile done before the next is staged
              b.assign(tile, tile + step);
            });
   Module m;

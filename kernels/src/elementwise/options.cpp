@@ -33,6 +33,13 @@ ElementwiseConfig elementwise_config(const Options& o) {
   c.vector = v == "max" ? 16 / bytes(c.dtype) : static_cast<int>(parse_integer("vector", v, 1, 16));
   c.wide_index = o.at("index") == "i64";
   c.nc = o.at("nc") == "on";
+  if (o.at("stage") == "on") {  // the inputs of another major than C's, through shared memory
+    if (c.rank != 2) fail("elementwise: --stage on takes rank 2 (an input transposed against C), got rank " + o.at("rank"));
+    for (int x = 0; x < 2; ++x) c.staged[static_cast<size_t>(x)] = !c.unit[static_cast<size_t>(x)] && !(x == 1 && is_unary(c.op));
+    if (!c.staged[0] && !c.staged[1])
+      fail("elementwise: --stage on needs an input whose major differs from C's (majors '" + majors + "')");
+    c.rows = 32 / (c.threads / 32);
+  }
   if (o.at("shape") == "static") {
     c.static_shape = static_extents(c.rank);
     for (int x = 0; x < 3; ++x) {
@@ -65,6 +72,7 @@ std::vector<OptionSpec> elementwise_options() {
       {"shape", {"dynamic", "static"}, "extents and strides as parameters, or baked in (1000x333x7x3, compact)"},
       {"index", {"i32", "i64"}, "offset arithmetic width"},
       {"nc", {"off", "on"}, "inputs through ld.global.nc"},
+      {"stage", {"off", "on"}, "inputs whose major differs from C's through shared memory (rank 2)"},
   };
 }
 
@@ -80,6 +88,9 @@ std::vector<Options> elementwise_variants() {
   v.push_back({{"index", "i64"}, {"rank", "3"}, {"dtype", "f16"}});
   v.push_back({{"nc", "on"}});
   v.push_back({{"nc", "on"}, {"dtype", "bf16"}});
+  v.push_back({{"op", "copy"}, {"majors", "crr"}, {"stage", "on"}});
+  v.push_back({{"majors", "rcc"}, {"stage", "on"}, {"dtype", "bf16"}});
+  v.push_back({{"op", "copy"}, {"majors", "rrc"}, {"stage", "on"}, {"dtype", "s8"}, {"shape", "static"}});
   return v;
 }
 

@@ -45,6 +45,12 @@ struct ElementwiseConfig {
   // Per tensor (A, B, C): its stride in the major mode is the static 1. Otherwise that stride is
   // a parameter, and the tensor moves element by element.
   std::array<bool, 3> unit{true, true, true};
+  // Per input (A, B): staged through shared memory. The input is unit-stride in mode second()
+  // instead (a transposed input: a packed GEMM operand's other major); its tile is read with the
+  // warp's lanes along that mode (coalesced), written to shared memory, and each thread takes its
+  // values from there in the tile's order. Needs rank >= 2 and warps x rows = 32 (the tile's
+  // extent along second()); without it such an input moves element by element across its rows.
+  std::array<bool, 3> staged{false, false, false};
   int vector = 1;           // elements per vector access: a power of two, at most 16 bytes
   int rows = 1;             // vectors per thread (independent loads in flight)
   int threads = 128;        // per block: a multiple of 32
@@ -60,7 +66,7 @@ struct ElementwiseConfig {
   // The tile each block covers per step, mode by mode (1 outside major and second).
   std::vector<int64_t> tile() const;
   int64_t tile_elements() const;
-  std::string name() const;  // tessel_elementwise_add_f32_r2_m1_uuu_v4_r4_t128_i32[_nc][_s<hash>]
+  std::string name() const;  // tessel_elementwise_add_f32_r2_m1_uuu_v4_r4_t128_i32[_nc][_s<hash>] (t: staged)
 };
 
 // The kernel: parameters A, [B,] C (u64), [alpha, beta (f32, f64 or s32),] then, when dynamic,
@@ -76,6 +82,9 @@ struct ElementwiseOptions {
   int threads = 128;
   int rows = 1;  // vectors per thread: 1 measured fastest on an H100 (docs/performance.md)
   int max_blocks = 0;  // 0: as many blocks as tiles, capped at 2^31 - 1; else at most this many
+  // Transposed inputs through shared memory where they qualify (ElementwiseConfig::staged); false:
+  // element by element across their rows (the path before staging, kept to compare against).
+  bool stage = true;
   bool check_device_memory = true;
 };
 // The problem after validation: modes of extent 1 dropped and modes merged where all three

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# device_transpose.sh: the staged elementwise copy (an input of another major than C's read
+# through shared memory) on the GPU: its GPU tests, the transposing-copy bandwidth table (staged,
+# unstaged, a device-to-device copy), the GEMM rows that copy an operand into another major (one
+# call against cuBLAS), and ncu's duration of the copy kernel on the 4096^3 tf32 row. Logs under
+# $OUT: tests.txt, transpose.txt, rows.txt, ncu.txt.
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
+device_build tessel tessel_tests tessel_elementwise_bench
+B=build/device/bin
+timeout 180 $B/tessel_tests -tc="*gpu elementwise*,*gpu tessel::gemm runs what*,*gpu repeated tessel::gemm*" \
+  > "$OUT/tests.txt" 2>&1
+echo "tests: rc=$?"
+tail -4 "$OUT/tests.txt"
+timeout 90 $B/tessel_elementwise_bench --transpose --reps 20 2>&1 | tee "$OUT/transpose.txt"
+rows=(
+  "--m 4096 --n 4096 --k 4096 --dtype f32 --a-major m --b-major k"
+  "--m 3000 --n 3000 --k 3000 --dtype f32 --a-major k --b-major n"
+  "--m 8192 --n 8192 --k 2048 --dtype f32 --a-major m --b-major n"
+  "--m 2048 --n 6144 --k 1536 --dtype f32 --a-major m --b-major k"
+  "--m 2000 --n 1500 --k 1000 --a-major k --b-major n --out-major m --alpha 0.5 --beta 2"
+  "--l 7 --m 333 --n 555 --k 777 --dtype f16 --out f32 --a-major k --b-major n"
+)
+for p in "${rows[@]}"; do
+  timeout 60 $B/tessel bench gemm $p --one-call --iters 20 --warmup 5 --seed 7 2>&1 | grep -vE "^(method|cuBLAS|seed):|^$"
+done 2>&1 | tee "$OUT/rows.txt"
+timeout 60 ncu --kernel-name regex:elementwise_copy --launch-count 2 --section SpeedOfLight \
+  $B/tessel bench gemm ${rows[0]} --one-call --iters 1 --warmup 1 > "$OUT/ncu.txt" 2>&1
+grep -E "^  [a-zA-Z_].*\(|Duration|DRAM Throughput" "$OUT/ncu.txt"
