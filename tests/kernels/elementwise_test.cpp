@@ -121,6 +121,17 @@ TEST_CASE("kernels: elementwise picks the widest vector the pointers and strides
   CHECK(cfg.vector == 4);
   CHECK(cfg.nc);
   CHECK(cfg.name().find("_r2_m0_tuu_v4_r8_") != std::string::npos);
+  // Narrow types load 4-byte words along the staged mode where the address and strides allow.
+  auto staged_s8 = [](uint64_t a, int64_t ld) {
+    return choose_elementwise_config(normalize_elementwise(ElementwiseArguments{
+        ElementwiseOp::Copy, TensorView{a, Type::S8, {64, 200}, {1, ld}}, TensorView{a, Type::S8, {64, 200}, {1, ld}},
+        row_major(0x300000, Type::S8, {64, 200})}));
+  };
+  CHECK(staged_s8(0x100000, 64).stage_vector == 4);
+  CHECK(staged_s8(0x100000, 64).name().find("_r2_m0_tuu_w4_v8_r8_") != std::string::npos);
+  CHECK(staged_s8(0x100002, 64).stage_vector == 2);  // the address allows 2 bytes
+  CHECK(staged_s8(0x100000, 66).stage_vector == 2);  // and so does a column pitch of 66
+  CHECK(staged_s8(0x100000, 65).stage_vector == 1);
   // Fewer than 32 elements along the transposed input's unit stride: element by element, as the
   // staged tile would leave most of its rows empty.
   TensorView narrow{0x100000, Type::F32, {20, 64}, {1, 20}};
@@ -205,6 +216,16 @@ TEST_CASE("kernels: a staged elementwise configuration is checked, and so are th
                        doctest::Contains("stages A through shared memory along mode 1 and needs stride 1 there, got (2,128)"), Error);
   CHECK_NOTHROW(elementwise_plan(cfg, ElementwiseArguments{ElementwiseOp::Copy, TensorView{0x100000, Type::F32, {64, 64}, {64, 1}}, c,
                                                            TensorView{0x300000, Type::F32, {64, 64}, {1, 64}}}));
+  // Staged loads of 2 elements: the address and the other strides must allow them.
+  ElementwiseConfig pairs = cfg;
+  pairs.stage_vector = 2;
+  const TensorView cc{0x300000, Type::F32, {64, 64}, {1, 64}};
+  CHECK_THROWS_WITH_AS(elementwise_plan(pairs, ElementwiseArguments{ElementwiseOp::Copy, TensorView{0x100004, Type::F32, {64, 64}, {64, 1}}, c, cc}),
+                       doctest::Contains("stages A in 8-byte vectors; its address 0x100004 is not aligned"), Error);
+  CHECK_THROWS_WITH_AS(elementwise_plan(pairs, ElementwiseArguments{ElementwiseOp::Copy, TensorView{0x100000, Type::F32, {64, 64}, {65, 1}}, c, cc}),
+                       doctest::Contains("stages A in vectors of 2; its stride 65 in mode 0 is not a multiple"), Error);
+  pairs.stage_vector = 3;
+  CHECK_THROWS_WITH_AS(elementwise_kernel(pairs), doctest::Contains("stage vector of 3 f32 elements"), Error);
 }
 
 TEST_CASE("kernels: the elementwise host API refuses before launching anything") {

@@ -236,6 +236,16 @@ ElementwiseConfig choose_elementwise_config(const ElementwiseProblem& p, const E
       c.staged[static_cast<size_t>(x)] = true;
       c.rows = 32 / warps;
     }
+    // At most 64 values a thread: s8's 16-byte vectors over 8 rows (128 values) spilled in ptxas.
+    if (c.staged[0] || c.staged[1])
+      while (c.vector * c.rows > kMaxStagedValues) c.vector /= 2;
+    if (c.staged[0] || c.staged[1]) c.stage_vector = stage_vector_for(c, [&](int x, int w) {
+      const TensorView& t = view(a, x);
+      if (t.data % static_cast<uint64_t>(w * eb) != 0) return false;
+      for (size_t k = 0; k < t.stride.size(); ++k)
+        if (k != 1 && t.stride[k] % w != 0) return false;
+      return true;
+    });
   }
   // 32-bit offsets while every byte offset (and coordinate, with a tile's slack) fits.
   c.wide_index = needs_wide_index(offset_reach(a, p.shape));
@@ -292,10 +302,20 @@ Prepared prepare_for(const ElementwiseConfig& c, const ElementwiseArguments& a, 
     const std::string n = kOperandNames[x];
     if (c.is_static() && t.stride != c.static_stride[x])
       fail(kernel + "is static for " + n + " strides " + tuple(c.static_stride[x]) + ", got " + tuple(t.stride));
-    if (c.staged[static_cast<size_t>(x)] && t.stride[static_cast<size_t>(c.second())] != 1 &&
-        shape[static_cast<size_t>(c.second())] > 1)
-      fail(kernel + "stages " + n + " through shared memory along mode " + std::to_string(c.second()) +
-           " and needs stride 1 there, got " + tuple(t.stride));
+    if (c.staged[static_cast<size_t>(x)]) {
+      const size_t s = static_cast<size_t>(c.second());
+      if (t.stride[s] != 1 && shape[s] > 1)
+        fail(kernel + "stages " + n + " through shared memory along mode " + std::to_string(c.second()) +
+             " and needs stride 1 there, got " + tuple(t.stride));
+      const int w = c.stage_vector;
+      if (t.data % static_cast<uint64_t>(w * eb) != 0)
+        fail(kernel + "stages " + n + " in " + std::to_string(w * eb) + "-byte vectors; its address " + hex(t.data) +
+             " is not aligned to them");
+      for (size_t k = 0; k < t.stride.size(); ++k)
+        if (k != s && t.stride[k] % w != 0)
+          fail(kernel + "stages " + n + " in vectors of " + std::to_string(w) + "; its stride " +
+               std::to_string(t.stride[k]) + " in mode " + std::to_string(k) + " is not a multiple");
+    }
     if (!c.unit[x]) continue;
     if (t.stride[c.major] != 1 && shape[c.major] > 1)
       fail(kernel + "needs stride 1 in mode " + std::to_string(c.major) + " of " + n + ", got " + tuple(t.stride));

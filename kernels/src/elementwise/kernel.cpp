@@ -77,6 +77,12 @@ void validate(const ElementwiseConfig& c) {
       fail(what + n + " needs warps x rows = 32 (the tile's extent along its unit-stride mode), got " +
            std::to_string(c.threads / 32) + " x " + std::to_string(c.rows));
   }
+  const int w = c.stage_vector;
+  if (w < 1 || !std::has_single_bit(static_cast<unsigned>(w)) || w * bytes(c.dtype) > 16 || 32 % w != 0 ||
+      (32 * c.vector) % (c.threads / 32 * w) != 0 || (w > 1 && !c.staged[0] && !c.staged[1])) {
+    fail(what + "stage vector of " + std::to_string(w) + " " + ptx_name(c.dtype) +
+         " elements (a power of two, at most 16 bytes, dividing 32 and 32 x vector / warps, for a staged input)");
+  }
   if (c.is_static()) {
     if (static_cast<int>(c.static_shape.size()) != c.rank)
       fail(what + "static shape of rank " + std::to_string(c.static_shape.size()) + " for rank " +
@@ -139,6 +145,18 @@ Value narrow(KernelBuilder& b, Value v, Type dtype) {
 
 }  // namespace
 
+int stage_vector_for(const ElementwiseConfig& c, const std::function<bool(int, int)>& fits) {
+  int w = std::max(1, 4 / bytes(c.dtype));
+  auto ok = [&](int v) {
+    if ((32 * c.vector) % (c.threads / 32 * v) != 0) return false;
+    for (int x = 0; x < 2; ++x)
+      if (c.staged[static_cast<size_t>(x)] && !fits(x, v)) return false;
+    return true;
+  };
+  while (w > 1 && !ok(w)) w /= 2;
+  return w;
+}
+
 int ElementwiseConfig::second() const { return major > 0 ? major - 1 : 1; }
 
 std::vector<int64_t> ElementwiseConfig::tile() const {
@@ -155,6 +173,7 @@ std::string ElementwiseConfig::name() const {
   std::string n = std::string("tessel_elementwise_") + op_name(op) + "_" + ptx_name(dtype) + "_r" +
                   std::to_string(rank) + "_m" + std::to_string(major) + "_";
   for (int x = 0; x < 3; ++x) n += unit[x] ? 'u' : staged[x] ? 't' : 's';
+  if (stage_vector > 1) n += "_w" + std::to_string(stage_vector);
   n += "_v" + std::to_string(vector) + "_r" + std::to_string(rows) + "_t" + std::to_string(threads) +
        (wide_index ? "_i64" : "_i32") + (nc ? "_nc" : "");
   if (is_static()) n += "_s" + config_hash(*this);
@@ -198,7 +217,7 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
       else if (c.is_static())
         stride.push_back(Int(c.static_stride[x][k]));
       else
-        stride.push_back(b.symbol(n, b.param(n, it), c.unit[x] ? c.vector : 1, 0));
+        stride.push_back(b.symbol(n, b.param(n, it), c.unit[x] ? c.vector : c.staged[x] ? c.stage_vector : 1, 0));
     }
     layout[x] = make_layout(tuple_of(extent), tuple_of(stride));
   }
@@ -232,9 +251,10 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
   LoadOptions in;  // inputs through the read-only path when C overlaps neither input
   in.nc = c.nc;
 
-  // A staged input's own TV layout: the 32 lanes along second() (its unit stride; the tile's
-  // extent there is warps x rows = 32, validated), the warps and each thread's values along the
-  // major mode: (T, V) -> tile index, (32 x warps, 32v/warps) -> (32v, 32). Its tile goes to
+  // A staged input's own TV layout: 32/w lanes along second() (its unit stride; the tile's extent
+  // there is warps x rows = 32, validated), each with a vector of w = stage_vector elements there,
+  // the other lanes, the warps and the thread's other values along the major mode: (T, V) -> tile
+  // index, (32 x warps, 32v/warps) -> (32v, 32). Its tile goes to
   // shared memory laid out major-fastest, each row of 32v elements padded by 4 bytes (1 element
   // of 8) so that the 32 lanes' stores, one per row, fall in distinct banks.
   const bool staging = c.staged[0] || c.staged[1];
@@ -244,9 +264,11 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
     const size_t r = static_cast<size_t>(c.rank);
     std::vector<Int> ts(r, Int(1)), vs(r, Int(1)), order(r), sstride(r, Int(0));
     for (int k = 0; k < c.rank; ++k) order[k] = Int(k == c.second() ? 0 : k == c.major ? 1 : 2 + k);
-    ts[c.second()] = Int(32);
-    ts[c.major] = Int(warps);
-    vs[c.major] = Int(32 * int64_t{c.vector} / warps);
+    const int w = c.stage_vector;
+    ts[c.second()] = Int(32 / w);
+    ts[c.major] = Int(warps * w);
+    vs[c.second()] = Int(w);
+    vs[c.major] = Int(32 * int64_t{c.vector} / (warps * w));
     tv_staged = make_layout_tv(make_ordered_layout(tuple_of(ts), tuple_of(order)),
                                make_ordered_layout(tuple_of(vs), tuple_of(order)));
     const int64_t pitch = tile_ext[static_cast<size_t>(c.major)] + std::max<int64_t>(1, 4 / eb);
@@ -272,7 +294,7 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
              Tensor t[3], staged_in[2], staged_out[2];
              for (int x = 0; x < 3; ++x) {
                if (x == 1 && unary) continue;
-               const int64_t align = c.unit[x] ? int64_t{c.vector} * eb : eb;
+               const int64_t align = c.unit[x] ? int64_t{c.vector} * eb : c.staged[x] ? int64_t{c.stage_vector} * eb : eb;
                const Tensor whole(ptr[x], Space::Global, c.dtype, layout[x], it, align);
                const Tensor block_tile = whole.zipped_divide(tiler)(SliceCoord{_, T});
                if (x < 2 && c.staged[x]) {

@@ -39,6 +39,7 @@ ElementwiseConfig elementwise_config(const Options& o) {
     if (!c.staged[0] && !c.staged[1])
       fail("elementwise: --stage on needs an input whose major differs from C's (majors '" + majors + "')");
     c.rows = 32 / (c.threads / 32);
+    while (c.vector * c.rows > kMaxStagedValues) c.vector /= 2;
   }
   if (o.at("shape") == "static") {
     c.static_shape = static_extents(c.rank);
@@ -57,6 +58,12 @@ ElementwiseConfig elementwise_config(const Options& o) {
     };
     while (c.vector > 1 && !fits(c.vector)) c.vector /= 2;
   }
+  if (c.staged[0] || c.staged[1]) c.stage_vector = stage_vector_for(c, [&](int x, int w) {
+    if (c.static_stride[x].empty()) return true;  // dynamic: the host checks the strides it is given
+    for (int k = 0; k < c.rank; ++k)
+      if (k != c.second() && c.static_stride[x][k] % w != 0) return false;
+    return true;
+  });
   return c;
 }
 
@@ -88,7 +95,7 @@ std::vector<Options> elementwise_variants() {
   v.push_back({{"index", "i64"}, {"rank", "3"}, {"dtype", "f16"}});
   v.push_back({{"nc", "on"}});
   v.push_back({{"nc", "on"}, {"dtype", "bf16"}});
-  v.push_back({{"op", "copy"}, {"majors", "crr"}, {"stage", "on"}});
+  for (const char* dt : {"f32", "f16", "s8"}) v.push_back({{"op", "copy"}, {"majors", "crr"}, {"stage", "on"}, {"dtype", dt}});
   v.push_back({{"majors", "rcc"}, {"stage", "on"}, {"dtype", "bf16"}});
   v.push_back({{"op", "copy"}, {"majors", "rrc"}, {"stage", "on"}, {"dtype", "s8"}, {"shape", "static"}});
   return v;

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,9 @@ struct ElementwiseConfig {
   // values from there in the tile's order. Needs rank >= 2 and warps x rows = 32 (the tile's
   // extent along second()); without it such an input moves element by element across its rows.
   std::array<bool, 3> staged{false, false, false};
+  // Elements per load of a staged input along second() (a power of two; the host takes 4-byte words
+  // where the input's address and strides allow: 4 s8 or 2 f16 per load, not 1).
+  int stage_vector = 1;
   int vector = 1;           // elements per vector access: a power of two, at most 16 bytes
   int rows = 1;             // vectors per thread (independent loads in flight)
   int threads = 128;        // per block: a multiple of 32
@@ -73,6 +77,15 @@ struct ElementwiseConfig {
 // the extents (rank, s32 or s64) and each tensor's non-unit strides (in elements), then ntiles.
 // Each block walks tiles blockIdx.x, blockIdx.x + gridDim.x, ... < ntiles.
 codegen::Module elementwise_kernel(const ElementwiseConfig& c);
+
+// A staged configuration's values per thread (vector x rows) at most: s8's 16-byte vectors over the
+// staged tile's 8 rows (128 values) spilled registers in ptxas; 64 (f16's 8 x 8) did not.
+inline constexpr int kMaxStagedValues = 64;
+
+// The staged inputs' load width: 4-byte words (4 / element size, at least 1) halved until
+// fits(x, w) holds for every staged input x (its address and strides allow w) and the warps
+// divide the tile's lanes (32 x vector / (warps x w) whole).
+int stage_vector_for(const ElementwiseConfig& c, const std::function<bool(int, int)>& fits);
 
 // How a launch is chosen: the config (from the arguments' ranks, strides, alignment and
 // aliasing), the grid and the parameter values. Throws tessel::Error for invalid arguments,
