@@ -7,7 +7,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 device_build tessel tessel_tests tessel_elementwise_bench
 B=build/device/bin
-timeout 180 $B/tessel_tests -tc="*gpu elementwise*,*gpu tessel::gemm runs what*,*gpu repeated tessel::gemm*" \
+timeout 180 build/device/tests/tessel_tests -tc="*gpu elementwise*,*gpu tessel::gemm runs what*,*gpu repeated tessel::gemm*" \
   > "$OUT/tests.txt" 2>&1
 echo "tests: rc=$?"
 tail -4 "$OUT/tests.txt"
@@ -20,6 +20,7 @@ rows=(
   "--m 2000 --n 1500 --k 1000 --a-major k --b-major n --out-major m --alpha 0.5 --beta 2"
   "--l 7 --m 333 --n 555 --k 777 --dtype f16 --out f32 --a-major k --b-major n"
 )
+[ -n "${ROWS:-}" ] && rows=("${rows[@]:0:$ROWS}")  # ROWS=N: the first N rows only
 for p in "${rows[@]}"; do
   timeout 60 $B/tessel bench gemm $p --one-call --iters 20 --warmup 5 --seed 7 2>&1 | grep -vE "^(method|cuBLAS|seed):|^$"
 done 2>&1 | tee "$OUT/rows.txt"
