@@ -801,6 +801,7 @@ void BlockRunner::mbarrier(uint32_t t, const Decoded& d, uint64_t* R) {
     completed(b);
   }
   b.arrivals.emplace_back(t, shared_.arrive_epoch(t));  // release: t's earlier shared writes
+  shared_.append_ordered_before(t, b.arrivals);         // and, cumulative, what barriers ordered before them
   if (mbarriers_.arrive(b)) completed(b);
   if (d.ndst > 0 && d.dst[0] >= 0) R[d.dst[0]] = state & L_.program.slot_mask[d.dst[0]];
 }

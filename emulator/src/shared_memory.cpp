@@ -58,6 +58,14 @@ void SharedMemory::acquire(uint32_t r, const std::vector<std::pair<uint32_t, uin
   }
 }
 
+void SharedMemory::append_ordered_before(uint32_t t, std::vector<std::pair<uint32_t, uint32_t>>& arrivals) const {
+  if (!races_ || pair_.empty()) return;
+  for (uint32_t w = 0; w < nthreads_; ++w) {
+    const uint32_t e = pair_[size_t{t} * nthreads_ + w];
+    if (w != t && e > 0) arrivals.emplace_back(w, e);
+  }
+}
+
 void SharedMemory::async_store(uint32_t addr, const void* src, uint32_t n, uint32_t mbar, uint32_t phase,
                                int32_t issuer) {
   check_range(addr, n, "writes");

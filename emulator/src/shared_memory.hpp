@@ -51,6 +51,11 @@ class SharedMemory {
   // `arrivals` made before its arrival.
   uint32_t arrive_epoch(uint32_t t) { return ++epoch_[t]; }
   void acquire(uint32_t r, const std::vector<std::pair<uint32_t, uint32_t>>& arrivals);
+  // An arrive's release is cumulative (PTX memory model): what a partial barrier ordered before
+  // thread t is ordered before t's arrival too. Appends (w, w's epoch at its last partial barrier
+  // with t) for every other thread w that passed one with t (a warpgroup's lanes that read a stage
+  // before a named barrier, then lane 0 of each warp releasing the stage for all).
+  void append_ordered_before(uint32_t t, std::vector<std::pair<uint32_t, uint32_t>>& arrivals) const;
 
   // fence.proxy.async by thread t (shared memory included): t's earlier generic writes become
   // visible to the async proxy (TMA stores, wgmma operands).

@@ -74,6 +74,10 @@ TEST_CASE("emulator: the Hopper GEMM matches the host for every major combinatio
       test::hopper_config(Type::F16, Type::F16, K, MN, Major::Row, 64, 64, 2),
       test::hopper_config(Type::BF16, Type::BF16, MN, MN, Major::Column, 128, 64, 2),
       test::hopper_config(Type::F32, Type::F32, K, K, Major::Row, 64, 64, 2),
+      // tf32 with the kernel's A M-major: its fragments through registers (a_from_registers).
+      test::hopper_config(Type::F32, Type::F32, MN, K, Major::Row, 128, 64, 2),
+      test::hopper_config(Type::F32, Type::F32, K, MN, Major::Column, 64, 128, 3),
+      pingpong(test::hopper_config(Type::F32, Type::F32, MN, K, Major::Row, 128, 64, 2)),
       test::hopper_config(Type::E4M3, Type::BF16, K, K, Major::Row, 64, 64, 2),
       test::hopper_config(Type::E5M2, Type::BF16, K, K, Major::Column, 64, 128, 2),
       pingpong(test::hopper_config(Type::BF16, Type::BF16, K, MN, Major::Row, 64, 64, 2)),

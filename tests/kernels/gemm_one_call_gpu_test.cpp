@@ -41,7 +41,7 @@ TEST_CASE("gemm: gpu tessel::gemm runs what the tensor cores cannot take as it l
        matrix_view(Type::BF16, 2, 600, 512, false, 600), 1, 1.5},
       {"f16 -> f32 batched, odd sizes", matrix_view(Type::F16, 3, 333, 177, true, 177),
        matrix_view(Type::F16, 3, 177, 555, true, 555), matrix_view(Type::F32, 3, 333, 555, true, 555), std::nullopt, 1, 0},
-      {"tf32 with an M-major A, batched, ragged (A copied K-major through the staged copy)",
+      {"tf32 with an M-major A, batched, ragged (A through registers, or copied K-major)",
        matrix_view(Type::F32, 2, 300, 200, false, 300), matrix_view(Type::F32, 2, 200, 250, true, 250),
        matrix_view(Type::F32, 2, 300, 250, true, 250), std::nullopt, 1, 0},
       {"e4m3 with an M-major A", matrix_view(Type::E4M3, 0, 512, 384, false, 512),

@@ -96,6 +96,31 @@ TEST_CASE("hopper_gemm: gpu ragged batched problems, K around the pipeline, many
   check_representatives(1, 2);
 }
 
+// tf32 with the kernel's A M-major, its fragments through registers (a_from_registers): each tile
+// shape's cooperative kernel, ping-pong and split-K, and a column-major out (its A is B^T), on 3
+// and 132 CTAs, K around the ring several times.
+TEST_CASE("hopper_gemm: gpu tf32 with an M-major A through registers, every schedule, ragged and batched") {
+  TESSEL_REQUIRE_GPU(90);
+  std::mt19937_64 rng = test::gpu_rng();
+  int ran = 0;
+  for (const HopperGemmConfig& c : HopperGemmClass::configurations()) {
+    if (!a_from_registers(c)) continue;
+    const bool wanted = (c.out_major == Major::Row && c.tile_m == 128 && c.tile_n == 256 && !c.split_k) ||
+                        (c.out_major == Major::Row && c.tile_n == 128) ||
+                        (c.out_major == Major::Column && c.tile_m == 128 && c.tile_n == 192 && !c.split_k);
+    if (!wanted) continue;
+    for (int max_ctas : {3, 132}) {
+      std::string problem;
+      const std::string diff = run_problem(c, rng, 900, 3, max_ctas, problem);
+      INFO(c.name() << " on " << max_ctas << " CTAs: " << problem << " (reproduce with TESSEL_SEED=" << test::gpu_seed()
+                    << ")");
+      CHECK(diff == "");
+    }
+    ++ran;
+  }
+  CHECK(ran >= 6);
+}
+
 TEST_CASE("hopper_gemm: gpu K = 0 and K below one k-tile") {
   TESSEL_REQUIRE_GPU(90);
   std::mt19937_64 rng = test::gpu_rng();

@@ -155,7 +155,27 @@ TEST_CASE("hopper_gemm: configuration errors name the value and the rule") {
   c.ab = Type::E4M3;
   c.a_major = codegen::Major::MN;
   CHECK(error_of(c).find("M/N-major operands need bf16 or f16") != std::string::npos);
+  // tf32: only the kernel's A M-major (through registers): A under a row-major out, B under a
+  // column-major one; 1x1 and not stream-K.
   c = HopperGemmConfig{};
+  c.ab = c.out = Type::F32;
+  c.a_major = codegen::Major::MN;
+  CHECK(error_of(c) == "");
+  CHECK(a_from_registers(c));
+  c.b_major = codegen::Major::MN;
+  CHECK(error_of(c).find("or tf32 with only the operand on the kernel's A side M-major") != std::string::npos);
+  c.a_major = codegen::Major::K;
+  c.out_major = Major::Column;
+  CHECK(error_of(c) == "");
+  CHECK(a_from_registers(c));
+  c.cluster_m = 2;
+  CHECK(error_of(c).find("tf32 with an M/N-major operand (A through registers) in a cluster (not implemented)") !=
+        std::string::npos);
+  c.cluster_m = 1;
+  c.stream_k = true;
+  CHECK(error_of(c).find("with stream-K (not implemented)") != std::string::npos);
+  c = HopperGemmConfig{};
+  CHECK(!a_from_registers(c));
   c.tile_n = 96;
   CHECK(error_of(c).find("tile_n 96 (64, 128, 192 or 256; 8, 16 or 32 only swapped)") != std::string::npos);
   c.tile_n = 16;

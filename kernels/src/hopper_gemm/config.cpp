@@ -46,8 +46,16 @@ void HopperGemmConfig::check() const {
     fail(who + "input type " + ptx_name(ab) + " (bf16, f16, f32 as tf32, e4m3 or e5m2)");
   if (out != Type::BF16 && out != Type::F16 && out != Type::F32)
     fail(who + "output type " + ptx_name(out) + " (bf16, f16 or f32)");
-  if ((a_major == codegen::Major::MN || b_major == codegen::Major::MN) && ab != Type::BF16 && ab != Type::F16)
-    fail(who + "M/N-major operands need bf16 or f16 (wgmma transposes only 16-bit types)");
+  if ((a_major == codegen::Major::MN || b_major == codegen::Major::MN) && ab != Type::BF16 && ab != Type::F16) {
+    const HopperGemmConfig k = kernel_config(*this);
+    if (ab != Type::F32 || k.b_major == codegen::Major::MN || swap_ab)
+      fail(who + "M/N-major operands need bf16 or f16 (wgmma transposes only 16-bit types), or tf32 with only the "
+                 "operand on the kernel's A side M-major (its fragments through registers: A under a row-major out, "
+                 "B under a column-major one)");
+    if (cluster_size() > 1 || stream_k)
+      fail(who + "tf32 with an M/N-major operand (A through registers) " +
+           (stream_k ? std::string("with stream-K") : "in a cluster") + " (not implemented)");
+  }
   if (out_major == Major::Any) fail(who + "out must be row or column major");
   if (tile_m != 64 && tile_m != 128) fail(who + "tile_m " + std::to_string(tile_m) + " (64 or 128)");
   if (!swap_ab && tile_n != 64 && tile_n != 128 && tile_n != 192 && tile_n != 256)
@@ -100,6 +108,11 @@ void HopperGemmConfig::check() const {
          std::to_string(chunk) + "-element boxes" + swapped + ")");
   if (shared_bytes() > 227 * 1024)
     fail(who + std::to_string(shared_bytes()) + " bytes of shared memory (an sm_90 block has at most 232448)");
+}
+
+bool a_from_registers(const HopperGemmConfig& c) {
+  const HopperGemmConfig k = kernel_config(c);
+  return k.ab == Type::F32 && k.a_major == codegen::Major::MN;
 }
 
 bool runs_transposed(const HopperGemmConfig& c) { return (c.out_major == Major::Column) != c.swap_ab; }

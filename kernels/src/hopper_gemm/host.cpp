@@ -509,12 +509,17 @@ std::vector<HopperGemmConfig> HopperGemmClass::configurations() {
     for (const Tile& tile : tiles) {
       for (codegen::Major am : {codegen::Major::K, codegen::Major::MN}) {
         for (codegen::Major bm : {codegen::Major::K, codegen::Major::MN}) {
-          if (!wide && (am != codegen::Major::K || bm != codegen::Major::K)) continue;
+          if (!wide && (am != codegen::Major::K || bm != codegen::Major::K) && t.ab != Type::F32) continue;
           for (Major om : {Major::Row, Major::Column}) {
+            // tf32 with an M/N-major operand: only the kernel's A (A under a row-major out, B under a
+            // column-major one), through registers (a_from_registers), 1x1, cooperative, ping-pong or split-K.
+            const bool reg_a = t.ab == Type::F32 && (am != codegen::Major::K || bm != codegen::Major::K);
+            if (reg_a && (om == Major::Row ? bm != codegen::Major::K : am != codegen::Major::K)) continue;
             // v: cluster_m, cluster_n, schedule (0 cooperative, 1 ping-pong, 2 split-K, 3 stream-K)
             for (std::array<int, 3> v :
                  {std::array<int, 3>{1, 1, 0}, {2, 1, 0}, {1, 2, 0}, {1, 1, 1}, {1, 1, 2}, {1, 1, 3}}) {
               const bool clustered = v[0] * v[1] > 1, pingpong = v[2] == 1, split_k = v[2] == 2, stream_k = v[2] == 3;
+              if (reg_a && (clustered || stream_k)) continue;
               // split-K: every tile but 64x256; stream-K: 128x256, 128x128, 64x128
               if ((split_k || stream_k) && tile.m == 64 && tile.n == 256) continue;
               // 128x192: where 128x256 tiles leave a large part of the SMs idle (3072 x 768: 96

@@ -38,6 +38,9 @@ using namespace sm90;
 namespace {
 
 constexpr int kGroupRows = 8;  // tile-rows per rasterization group (L2 reuse)
+// The named barriers (after TmaStoreEpilogue's 1 and 2) of the consumer warpgroups that read A
+// through registers: 3 + w.
+constexpr int kRegABarrier = 3;
 
 // The kernel's parameters, in the order of hopper_gemm.hpp.
 struct GemmParams {
@@ -201,10 +204,23 @@ class ConsumerMainloop {
 
  private:
   void mma_k_tile(Value kt);
+  void mma_k_tile_reg_a();
 
   const GemmKernel& k_;
   Value lane0_;
   StageDescriptors da_, db_;
+  // A from registers (tf32 with an M-major A: wgmma reads tf32 from shared memory K-major only, but
+  // takes A's fragment from registers): per slab, the thread's byte offsets in a stage of its
+  // fragment's 4 elements at k-block 0 (block kb lies kb x k_inst rows of 128 bytes further: the
+  // swizzle's row bits are k mod 8, which a block of 8 k leaves as they are).
+  bool reg_a_ = false;
+  std::vector<std::array<Value, 4>> a_frag_;
+  // The warpgroup's named barrier (kRegABarrier + w) that orders every lane's loads of a stage
+  // before its warps' lane 0 release it to the TMA (an mbarrier arrive orders only its own thread).
+  Value a_reads_barrier_;
+  // Releases a stage: lane 0 of each warp arrives on its empty barrier (after the warpgroup's named
+  // barrier where the lanes read A from it).
+  void release(Value stage);
   int kblocks_ = 0;
   PipelineState state_;
   Value prev_;  // the stage of the k-tile before, released once its MMAs have finished
@@ -219,8 +235,27 @@ ConsumerMainloop::ConsumerMainloop(const GemmKernel& k, Value w, Value lane0) : 
   const Type mma = c.mma_type();
   const int k_inst = k.atom.k();
   kblocks_ = c.tile_k() / k_inst;
-  da_ = stage_descriptors(stage_layout(mma, c.a_major, c.tile_m, c.tile_k()), mma, c.a_major, 64, c.slabs(), k_inst,
-                          kblocks_);
+  reg_a_ = a_from_registers(c);
+  if (reg_a_) {
+    // Fragment (PTX ISA, wgmma .m64nNk8 A, tf32): register r of thread t of the slab's warpgroup
+    // holds row 16*(t/32) + (t%32)/4 + 8*(r%2), column k = t%4 + 4*(r/2).
+    const Tensor stage(b.constant(0, Type::U32), Space::Shared, c.ab,
+                       stage_layout(c.ab, c.a_major, c.tile_m, c.tile_k()), Type::S32, 1024);
+    const Int t = b.symbol("a_frag_thread", k.tid & 127, 1, 0);
+    const Int slab0 = b.symbol("a_frag_slab", w, 1, 0);
+    for (int j = 0; j < (c.pingpong ? c.slabs() : 1); ++j) {
+      std::array<Value, 4> offsets;
+      for (int r = 0; r < 4; ++r) {
+        const Int row = (c.pingpong ? Int(64 * j) : slab0 * 64) + (t / 32) * 16 + (t % 32) / 4 + Int(8 * (r % 2));
+        offsets[static_cast<size_t>(r)] = b.address(stage, Coord{row, t % 4 + Int(4 * (r / 2))});
+      }
+      a_frag_.push_back(offsets);
+    }
+    a_reads_barrier_ = b.cvt(w, Type::U32) + kRegABarrier;
+  } else {
+    da_ = stage_descriptors(stage_layout(mma, c.a_major, c.tile_m, c.tile_k()), mma, c.a_major, 64, c.slabs(), k_inst,
+                            kblocks_);
+  }
   db_ = stage_descriptors(stage_layout(mma, c.b_major, c.tile_n, c.tile_k()), mma, c.b_major, c.tile_n, 1, k_inst,
                           kblocks_);
   state_ = k.pipeline.make_state();
@@ -230,7 +265,7 @@ ConsumerMainloop::ConsumerMainloop(const GemmKernel& k, Value w, Value lane0) : 
   on_ = b.constant(1, Type::U32) == 1;
   // The slab's descriptors start at stage 0; warpgroup w's A block is w (a runtime offset).
   // (One slab, or ping-pong: no offset; da.starts then may hold one slab's blocks only.)
-  const bool slab_offset = c.slabs() > 1 && !c.pingpong;
+  const bool slab_offset = c.slabs() > 1 && !c.pingpong && !reg_a_;
   a_slab_ = slab_offset ? b.cvt(w * static_cast<int64_t>(da_.starts[static_cast<size_t>(kblocks_)] >> 4), Type::U64)
                         : b.cvt(b.constant(0, Type::U32), Type::U64);
 }
@@ -243,12 +278,26 @@ void ConsumerMainloop::run(OrderedSequenceBarrier::State* turn, Value k_tiles) {
   b.for_range(b.constant(0, Type::S32), k_tiles, 1, [&](Value kt) { mma_k_tile(kt); });
   if (turn) k_.turns->arrive(*turn, lane0_);
   wgmma_wait_group(b, 0);
-  b.if_(k_tiles > 0, [&] { b.if_(lane0_, [&] { k_.pipeline.consumer_release(prev_); }); });
+  b.if_(k_tiles > 0, [&] { release(prev_); });
+}
+
+void ConsumerMainloop::release(Value stage) {
+  KernelBuilder& b = k_.b;
+  if (reg_a_) bar_sync(b, a_reads_barrier_, 128);
+  b.if_(lane0_, [&] { k_.pipeline.consumer_release(stage); });
 }
 
 void ConsumerMainloop::mma_k_tile(Value kt) {
   KernelBuilder& b = k_.b;
   k_.pipeline.consumer_wait(state_);
+  if (reg_a_) {
+    mma_k_tile_reg_a();
+    b.note("the k-tile before has finished (waited for above): release its stage");
+    b.if_(kt > 0, [&] { release(prev_); });
+    b.assign(prev_, state_.index);
+    state_.advance();
+    return;
+  }
   Value desc_a = matrix_descriptor(b, k_.smem.element(k_.regions.a, state_.index), da_.base) + a_slab_;
   Value desc_b = matrix_descriptor(b, k_.smem.element(k_.regions.b, state_.index), db_.base);
   wgmma_fence(b);
@@ -265,6 +314,36 @@ void ConsumerMainloop::mma_k_tile(Value kt) {
   b.if_(kt > 0, [&] { b.if_(lane0_, [&] { k_.pipeline.consumer_release(prev_); }); });
   b.assign(prev_, state_.index);
   state_.advance();
+}
+
+// A from registers: per k-block, a commit group of its wgmmas (every slab). Block kb's registers
+// were last read by block kb of the k-tile before, the oldest of the kblocks groups then in flight:
+// wait_group(kblocks - 1) before loading them again. Waiting so before the last block also
+// finishes every MMA of the k-tile before, whose stage the caller then releases.
+void ConsumerMainloop::mma_k_tile_reg_a() {
+  KernelBuilder& b = k_.b;
+  const int k_inst = k_.atom.k();
+  Value stage_a = k_.smem.element(k_.regions.a, state_.index);
+  Value desc_b = matrix_descriptor(b, k_.smem.element(k_.regions.b, state_.index), db_.base);
+  b.note("A from registers: each k-block's fragments loaded from the M-major stage, then its wgmmas");
+  std::vector<std::array<Value, 4>> at;  // the fragments' addresses in this stage at k-block 0
+  for (const std::array<Value, 4>& offsets : a_frag_)
+    at.push_back({stage_a + offsets[0], stage_a + offsets[1], stage_a + offsets[2], stage_a + offsets[3]});
+  for (int kb = 0; kb < kblocks_; ++kb) {
+    wgmma_wait_group(b, kblocks_ - 1);
+    std::vector<std::vector<Value>> frags;
+    for (const std::array<Value, 4>& addresses : at) {
+      std::vector<Value> a;
+      for (const Value& address : addresses)
+        a.push_back(b.load(Space::Shared, Type::B32, address, int64_t{kb} * k_inst * kSwizzleRow)[0]);
+      frags.push_back(std::move(a));
+    }
+    wgmma_fence(b);
+    for (size_t j = 0; j < accs_.size(); ++j)
+      wgmma_reg_a(b, k_.atom, accs_[j], frags[j], desc_b + (db_.starts[static_cast<size_t>(kb)] >> 4), on_,
+                  k_.c.b_major);
+    wgmma_commit_group(b);
+  }
 }
 
 // ---- The consumers -------------------------------------------------------------------------------

@@ -114,6 +114,11 @@ codegen::Module hopper_gemm(const HopperGemmConfig& c);
 HopperGemmConfig kernel_config(const HopperGemmConfig& c);
 // Whether the kernel of `c` computes out^T = B^T A^T (the operands exchanged, M and N too).
 bool runs_transposed(const HopperGemmConfig& c);
+// Whether the kernel of `c` reads its A through registers: tf32 with the kernel's A M-major, which
+// wgmma cannot read from shared memory (tf32 only K-major there) but takes as a register fragment,
+// each consumer loading its fragments from the TMA's M-major stage (the user's A M-major under a
+// row-major out, or B N-major under a column-major one). The kernel's B stays K-major.
+bool a_from_registers(const HopperGemmConfig& c);
 
 // Whether the configuration runs `args`, and why not: ranks and shapes, types, majors, the TMA's
 // 16-byte rules on addresses and strides (C's too when beta != 0, in either major), batch strides
