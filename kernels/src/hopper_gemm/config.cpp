@@ -55,10 +55,6 @@ void HopperGemmConfig::check() const {
     if (cluster_size() > 1 || stream_k)
       fail(who + "tf32 with an M/N-major operand (A through registers) " +
            (stream_k ? std::string("with stream-K") : "in a cluster") + " (not implemented)");
-    if (pingpong && tile_m > 64)
-      fail(who + "tf32 with an M/N-major operand (A through registers) in ping-pong with tile_m " +
-           std::to_string(tile_m) + " (64 only: a warpgroup's two slabs' fragments, two k-tiles of them, "
-           "and its accumulators exceed its registers, and ptxas serializes the wgmmas)");
   }
   if (out_major == Major::Any) fail(who + "out must be row or column major");
   if (tile_m != 64 && tile_m != 128) fail(who + "tile_m " + std::to_string(tile_m) + " (64 or 128)");

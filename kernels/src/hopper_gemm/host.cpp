@@ -519,7 +519,7 @@ std::vector<HopperGemmConfig> HopperGemmClass::configurations() {
             for (std::array<int, 3> v :
                  {std::array<int, 3>{1, 1, 0}, {2, 1, 0}, {1, 2, 0}, {1, 1, 1}, {1, 1, 2}, {1, 1, 3}}) {
               const bool clustered = v[0] * v[1] > 1, pingpong = v[2] == 1, split_k = v[2] == 2, stream_k = v[2] == 3;
-              if (reg_a && (clustered || stream_k || (pingpong && tile.m > 64))) continue;
+              if (reg_a && (clustered || stream_k)) continue;
               // split-K: every tile but 64x256; stream-K: 128x256, 128x128, 64x128
               if ((split_k || stream_k) && tile.m == 64 && tile.n == 256) continue;
               // 128x192: where 128x256 tiles leave a large part of the SMs idle (3072 x 768: 96

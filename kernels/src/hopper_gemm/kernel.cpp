@@ -204,7 +204,7 @@ class ConsumerMainloop {
 
  private:
   void mma_k_tile(Value kt);
-  void mma_k_tile_reg_a(Value kt);
+  void mma_k_tile_reg_a();
 
   const GemmKernel& k_;
   Value lane0_;
@@ -275,19 +275,7 @@ void ConsumerMainloop::run(OrderedSequenceBarrier::State* turn, Value k_tiles) {
   if (turn) k_.turns->wait(*turn);
   for (std::vector<Value>& acc : accs_)
     for (Value& r : acc) b.assign(r, zero_);
-  if (reg_a_) {
-    // Two k-tiles a turn, a register set each (mma_k_tile_reg_a), then an odd count's last one
-    // (set 0 again, two k-tiles after its last use). Unconditional halves: with the second half
-    // under a branch ptxas serialized the wgmmas (C7513).
-    Value pairs = k_tiles - (k_tiles & 1);
-    b.for_range(b.constant(0, Type::S32), pairs, 2, [&](Value kt) {
-      mma_k_tile_reg_a(kt);
-      mma_k_tile_reg_a(kt + 1);
-    });
-    b.if_(pairs < k_tiles, [&] { mma_k_tile_reg_a(pairs); });
-  } else {
-    b.for_range(b.constant(0, Type::S32), k_tiles, 1, [&](Value kt) { mma_k_tile(kt); });
-  }
+  b.for_range(b.constant(0, Type::S32), k_tiles, 1, [&](Value kt) { mma_k_tile(kt); });
   if (turn) k_.turns->arrive(*turn, lane0_);
   wgmma_wait_group(b, 0);
   b.if_(k_tiles > 0, [&] { release(prev_); });
@@ -302,6 +290,14 @@ void ConsumerMainloop::release(Value stage) {
 void ConsumerMainloop::mma_k_tile(Value kt) {
   KernelBuilder& b = k_.b;
   k_.pipeline.consumer_wait(state_);
+  if (reg_a_) {
+    mma_k_tile_reg_a();
+    b.note("the k-tile before has finished (waited for above): release its stage");
+    b.if_(kt > 0, [&] { release(prev_); });
+    b.assign(prev_, state_.index);
+    state_.advance();
+    return;
+  }
   Value desc_a = matrix_descriptor(b, k_.smem.element(k_.regions.a, state_.index), da_.base) + a_slab_;
   Value desc_b = matrix_descriptor(b, k_.smem.element(k_.regions.b, state_.index), db_.base);
   wgmma_fence(b);
@@ -320,39 +316,34 @@ void ConsumerMainloop::mma_k_tile(Value kt) {
   state_.advance();
 }
 
-// A from registers, one k-tile: every k-block's fragments loaded from the M-major stage into this
-// half's registers, then the k-tile's wgmmas, one commit group, as the shared-memory path. The k
-// loop runs two k-tiles a turn with a register set each (run()): a set is loaded again two k-tiles
-// after its wgmmas were issued, when wait_group(1) at the end of the k-tile between has finished
-// them, so no load waits on the tensor cores and one k-tile of MMAs stays in flight.
-void ConsumerMainloop::mma_k_tile_reg_a(Value kt) {
+// A from registers: per k-block, a commit group of its wgmmas (every slab). Block kb's registers
+// were last read by block kb of the k-tile before, the oldest of the kblocks groups then in flight:
+// wait_group(kblocks - 1) before loading them again. Waiting so before the last block also
+// finishes every MMA of the k-tile before, whose stage the caller then releases.
+void ConsumerMainloop::mma_k_tile_reg_a() {
   KernelBuilder& b = k_.b;
   const int k_inst = k_.atom.k();
-  k_.pipeline.consumer_wait(state_);
   Value stage_a = k_.smem.element(k_.regions.a, state_.index);
   Value desc_b = matrix_descriptor(b, k_.smem.element(k_.regions.b, state_.index), db_.base);
-  b.note("A from registers: the k-tile's fragments loaded from the M-major stage, then its wgmmas");
-  std::vector<std::vector<std::vector<Value>>> frags;  // [kb][slab]: 4 registers
+  b.note("A from registers: each k-block's fragments loaded from the M-major stage, then its wgmmas");
+  std::vector<std::array<Value, 4>> at;  // the fragments' addresses in this stage at k-block 0
+  for (const std::array<Value, 4>& offsets : a_frag_)
+    at.push_back({stage_a + offsets[0], stage_a + offsets[1], stage_a + offsets[2], stage_a + offsets[3]});
   for (int kb = 0; kb < kblocks_; ++kb) {
-    frags.emplace_back();
-    for (const std::array<Value, 4>& offsets : a_frag_) {
+    wgmma_wait_group(b, kblocks_ - 1);
+    std::vector<std::vector<Value>> frags;
+    for (const std::array<Value, 4>& addresses : at) {
       std::vector<Value> a;
-      for (const Value& off : offsets)
-        a.push_back(b.load(Space::Shared, Type::B32, stage_a + off, int64_t{kb} * k_inst * kSwizzleRow)[0]);
-      frags.back().push_back(std::move(a));
+      for (const Value& address : addresses)
+        a.push_back(b.load(Space::Shared, Type::B32, address, int64_t{kb} * k_inst * kSwizzleRow)[0]);
+      frags.push_back(std::move(a));
     }
-  }
-  wgmma_fence(b);
-  for (int kb = 0; kb < kblocks_; ++kb)
+    wgmma_fence(b);
     for (size_t j = 0; j < accs_.size(); ++j)
-      wgmma_reg_a(b, k_.atom, accs_[j], frags[static_cast<size_t>(kb)][j],
-                  desc_b + (db_.starts[static_cast<size_t>(kb)] >> 4), on_, k_.c.b_major);
-  wgmma_commit_group(b);
-  b.note("one k-tile of MMAs stays in flight; the one before has finished: release its stage");
-  wgmma_wait_group(b, 1);
-  b.if_(kt > 0, [&] { release(prev_); });
-  b.assign(prev_, state_.index);
-  state_.advance();
+      wgmma_reg_a(b, k_.atom, accs_[j], frags[j], desc_b + (db_.starts[static_cast<size_t>(kb)] >> 4), on_,
+                  k_.c.b_major);
+    wgmma_commit_group(b);
+  }
 }
 
 // ---- The consumers -------------------------------------------------------------------------------
