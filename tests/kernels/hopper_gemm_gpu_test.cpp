@@ -67,22 +67,25 @@ std::vector<HopperGemmConfig> representatives() {
   return out;
 }
 
+// One configuration on a ragged batched problem whose K runs the ring around several times, on 3
+// and on 132 persistent CTAs.
+void check_config(const HopperGemmConfig& c, std::mt19937_64& rng) {
+  for (int max_ctas : {3, 132}) {
+    std::string problem;
+    const std::string diff = run_problem(c, rng, 900, 3, max_ctas, problem);
+    INFO(c.name() << " on " << max_ctas << " CTAs: " << problem << " (reproduce with TESSEL_SEED=" << test::gpu_seed()
+                  << ")");
+    CHECK(diff == "");
+  }
+}
+
 // Representatives part, part + parts, ...: two test cases, so that ctest -j compiles them in
 // parallel processes (the driver's compile of each configuration takes about a second).
 void check_representatives(size_t part, size_t parts) {
   std::mt19937_64 rng = test::gpu_rng();
   const std::vector<HopperGemmConfig> configs = representatives();
   REQUIRE(configs.size() >= 15);
-  for (size_t i = part; i < configs.size(); i += parts) {
-    const HopperGemmConfig& c = configs[i];
-    for (int max_ctas : {3, 132}) {
-      std::string problem;
-      const std::string diff = run_problem(c, rng, 900, 3, max_ctas, problem);
-      INFO(c.name() << " on " << max_ctas << " CTAs: " << problem << " (reproduce with TESSEL_SEED=" << test::gpu_seed()
-                    << ")");
-      CHECK(diff == "");
-    }
-  }
+  for (size_t i = part; i < configs.size(); i += parts) check_config(configs[i], rng);
 }
 
 }  // namespace
@@ -109,13 +112,7 @@ TEST_CASE("hopper_gemm: gpu tf32 with an M-major A through registers, every sche
                         (c.out_major == Major::Row && c.tile_n == 128) ||
                         (c.out_major == Major::Column && c.tile_m == 128 && c.tile_n == 192 && !c.split_k);
     if (!wanted) continue;
-    for (int max_ctas : {3, 132}) {
-      std::string problem;
-      const std::string diff = run_problem(c, rng, 900, 3, max_ctas, problem);
-      INFO(c.name() << " on " << max_ctas << " CTAs: " << problem << " (reproduce with TESSEL_SEED=" << test::gpu_seed()
-                    << ")");
-      CHECK(diff == "");
-    }
+    check_config(c, rng);
     ++ran;
   }
   CHECK(ran >= 6);
