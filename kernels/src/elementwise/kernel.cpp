@@ -254,9 +254,9 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
   // A staged input's own TV layout: 32/w lanes along second() (its unit stride; the tile's extent
   // there is warps x rows = 32, validated), each with a vector of w = stage_vector elements there,
   // the other lanes, the warps and the thread's other values along the major mode: (T, V) -> tile
-  // index, (32 x warps, 32v/warps) -> (32v, 32). Its tile goes to
-  // shared memory laid out major-fastest, each row of 32v elements padded by 4 bytes (1 element
-  // of 8) so that the 32 lanes' stores, one per row, fall in distinct banks.
+  // index, (32 x warps, 32v/warps) -> (32v, 32). Its tile goes to shared memory laid out
+  // major-fastest, each row of 32v elements padded by 4 bytes (1 element of 8) so that the lanes'
+  // stores, one row each, fall in distinct banks.
   const bool staging = c.staged[0] || c.staged[1];
   TVLayout tv_staged;
   Tensor smem[2];
