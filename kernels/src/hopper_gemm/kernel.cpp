@@ -3,7 +3,8 @@
 //   shared storage (hopper_gemm_shared_storage) -> the TMA pipeline and the ping-pong turns
 //   (sm90_pipeline) -> the persistent tile scheduler (sm90_tile_scheduler) -> warpgroup 0 the
 //   producer (TMA loads), warpgroups 1.. the consumers (the wgmma mainloop on the stages laid out by
-//   sm90_stage_layout, then the epilogue of sm90_epilogue). Split-K (config.split_k): the
+//   sm90_stage_layout, A's fragments through registers for tf32 with an M-major A, then the
+//   epilogue of sm90_epilogue). Split-K (config.split_k): the
 //   scheduler's units are (tile, split) with a share of the k-tiles, and sm90_split_k's fix-up runs
 //   between the mainloop and the epilogue, which only the tile's last unit reaches. Stream-K
 //   (config.stream_k): the same fix-up on the scheduler's stream-K units.
