@@ -238,7 +238,7 @@ ElementwiseConfig choose_elementwise_config(const ElementwiseProblem& p, const E
     }
     // At most 64 values a thread: s8's 16-byte vectors over 8 rows (128 values) spilled in ptxas.
     if (c.staged[0] || c.staged[1])
-      while (c.vector * c.rows > kMaxStagedValues) c.vector /= 2;
+      while (c.vector * c.rows > max_staged_values(c.op)) c.vector /= 2;
     if (c.staged[0] || c.staged[1]) c.stage_vector = stage_vector_for(c, [&](int x, int w) {
       const TensorView& t = view(a, x);
       if (t.data % static_cast<uint64_t>(w * eb) != 0) return false;

@@ -157,6 +157,8 @@ int stage_vector_for(const ElementwiseConfig& c, const std::function<bool(int, i
   return w;
 }
 
+int max_staged_values(ElementwiseOp op) { return is_unary(op) ? 64 : 32; }
+
 int ElementwiseConfig::second() const { return major > 0 ? major - 1 : 1; }
 
 std::vector<int64_t> ElementwiseConfig::tile() const {

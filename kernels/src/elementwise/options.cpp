@@ -39,7 +39,7 @@ ElementwiseConfig elementwise_config(const Options& o) {
     if (!c.staged[0] && !c.staged[1])
       fail("elementwise: --stage on needs an input whose major differs from C's (majors '" + majors + "')");
     c.rows = 32 / (c.threads / 32);
-    while (c.vector * c.rows > kMaxStagedValues) c.vector /= 2;
+    while (c.vector * c.rows > max_staged_values(c.op)) c.vector /= 2;
   }
   if (o.at("shape") == "static") {
     c.static_shape = static_extents(c.rank);

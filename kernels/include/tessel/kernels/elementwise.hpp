@@ -78,9 +78,11 @@ struct ElementwiseConfig {
 // Each block walks tiles blockIdx.x, blockIdx.x + gridDim.x, ... < ntiles.
 codegen::Module elementwise_kernel(const ElementwiseConfig& c);
 
-// A staged configuration's values per thread (vector x rows) at most: s8's 16-byte vectors over the
-// staged tile's 8 rows (128 values) spilled registers in ptxas; 64 (f16's 8 x 8) did not.
-inline constexpr int kMaxStagedValues = 64;
+// A staged configuration's values per thread (vector x rows) at most: 64 for a unary op (s8's
+// 16-byte vectors over the staged tile's 8 rows, 128 values, spilled registers in ptxas; 64 did
+// not), 32 for a binary one, which holds A's and B's values at once (the bf16 add at 64 spilled
+// 36 bytes through LLVM's road).
+int max_staged_values(ElementwiseOp op);
 
 // The staged inputs' load width: 4-byte words (4 / element size, at least 1) halved until
 // fits(x, w) holds for every staged input x (its address and strides allow w) and the warps
