@@ -231,21 +231,17 @@ ElementwiseConfig choose_elementwise_config(const ElementwiseProblem& p, const E
   // least the 32 elements of the staged tile's extent there, and C moves in vectors along mode 0.
   const int warps = c.threads / 32;
   if (o.stage && c.rank >= 2 && c.unit[2] && p.shape[1] >= 32 && warps >= 2 && 32 % warps == 0) {
-    for (int x : ops) {
-      if (x == 2 || c.unit[x] || view(a, x).stride[1] != 1) continue;
-      c.staged[static_cast<size_t>(x)] = true;
-      c.rows = 32 / warps;
+    for (int x : ops)
+      if (x != 2 && !c.unit[x] && view(a, x).stride[1] == 1) c.staged[static_cast<size_t>(x)] = true;
+    if (c.staged[0] || c.staged[1]) {
+      complete_staged_config(c, [&](int x, int w) {
+        const TensorView& t = view(a, x);
+        if (t.data % static_cast<uint64_t>(w * eb) != 0) return false;
+        for (size_t k = 0; k < t.stride.size(); ++k)
+          if (k != 1 && t.stride[k] % w != 0) return false;
+        return true;
+      });
     }
-    // At most 64 values a thread: s8's 16-byte vectors over 8 rows (128 values) spilled in ptxas.
-    if (c.staged[0] || c.staged[1])
-      while (c.vector * c.rows > max_staged_values(c.op)) c.vector /= 2;
-    if (c.staged[0] || c.staged[1]) c.stage_vector = stage_vector_for(c, [&](int x, int w) {
-      const TensorView& t = view(a, x);
-      if (t.data % static_cast<uint64_t>(w * eb) != 0) return false;
-      for (size_t k = 0; k < t.stride.size(); ++k)
-        if (k != 1 && t.stride[k] % w != 0) return false;
-      return true;
-    });
   }
   // 32-bit offsets while every byte offset (and coordinate, with a tile's slack) fits.
   c.wide_index = needs_wide_index(offset_reach(a, p.shape));

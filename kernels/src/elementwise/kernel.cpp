@@ -145,7 +145,9 @@ Value narrow(KernelBuilder& b, Value v, Type dtype) {
 
 }  // namespace
 
-int stage_vector_for(const ElementwiseConfig& c, const std::function<bool(int, int)>& fits) {
+void complete_staged_config(ElementwiseConfig& c, const std::function<bool(int, int)>& fits) {
+  c.rows = 32 / (c.threads / 32);
+  while (c.vector * c.rows > max_staged_values(c.op)) c.vector /= 2;
   int w = std::max(1, 4 / bytes(c.dtype));
   auto ok = [&](int v) {
     if ((32 * c.vector) % (c.threads / 32 * v) != 0) return false;
@@ -154,7 +156,7 @@ int stage_vector_for(const ElementwiseConfig& c, const std::function<bool(int, i
     return true;
   };
   while (w > 1 && !ok(w)) w /= 2;
-  return w;
+  c.stage_vector = w;
 }
 
 int max_staged_values(ElementwiseOp op) { return is_unary(op) ? 64 : 32; }

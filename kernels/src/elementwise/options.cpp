@@ -38,8 +38,6 @@ ElementwiseConfig elementwise_config(const Options& o) {
     for (int x = 0; x < 2; ++x) c.staged[static_cast<size_t>(x)] = !c.unit[static_cast<size_t>(x)] && !(x == 1 && is_unary(c.op));
     if (!c.staged[0] && !c.staged[1])
       fail("elementwise: --stage on needs an input whose major differs from C's (majors '" + majors + "')");
-    c.rows = 32 / (c.threads / 32);
-    while (c.vector * c.rows > max_staged_values(c.op)) c.vector /= 2;
   }
   if (o.at("shape") == "static") {
     c.static_shape = static_extents(c.rank);
@@ -58,12 +56,14 @@ ElementwiseConfig elementwise_config(const Options& o) {
     };
     while (c.vector > 1 && !fits(c.vector)) c.vector /= 2;
   }
-  if (c.staged[0] || c.staged[1]) c.stage_vector = stage_vector_for(c, [&](int x, int w) {
-    if (c.static_stride[x].empty()) return true;  // dynamic: the host checks the strides it is given
-    for (int k = 0; k < c.rank; ++k)
-      if (k != c.second() && c.static_stride[x][k] % w != 0) return false;
-    return true;
-  });
+  if (c.staged[0] || c.staged[1]) {
+    complete_staged_config(c, [&](int x, int w) {
+      if (c.static_stride[x].empty()) return true;  // dynamic: the host checks the strides it is given
+      for (int k = 0; k < c.rank; ++k)
+        if (k != c.second() && c.static_stride[x][k] % w != 0) return false;
+      return true;
+    });
+  }
   return c;
 }
 

@@ -56,11 +56,11 @@ std::string schedule_of(const KernelMetadata& md) {
 bool is_split_k(const KernelMetadata& md) { return kernel_schedule(md) == GemmSchedule::SplitK; }
 bool is_stream_k(const KernelMetadata& md) { return kernel_schedule(md) == GemmSchedule::StreamK; }
 bool is_pingpong(const KernelMetadata& md) { return schedule_of(md) == "pingpong"; }
-// A Hopper tf32 kernel with an M/N-major operand reads it through registers (a_from_registers): A
-// M-major (column-major) under a row-major out, or B N-major (row-major) under a column-major one.
+// A Hopper kernel that reads its A through registers (a_from_registers, the rule's one home); only
+// tf32 kernels do, so the others' options are not parsed.
 bool a_through_registers(const KernelMetadata& md) {
-  if (md.kernel_class != "hopper_gemm" || md.operands.size() != 3 || md.operands[0].dtype != Type::F32) return false;
-  return md.operands[0].major == Major::Column || md.operands[1].major == Major::Row;
+  if (md.kernel_class != "hopper_gemm" || md.operands.empty() || md.operands[0].dtype != Type::F32) return false;
+  return a_from_registers(hopper_gemm_config(md.options));
 }
 bool is_swapped(const KernelMetadata& md) {
   auto it = md.options.find("swap-ab");

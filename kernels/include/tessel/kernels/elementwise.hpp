@@ -84,10 +84,12 @@ codegen::Module elementwise_kernel(const ElementwiseConfig& c);
 // 36 bytes through LLVM's road).
 int max_staged_values(ElementwiseOp op);
 
-// The staged inputs' load width: 4-byte words (4 / element size, at least 1) halved until
-// fits(x, w) holds for every staged input x (its address and strides allow w) and the warps
-// divide the tile's lanes (32 x vector / (warps x w) whole).
-int stage_vector_for(const ElementwiseConfig& c, const std::function<bool(int, int)>& fits);
+// Completes a configuration whose `staged` inputs are chosen: rows = 32 / warps (the staged tile's
+// 32 elements along second()), the vector halved to max_staged_values, and the staged inputs' load
+// width: 4-byte words (4 / element size, at least 1) halved until fits(x, w) holds for every staged
+// input x (its address and strides allow w) and the warps divide the tile's lanes (32 x vector /
+// (warps x w) whole). The host and `tessel dump`'s options both end here.
+void complete_staged_config(ElementwiseConfig& c, const std::function<bool(int, int)>& fits);
 
 // How a launch is chosen: the config (from the arguments' ranks, strides, alignment and
 // aliasing), the grid and the parameter values. Throws tessel::Error for invalid arguments,
