@@ -287,6 +287,10 @@ const DiskCache* DiskCache::process_cache() {
   return cache;
 }
 
+bool needs_whole_program_compile(std::string_view ptx) {
+  return ptx.find("setmaxnreg.") != std::string_view::npos;  // the instruction, always with .inc or .dec
+}
+
 Module load_through_disk_cache(const DiskCache& cache, const DiskCacheKey& key, std::string_view ptx,
                                const std::function<std::string(std::string_view ptx)>& compile,
                                const std::function<Module(std::string_view image)>& load_image) {

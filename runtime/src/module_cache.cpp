@@ -31,6 +31,11 @@ Module load_in_context(std::string_view ptx, void* context) {
     phase("module loaded (PTX, no disk cache)");
     return m;
   }
+  if (needs_whole_program_compile(ptx)) {  // the linker would ignore its setmaxnreg (disk_cache.hpp)
+    Module m = Module::load_ptx(ptx);
+    phase("module loaded (PTX as a whole program: setmaxnreg; the driver's JIT cache keeps it)");
+    return m;
+  }
   // The machine code depends on the device (its compute capability) and on the driver's compiler.
   const int cc = cached_device_properties(current_device()).compute_capability();
   return load_through_disk_cache(*disk, make_disk_cache_key(ptx, cc, d.version), ptx, link_ptx, Module::load_image);

@@ -19,7 +19,7 @@ std::string ptxas_path() {
   return "";
 }
 
-PtxasResult run_ptxas(const std::string& ptx, const std::string& target) {
+PtxasResult run_ptxas(const std::string& ptx, const std::string& target, const std::string& flags) {
   namespace fs = std::filesystem;
   std::random_device rd;
   const fs::path dir =
@@ -28,7 +28,7 @@ PtxasResult run_ptxas(const std::string& ptx, const std::string& target) {
   const fs::path in = dir / "k.ptx", out = dir / "k.cubin", log = dir / "log.txt";
   std::ofstream(in) << ptx;
   const std::string cmd =
-      ptxas_path() + " -v -arch=" + target + " " + in.string() + " -o " + out.string() + " > " + log.string() + " 2>&1";
+      ptxas_path() + " -v " + flags + " -arch=" + target + " " + in.string() + " -o " + out.string() + " > " + log.string() + " 2>&1";
   PtxasResult r;
   r.ok = std::system(cmd.c_str()) == 0;
   std::ifstream f(log);

@@ -17,8 +17,9 @@ struct PtxasResult {
   std::string log;  // ptxas's messages (errors, or the -v resource report)
 };
 
-// Assembles `ptx` for `target` (e.g. sm_90a) with -v; the text goes through a temporary file.
-PtxasResult run_ptxas(const std::string& ptx, const std::string& target);
+// Assembles `ptx` for `target` (e.g. sm_90a) with -v and `flags` (e.g. "-c": relocatable code, as
+// the driver's linker compiles); the text goes through a temporary file.
+PtxasResult run_ptxas(const std::string& ptx, const std::string& target, const std::string& flags = "");
 
 // Assembles the module for the target its requirements name; fails the test with ptxas's log.
 // Without ptxas it prints `TESSEL_SKIP: ptxas not found ...` (CTest reports the test skipped)

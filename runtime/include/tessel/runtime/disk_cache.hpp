@@ -85,6 +85,14 @@ class DiskCache {
   std::uint64_t max_bytes_;
 };
 
+// Whether `ptx` must be compiled as a whole program (Module::load_ptx) rather than by the driver's
+// linker (link_ptx), which compiles PTX as relocatable code: there ptxas ignores `setmaxnreg` (its
+// note C7504), so a kernel whose warpgroups trade registers keeps only its entry budget. On an H100
+// that serialized the wgmma of the tf32 GEMM that reads A through registers (343 against 390
+// TFLOP/s) and spills in the 128x256 stream-K kernels. The module cache loads such text with
+// Module::load_ptx; the driver's own JIT cache then keeps its machine code across processes.
+bool needs_whole_program_compile(std::string_view ptx);
+
 // How a module is loaded through the cache: the entry of `key` when it is valid and the driver
 // loads it; otherwise `compile` makes the machine code, which is stored (failures to write are
 // ignored: the cache only saves time) and loaded. `load_image` loads machine code. An entry the
