@@ -56,12 +56,6 @@ std::string schedule_of(const KernelMetadata& md) {
 bool is_split_k(const KernelMetadata& md) { return kernel_schedule(md) == GemmSchedule::SplitK; }
 bool is_stream_k(const KernelMetadata& md) { return kernel_schedule(md) == GemmSchedule::StreamK; }
 bool is_pingpong(const KernelMetadata& md) { return schedule_of(md) == "pingpong"; }
-// A Hopper kernel that reads its A through registers (a_from_registers, the rule's one home); only
-// tf32 kernels do, so the others' options are not parsed.
-bool a_through_registers(const KernelMetadata& md) {
-  if (md.kernel_class != "hopper_gemm" || md.operands.empty() || md.operands[0].dtype != Type::F32) return false;
-  return a_from_registers(hopper_gemm_config(md.options));
-}
 bool is_swapped(const KernelMetadata& md) {
   auto it = md.options.find("swap-ab");
   return it != md.options.end() && it->second == "yes";
@@ -365,16 +359,6 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
     if (stream && schedule == GemmSchedule::Any && args.stream_k_workers == 0) {
       r.refused.emplace_back(k->name(), "stream-K runs only when asked (--schedule stream-k, or stream_k_workers): "
                                         "not yet measured against data-parallel on a GPU");
-      continue;
-    }
-    // Measured on an H100 (docs/performance.md, session 33): 0.87x the shared-memory kernel of the
-    // same tile, and slower than that kernel after the staged copy into K-major on every problem
-    // timed (4096^3: 346 against 353 TFLOP/s; 2048x6144x1536: 313 against 325; 8192x8192x2048 with
-    // B N-major too: 314 against 338). The cost model's copy rate would not tell them apart.
-    if (a_through_registers(md)) {
-      r.refused.emplace_back(k->name(), "tf32 with an M/N-major operand through registers runs only by name "
-                                        "(tessel bench gemm --kernel NAME, find_kernel): 0.87x the K-major kernel on "
-                                        "an H100, slower than it after the copy into K-major");
       continue;
     }
     GemmChoice c;
