@@ -7,8 +7,11 @@
 #include <vector>
 
 #include "cli_support.hpp"
+#include "cublas_peer.hpp"
 #include "gemm_bench.hpp"
 #include "runtime/gpu.hpp"
+#include "tessel/codegen/number_format.hpp"
+#include "tessel/runtime.hpp"
 
 namespace {
 
@@ -42,6 +45,10 @@ TEST_CASE("cli bench: help") {
   CHECK(contains(r.out, "tessel bench gemm --m M --n N --k K"));
   CHECK(contains(r.out, "--sweep"));
   CHECK(contains(r.out, "TESSEL_CUBLASLT"));
+  CHECK(contains(r.out, "--c-major n|m"));
+  CHECK(contains(r.out, "--broadcast LIST"));
+  CHECK(contains(r.out, "--list"));
+  CHECK(contains(r.out, "not\ncounted in its time"));
   const tessel::test::CliRun h = run_cli({"help", "bench"});
   check_exit(h, 0);
   CHECK(h.out == r.out);
@@ -100,13 +107,147 @@ TEST_CASE("cli bench: options are checked, and the messages name the valid value
                "--kernel: no catalog kernel is called 'no_such_kernel'");
 }
 
-TEST_CASE("cli bench: fp8 takes K-major A and B only, and says so") {
+TEST_CASE("cli bench: fp8 takes an M-major A and an N-major B (cuBLAS's peer then runs on K-major copies)") {
+  using tessel::cli::gemm_bench::parse_gemm_options;
   for (const char* t : {"e4m3", "e5m2"}) {
-    check_misuse({"gemm", "--m", "64", "--n", "64", "--k", "64", "--dtype", t, "--a-major", "m"},
-                 std::string("--dtype ") + t + " runs K-major A and B only (--a-major k --b-major k)");
-    check_misuse({"gemm", "--m", "64", "--n", "64", "--k", "64", "--dtype", t, "--b-major", "n"},
-                 "got --a-major k --b-major n");
+    bool help = false;
+    const tessel::cli::gemm_bench::GemmCase c =
+        parse_gemm_options({"--m", "64", "--n", "64", "--k", "64", "--dtype", t, "--a-major", "m", "--b-major", "n"},
+                           help)
+            .cases.at(0);
+    CHECK(c.a_major == 'm');
+    CHECK(c.b_major == 'n');
+    CHECK(c.out == tessel::codegen::Type::BF16);
+    // B's default for fp8 stays K-major.
+    CHECK(parse_gemm_options({"--m", "64", "--n", "64", "--k", "64", "--dtype", t}, help).cases.at(0).b_major == 'k');
   }
+}
+
+TEST_CASE("cli bench: a C of its own and broadcast batches, and their misuses") {
+  using tessel::cli::gemm_bench::GemmCase;
+  using tessel::cli::gemm_bench::parse_gemm_options;
+  bool help = false;
+  GemmCase c = parse_gemm_options({"--m", "8", "--n", "16", "--k", "32", "--out-major", "m", "--c-major", "n",
+                                   "--beta", "2", "--l", "4", "--broadcast", "c,a"},
+                                  help)
+                   .cases.at(0);
+  CHECK(c.c_major == 'n');
+  CHECK(c.out_major == 'm');
+  CHECK(c.beta == 2);
+  CHECK(c.broadcast_a);
+  CHECK_FALSE(c.broadcast_b);
+  CHECK(c.broadcast_c);
+  CHECK(tessel::cli::gemm_bench::case_shape(c) == "4*8x16x32 bcast a,c");
+  CHECK(tessel::cli::gemm_bench::case_majors(c) == "k,n,m C:n");
+  // Without them: C is out, nothing broadcast.
+  c = parse_gemm_options({"--m", "8", "--n", "16", "--k", "32", "--beta", "1"}, help).cases.at(0);
+  CHECK(c.c_major == 0);
+  CHECK_FALSE((c.broadcast_a || c.broadcast_b || c.broadcast_c));
+  CHECK(tessel::cli::gemm_bench::case_majors(c) == "k,n,n");
+  // The problem's arguments carry them: C a view of its own with a batch stride of 0, A's too.
+  c = parse_gemm_options({"--m", "8", "--n", "16", "--k", "32", "--c-major", "m", "--beta", "1", "--l", "3",
+                          "--broadcast", "a,c"},
+                         help)
+          .cases.at(0);
+  const tessel::kernels::GemmArguments g = tessel::cli::gemm_bench::case_arguments(c);
+  REQUIRE(g.C.has_value());
+  CHECK(g.C->stride == std::vector<int64_t>{0, 1, 8});
+  CHECK(g.out.stride == std::vector<int64_t>{8 * 16, 16, 1});
+  CHECK(g.A.stride == std::vector<int64_t>{0, 32, 1});
+  CHECK(g.B.stride == std::vector<int64_t>{32 * 16, 16, 1});
+
+  const std::vector<std::string> p{"gemm", "--m", "8", "--n", "8", "--k", "8"};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> a = p;
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  check_misuse(with({"--c-major", "k", "--beta", "1"}), "--c-major 'k' is not a major (valid: n or m");
+  check_misuse(with({"--c-major", "n"}),
+               "--c-major n gives C a tensor of its own, which only a nonzero --beta reads (out = alpha * A @ B + "
+               "beta * C); got --beta 0");
+  check_misuse(with({"--l", "2", "--broadcast", "d"}),
+               "--broadcast 'd' is not an operand that can broadcast (valid: a, b, c, as a comma-separated list)");
+  check_misuse(with({"--l", "2", "--broadcast", "a,"}), "--broadcast '' is not an operand that can broadcast");
+  check_misuse(with({"--l", "2", "--broadcast", "b,b"}), "--broadcast names 'b' twice");
+  check_misuse(with({"--broadcast", "b"}),
+               "--broadcast gives an operand a batch stride of 0 (one matrix for every batch); it needs --l 2 or "
+               "more, got --l 1");
+  check_misuse(with({"--l", "2", "--beta", "1", "--broadcast", "c"}),
+               "--broadcast c needs a C of its own (--c-major n|m): out itself cannot have a batch stride of 0");
+  check_misuse({"gemm", "--sweep", "--c-major", "n"}, "--sweep runs its own list of problems; it takes no --c-major");
+  check_misuse({"gemm", "--llama", "--broadcast", "b"}, "--llama runs its own list of problems; it takes no --broadcast");
+  const tessel::test::CliRun tune = run_cli({"tune", "--sweep", "--list"});
+  check_exit(tune, 2);
+  CHECK(contains(tune.err, "tessel tune takes no --list"));
+}
+
+// Rows 24 to 33 of --sweep: issue 18's classes that the rows before lacked, appended so that the
+// rows before keep their numbers.
+TEST_CASE("cli bench: --sweep's new rows (fp8 M/N-major, a C of its own, broadcast batches) follow the old ones") {
+  using tessel::cli::gemm_bench::GemmCase;
+  using tessel::codegen::Type;
+  const std::vector<GemmCase> cases = tessel::cli::gemm_bench::sweep_cases();
+  REQUIRE(cases.size() == 33);
+  // The old rows: nothing of the new classes among them; their known ends where they were.
+  for (size_t i = 0; i < 23; ++i) {
+    INFO("row " << i + 1);
+    CHECK(cases[i].c_major == 0);
+    CHECK_FALSE((cases[i].broadcast_a || cases[i].broadcast_b || cases[i].broadcast_c));
+    if (tessel::codegen::is_fp8(cases[i].dtype)) CHECK((cases[i].a_major == 'k' && cases[i].b_major == 'k'));
+  }
+  CHECK((cases[0].m == 8192 && cases[0].n == 8192 && cases[0].k == 8192 && cases[0].dtype == Type::BF16));
+  CHECK((cases[22].l == 8 && cases[22].k == 1023 && cases[22].dtype == Type::F16));
+  struct Want {
+    int64_t l, m, n, k;
+    Type in, out;
+    char a, b, o, c;
+    double beta;
+    bool ba, bb, bc;
+  };
+  const Want want[] = {
+      {1, 4096, 4096, 4096, Type::E4M3, Type::BF16, 'm', 'k', 'n', 0, 0, false, false, false},
+      {1, 8192, 8192, 4096, Type::E4M3, Type::BF16, 'm', 'k', 'n', 0, 0, false, false, false},
+      {1, 4096, 4096, 4096, Type::E4M3, Type::BF16, 'k', 'n', 'n', 0, 0, false, false, false},
+      {1, 4096, 4096, 4096, Type::E5M2, Type::BF16, 'm', 'n', 'n', 0, 0, false, false, false},
+      {1, 2000, 1500, 1000, Type::BF16, Type::BF16, 'k', 'k', 'm', 'n', 2, false, false, false},
+      {1, 4096, 4096, 4096, Type::BF16, Type::BF16, 'k', 'n', 'n', 'm', 1, false, false, false},
+      {1, 4096, 4096, 4096, Type::F16, Type::F32, 'k', 'k', 'n', 'n', 1, false, false, false},
+      {8, 1024, 1024, 1024, Type::BF16, Type::BF16, 'k', 'k', 'n', 0, 0, false, true, false},
+      {16, 512, 4096, 4096, Type::F16, Type::F32, 'k', 'n', 'n', 0, 0, true, false, false},
+      {8, 2048, 2048, 1024, Type::BF16, Type::BF16, 'k', 'k', 'n', 'n', 1, false, false, true},
+  };
+  for (size_t i = 0; i < 10; ++i) {
+    const GemmCase& c = cases[23 + i];
+    const Want& w = want[i];
+    INFO("row " << 24 + i);
+    CHECK((c.l == w.l && c.m == w.m && c.n == w.n && c.k == w.k));
+    CHECK((c.dtype == w.in && c.out == w.out));
+    CHECK((c.a_major == w.a && c.b_major == w.b && c.out_major == w.o && c.c_major == w.c));
+    CHECK(c.beta == w.beta);
+    CHECK((c.broadcast_a == w.ba && c.broadcast_b == w.bb && c.broadcast_c == w.bc));
+    CHECK_FALSE(c.pad_ld);
+  }
+  // Row 28 is row 20 (a column-major out, alpha 0.5, beta 2) with a row-major C of its own.
+  const GemmCase &row20 = cases[19], &row28 = cases[27];
+  CHECK((row20.m == row28.m && row20.n == row28.n && row20.k == row28.k && row20.b_major == row28.b_major));
+  CHECK((row20.alpha == 0.5 && row28.alpha == 0.5 && row20.beta == 2 && row20.c_major == 0));
+  // --list numbers them as --rows takes them, without a GPU.
+  const tessel::test::CliRun r = run_cli({"bench", "gemm", "--sweep", "--rows", "24-33", "--list"});
+  INFO(r.out << r.err);
+  check_exit(r, 0);
+  CHECK(contains(r.out, "  24  4096x4096x4096           e4m3->bf16 m,k,n      1, 0\n"));
+  CHECK(contains(r.out, "  27  4096x4096x4096           e5m2->bf16 m,n,n      1, 0\n"));
+  CHECK(contains(r.out, "  28  2000x1500x1000           bf16->bf16 k,k,m C:n  0.5, 2\n"));
+  CHECK(contains(r.out, "  31  8*1024x1024x1024 bcast b bf16->bf16 k,k,n      1, 0\n"));
+  CHECK(contains(r.out, "  32  16*512x4096x4096 bcast a f16->f32   k,n,n      1, 0\n"));
+  CHECK(contains(r.out, "  33  8*2048x2048x1024 bcast c bf16->bf16 k,k,n C:n  1, 1\n"));
+  CHECK_FALSE(contains(r.out, "  23  "));
+  CHECK_FALSE(contains(r.out, "  34  "));
+  const tessel::test::CliRun all = run_cli({"bench", "gemm", "--sweep", "--list"});
+  check_exit(all, 0);
+  CHECK(contains(all.out, "   1  8192x8192x8192           bf16->bf16 k,n,n      1, 0\n"));
+  CHECK(contains(all.out, "  33  "));
 }
 
 TEST_CASE("cli bench gpu: a small problem against cuBLAS, or a clear failure without a GPU") {
@@ -134,6 +275,29 @@ TEST_CASE("cli bench gpu: a small problem against cuBLAS, or a clear failure wit
   INFO("fp8 stdout: " << f.out << "\nstderr: " << f.err);
   check_exit(f, 0);
   CHECK(contains(f.out, "no catalog kernel of class simt_gemm takes the operands as they lie"));
+  if (!tessel::bench::probe_cublaslt(tessel::bench::cublaslt_candidates()).available) return;
+  // What cublasLt does not take as it lies, cuBLAS runs on copies, and its output still matches the
+  // host reference (a warning otherwise): an fp8 A that is not K-major (sm_89+) ...
+  const int cc = tessel::rt::device_properties(0).compute_capability();
+  if (cc >= 89) {
+    const tessel::test::CliRun m = run_cli({"bench", "gemm", "--m", "128", "--n", "96", "--k", "160", "--dtype",
+                                            "e4m3", "--a-major", "m", "--iters", "2", "--warmup", "1", "--class",
+                                            "simt_gemm"});
+    INFO("fp8 M-major stdout: " << m.out << "\nstderr: " << m.err);
+    check_exit(m, 0);
+    if (tessel::bench::cublaslt_fp8_needs_tn(cc)) CHECK(contains(m.out, "cuBLAS runs on a copy of A: A is M-major"));
+    CHECK(contains(m.out, "not counted in cuBLAS's time"));
+    CHECK_FALSE(contains(m.out, "warning:"));
+  }
+  // ... and a C of its own in the other major than out, with B and C broadcast over the batch.
+  const tessel::test::CliRun c = run_cli({"bench", "gemm", "--m", "96", "--n", "80", "--k", "64", "--l", "3",
+                                          "--out-major", "m", "--c-major", "n", "--beta", "0.5", "--broadcast", "b,c",
+                                          "--iters", "2", "--warmup", "1", "--class", "simt_gemm"});
+  INFO("C of its own stdout: " << c.out << "\nstderr: " << c.err);
+  check_exit(c, 0);
+  CHECK(contains(c.out, "3*96x80x64 bcast b,c"));
+  CHECK(contains(c.out, "cuBLAS runs on a copy of C: C is N-major where out is M-major"));
+  CHECK_FALSE(contains(c.out, "warning:"));
 }
 
 // The list of issue 19's sweep, against the models' dimensions written out here: 2 models x 5

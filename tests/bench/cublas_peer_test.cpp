@@ -172,6 +172,185 @@ TEST_CASE("cublas peer: what it does not map is refused with the reason") {
 
 namespace {
 
+// A compact view of `t` (L, rows, cols) with unit stride in cols (`row_major`) or rows, at 0x20000.
+TensorView compact(Type t, int64_t l, int64_t rows, int64_t cols, bool row_major) {
+  TensorView v;
+  v.data = 0x20000;
+  v.dtype = t;
+  v.shape = {l, rows, cols};
+  v.stride = row_major ? std::vector<int64_t>{rows * cols, cols, 1} : std::vector<int64_t>{rows * cols, 1, rows};
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("cublas peer: a C of its own in out's memory order is cuBLAS's C, with its own ld and batch stride") {
+  for (char o : {'n', 'm'}) {
+    GemmArguments g = problem(Type::BF16, Type::BF16, 4, 100, 200, 300, 'k', 'n', o);
+    g.beta = 1;
+    // C in out's major, its rows padded (ld 208 or 104), and one C for every batch (stride 0).
+    TensorView C = compact(Type::BF16, 4, 100, 200, o == 'n');
+    C.stride = o == 'n' ? std::vector<int64_t>{0, 208, 1} : std::vector<int64_t>{0, 1, 104};
+    g.C = C;
+    const LtMapping r = map_gemm_to_cublaslt(g);
+    INFO(o << ": " << r.to_string());
+    REQUIRE(r.ok);
+    CHECK(r.distinct_c);
+    CHECK(r.c.op == lt::CUBLAS_OP_N);
+    CHECK(r.c.rows == r.d.rows);
+    CHECK(r.c.cols == r.d.cols);
+    CHECK(r.c.ld == (o == 'n' ? 208 : 104));
+    CHECK(r.c.batch_stride == 0);
+    CHECK(r.d.batch_stride == 100 * 200);
+    CHECK(r.d.ld == (o == 'n' ? 200 : 100));
+    CHECK(contains(r.to_string(), "; C: bf16"));
+    CHECK(contains(r.to_string(), "batch stride 0 (broadcast)"));
+  }
+  // C given as out's very view is C = out: in place, no C of cuBLAS's own.
+  GemmArguments same = problem(Type::F16, Type::F32, 1, 8, 16, 32, 'k', 'n', 'm');
+  same.C = same.out;
+  const LtMapping r = map_gemm_to_cublaslt(same);
+  REQUIRE(r.ok);
+  CHECK_FALSE(r.distinct_c);
+}
+
+TEST_CASE("cublas peer: a C of its own in the other major is refused with cuBLAS's rule") {
+  for (char o : {'n', 'm'}) {
+    GemmArguments g = problem(Type::BF16, Type::BF16, 1, 100, 200, 300, 'k', 'k', o);
+    g.beta = 2;
+    g.C = compact(Type::BF16, 1, 100, 200, o != 'n');
+    const LtMapping r = map_gemm_to_cublaslt(g);
+    INFO(r.to_string());
+    CHECK_FALSE(r.ok);
+    CHECK(contains(r.reason, std::string("C has unit stride in ") + (o == 'n' ? "M where out has it in N" : "N where out has it in M")));
+    CHECK(contains(r.reason, "only in D's memory order"));
+  }
+  GemmArguments g = problem(Type::BF16, Type::BF16, 1, 8, 8, 8, 'k', 'n', 'n');
+  g.C = compact(Type::F32, 1, 8, 8, true);
+  CHECK(contains(map_gemm_to_cublaslt(g).reason, "C's type must be out's"));
+}
+
+TEST_CASE("cublas peer: a batch stride of 0 goes to cuBLAS as it is") {
+  GemmArguments g = problem(Type::BF16, Type::BF16, 8, 64, 96, 128, 'k', 'k', 'n');
+  g.B.stride[0] = 0;  // one B for the 8 batches
+  const LtMapping r = map_gemm_to_cublaslt(g);
+  INFO(r.to_string());
+  REQUIRE(r.ok);
+  REQUIRE(r.swapped);  // cuBLAS's A is our B
+  CHECK(r.a.batch_stride == 0);
+  CHECK(r.b.batch_stride == 64 * 128);
+  CHECK(r.batch == 8);
+  CHECK(contains(r.to_string(), "batch stride 0 (broadcast)"));
+  // Nothing to copy while a batch stride of 0 is allowed.
+  CHECK(plan_cublaslt_peer(g, 90).copies.empty());
+}
+
+TEST_CASE("cublas peer: the TN rule of fp8 by compute capability") {
+  CHECK(cublaslt_fp8_needs_tn(89));
+  CHECK(cublaslt_fp8_needs_tn(90));
+  CHECK(cublaslt_fp8_needs_tn(120));
+  CHECK(cublaslt_fp8_needs_tn(121));
+  CHECK_FALSE(cublaslt_fp8_needs_tn(100));
+  CHECK_FALSE(cublaslt_fp8_needs_tn(103));
+  CHECK_FALSE(cublaslt_fp8_needs_tn(80));
+}
+
+TEST_CASE("cublas peer plan: fp8 operands that are not K-major are copied K-major on sm_90, giving the TN form") {
+  for (Type t : {Type::E4M3, Type::E5M2})
+    for (char a : {'k', 'm'})
+      for (char b : {'k', 'n'})
+        for (char o : {'n', 'm'}) {
+          const GemmArguments g = problem(t, Type::BF16, 1, 64, 128, 256, a, b, o);
+          const LtPeerPlan p = plan_cublaslt_peer(g, 90);
+          INFO(codegen::ptx_name(t) << " " << a << b << o);
+          CHECK(p.copies.size() == static_cast<size_t>((a == 'm') + (b == 'n')));
+          for (const LtCopy& c : p.copies) {
+            CHECK(c.transposed);
+            CHECK(c.to.data == 0);
+            CHECK(c.from.data == 0x10000);
+            CHECK(c.to.shape == c.from.shape);
+            CHECK(contains(c.why, "TN form"));
+            CHECK(contains(c.why, "sm_90"));
+            if (c.operand == 'A') {
+              CHECK(c.to.stride == std::vector<int64_t>{64 * 256, 256, 1});  // K-major (M, K)
+              CHECK(contains(c.why, "A is M-major"));
+            } else {
+              REQUIRE(c.operand == 'B');
+              CHECK(c.to.stride == std::vector<int64_t>{128 * 256, 1, 256});  // K-major (K, N)
+              CHECK(contains(c.why, "B is N-major"));
+            }
+            CHECK(c.elements == c.to.shape[1] * c.to.shape[2]);
+          }
+          // What cuBLAS then runs is its TN form.
+          const LtMapping r = map_gemm_to_cublaslt(p.args);
+          INFO(r.to_string());
+          REQUIRE(r.ok);
+          CHECK(r.a.op == lt::CUBLAS_OP_T);
+          CHECK(r.b.op == lt::CUBLAS_OP_N);
+          // Where cuBLAS takes fp8 in any form (sm_100), and for 16-bit inputs, nothing is copied.
+          CHECK(plan_cublaslt_peer(g, 100).copies.empty());
+          CHECK(plan_cublaslt_peer(problem(Type::BF16, Type::BF16, 1, 64, 128, 256, a, b, o), 90).copies.empty());
+        }
+}
+
+TEST_CASE("cublas peer plan: a copy's rows are padded to 16 bytes, a broadcast kept or written out") {
+  // e4m3 A (777 x 333), M-major: the K-major copy's rows of 333 bytes padded to 336.
+  GemmArguments g = problem(Type::E4M3, Type::F32, 1, 777, 64, 333, 'm', 'k', 'n');
+  LtPeerPlan p = plan_cublaslt_peer(g, 90);
+  REQUIRE(p.copies.size() == 1);
+  CHECK(p.copies[0].to.stride == std::vector<int64_t>{777 * 336, 336, 1});
+  CHECK(p.copies[0].elements == 777 * 336);
+  // One M-major A for 4 batches: its copy stays one matrix, unless the batch stride of 0 is refused.
+  g = problem(Type::E4M3, Type::BF16, 4, 64, 128, 256, 'm', 'k', 'n');
+  g.A.stride[0] = 0;
+  p = plan_cublaslt_peer(g, 90);
+  REQUIRE(p.copies.size() == 1);
+  CHECK(p.copies[0].to.stride == std::vector<int64_t>{0, 256, 1});
+  CHECK(p.copies[0].elements == 64 * 256);
+  p = plan_cublaslt_peer(g, 90, /*zero_batch_stride=*/false);
+  REQUIRE(p.copies.size() == 1);
+  CHECK(p.copies[0].to.stride == std::vector<int64_t>{64 * 256, 256, 1});
+  CHECK(p.copies[0].elements == 4 * 64 * 256);
+  CHECK(contains(p.copies[0].why, "A has a batch stride of 0, written out for each of the 4 batches"));
+  // A broadcast bf16 B (N-major) written out keeps its major and is no transpose.
+  g = problem(Type::BF16, Type::F32, 3, 64, 100, 32, 'k', 'n', 'n');
+  g.B.stride[0] = 0;
+  p = plan_cublaslt_peer(g, 90, false);
+  REQUIRE(p.copies.size() == 1);
+  CHECK(p.copies[0].operand == 'B');
+  CHECK_FALSE(p.copies[0].transposed);
+  CHECK(p.copies[0].to.stride == std::vector<int64_t>{32 * 104, 104, 1});
+  CHECK(p.args.B.stride[0] == 32 * 104);
+  CHECK(map_gemm_to_cublaslt(p.args).ok);
+}
+
+TEST_CASE("cublas peer plan: a C of its own in the other major is copied into out's major") {
+  for (char o : {'n', 'm'}) {
+    GemmArguments g = problem(Type::BF16, Type::BF16, 2, 100, 200, 300, 'k', 'k', o);
+    g.beta = 2;
+    g.C = compact(Type::BF16, 2, 100, 200, o != 'n');
+    const LtPeerPlan p = plan_cublaslt_peer(g, 90);
+    INFO(o);
+    REQUIRE(p.copies.size() == 1);
+    const LtCopy& c = p.copies[0];
+    CHECK(c.operand == 'C');
+    CHECK(c.transposed);
+    CHECK(c.from.stride == g.C->stride);
+    CHECK(c.to.stride == (o == 'n' ? std::vector<int64_t>{100 * 200, 200, 1} : std::vector<int64_t>{104 * 200, 1, 104}));
+    CHECK(contains(c.why, "only in D's memory order"));
+    const LtMapping r = map_gemm_to_cublaslt(p.args);
+    INFO(r.to_string());
+    REQUIRE(r.ok);
+    CHECK(r.distinct_c);
+    // In out's major already: taken as it lies.
+    GemmArguments same = g;
+    same.C = compact(Type::BF16, 2, 100, 200, o == 'n');
+    CHECK(plan_cublaslt_peer(same, 90).copies.empty());
+  }
+}
+
+namespace {
+
 // Host values of an operand and its device bytes.
 struct HostMatrix {
   std::vector<double> values;  // in the view's element order (offset = strides . coordinates)
@@ -304,5 +483,70 @@ TEST_CASE("cublas peer gpu: every major combination and fp8 against a host refer
     // Inputs are exact and their f32 sums too; only the output's rounding (bf16: 2^-8) and tf32's
     // rounding of the (exact in tf32) inputs remain.
     CHECK(worst < 1e-2);
+  }
+}
+
+TEST_CASE("cublas peer gpu: a C of its own and batch strides of 0 against a host reference") {
+  TESSEL_REQUIRE_GPU(80);
+  const CublasLtProbe probe = probe_cublaslt(cublaslt_candidates());
+  if (!probe.available) {
+    tessel::test::skip(probe.reason);
+    return;
+  }
+  INFO("reproduce with TESSEL_SEED=" << tessel::test::gpu_seed());
+  std::mt19937_64 rng = tessel::test::gpu_rng();
+  struct Case {
+    char o;              // out's major; C is in the same (what cuBLAS takes as C != D)
+    bool ba, bb, bc;     // batch stride 0 for A, B, C
+  };
+  const Case cases[] = {{'n', false, false, false}, {'m', false, false, false}, {'n', false, true, false},
+                        {'n', true, false, true},   {'m', false, false, true}};
+  const int64_t L = 3, M = 96, N = 80, K = 64;
+  rt::Stream stream;
+  for (const Case& c : cases) {
+    GemmArguments g = problem(Type::BF16, Type::F32, L, M, N, K, 'k', 'n', c.o);
+    g.alpha = 1.5;
+    g.beta = 0.5;
+    TensorView C = compact(Type::F32, L, M, N, c.o == 'n');
+    if (c.ba) g.A.stride[0] = 0;
+    if (c.bb) g.B.stride[0] = 0;
+    if (c.bc) C.stride[0] = 0;
+    g.C = C;
+    INFO("out " << c.o << " broadcast A " << c.ba << " B " << c.bb << " C " << c.bc);
+    const HostMatrix a = random_operand(g.A, rng), b = random_operand(g.B, rng), cv = random_operand(*g.C, rng);
+    rt::DeviceBuffer da = rt::DeviceBuffer::from(a.bytes), db = rt::DeviceBuffer::from(b.bytes),
+                     dc = rt::DeviceBuffer::from(cv.bytes),
+                     dout = rt::DeviceBuffer::from(std::vector<uint8_t>(static_cast<size_t>(L * M * N * 4), 0xff));
+    g.A.data = da.ptr();
+    g.B.data = db.ptr();
+    g.C->data = dc.ptr();
+    g.out.data = dout.ptr();
+    CublasLtGemm peer(g);
+    INFO(peer.mapping().to_string());
+    REQUIRE(peer.mapping().distinct_c);
+    // A refusal here is what makes `tessel bench gemm` write a broadcast out (its note says so).
+    CHECK_MESSAGE(peer.supported(), peer.reason());
+    if (!peer.supported()) continue;
+    peer.run(da.ptr(), db.ptr(), dc.ptr(), dout.ptr(), stream);
+    stream.synchronize();
+    const std::vector<uint8_t> got = dout.to_vector<uint8_t>();
+    double worst = 0;
+    for (int64_t l = 0; l < L; ++l)
+      for (int64_t m = 0; m < M; ++m)
+        for (int64_t n = 0; n < N; ++n) {
+          double acc = 0, scale = 0;
+          for (int64_t k = 0; k < K; ++k) {
+            const double p = a.values[offset(g.A, l, m, k)] * b.values[offset(g.B, l, k, n)];
+            acc += p;
+            scale += std::fabs(p);
+          }
+          const double c0 = cv.values[offset(*g.C, l, m, n)];
+          const double want = g.alpha * acc + g.beta * c0;
+          const double err = std::fabs(read_element(got, Type::F32, offset(g.out, l, m, n)) - want) /
+                             (std::fabs(g.alpha) * scale + std::fabs(g.beta * c0) + 1e-30);
+          worst = std::isfinite(err) ? std::max(worst, err) : INFINITY;  // NaN: an element left unwritten
+        }
+    // Inputs exact in bf16 and their f32 sums exact: only f32 rounding remains.
+    CHECK(worst < 1e-5);
   }
 }

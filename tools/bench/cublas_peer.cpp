@@ -9,9 +9,11 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "tessel/algebra/error.hpp"
+#include "tessel/codegen/number_format.hpp"
 #include "tessel/runtime/memory.hpp"
 
 namespace tessel::bench {
@@ -290,6 +292,41 @@ bool as_operand(const Mat& x, int dtype, bool prefer_t, LtMatrix& out, std::stri
   return true;
 }
 
+// Whether cuBLAS sees out transposed (D = out^T): out has unit stride in N (of extent > 1), or no
+// unit stride in M. map_gemm_to_cublaslt and plan_cublaslt_peer both take D's memory order from here.
+bool out_swapped(const Mat& o) {
+  const bool out_rows_unit = o.srow == 1 || o.rows == 1;
+  return (o.scol == 1 && o.cols > 1) || !out_rows_unit;
+}
+
+// Whether mode `i` of v's last two (0: rows, 1: cols) has unit stride, or extent 1 (any stride).
+bool unit_in(const kernels::TensorView& v, int i) {
+  const int r = v.rank();
+  return v.shape[r - 2 + i] == 1 || v.stride[r - 2 + i] == 1;
+}
+
+// A compact copy of `v` with unit stride in its last mode (`unit_last`) or in the one before, each
+// row padded to 16 bytes; a broadcast batch (stride 0) stays one matrix when `keep_broadcast`.
+// `elements`: the copy's allocation.
+kernels::TensorView copy_view(const kernels::TensorView& v, bool unit_last, bool keep_broadcast, int64_t& elements) {
+  const int r = v.rank();
+  const int64_t rows = v.shape[r - 2], cols = v.shape[r - 1];
+  const int64_t inner = unit_last ? cols : rows, outer = unit_last ? rows : cols;
+  const int64_t q = std::max(1, 16 / codegen::bytes(v.dtype));
+  const int64_t ld = (inner + q - 1) / q * q;
+  kernels::TensorView t;
+  t.data = 0;
+  t.dtype = v.dtype;
+  t.shape = v.shape;
+  t.stride.assign(static_cast<size_t>(r), 0);
+  t.stride[r - 1] = unit_last ? 1 : ld;
+  t.stride[r - 2] = unit_last ? ld : 1;
+  const bool broadcast = r == 3 && v.shape[0] > 1 && v.stride[0] == 0 && keep_broadcast;
+  if (r == 3) t.stride[0] = broadcast ? 0 : outer * ld;
+  elements = (r == 3 && !broadcast ? v.shape[0] : 1) * outer * ld;
+  return t;
+}
+
 }  // namespace
 
 std::vector<std::string> cublaslt_candidates(const char* env) {
@@ -344,11 +381,16 @@ std::string LtMatrix::to_string() const {
 std::string LtMapping::to_string() const {
   if (!ok) return "not mapped: " + reason;
   std::ostringstream s;
+  // A matrix of a batch with stride 0 is one matrix for every batch.
+  auto matrix = [&](const LtMatrix& x) {
+    return x.to_string() + (batch > 1 && x.batch_stride == 0 ? " batch stride 0 (broadcast)" : "");
+  };
   s << (swapped ? "D^T = B^T A^T (out has unit stride in N)" : "D = A B (out has unit stride in M)") << ", m=" << m
     << " n=" << n << " k=" << k;
   if (batch > 1) s << " batch " << batch;
-  s << "; A: " << a.to_string() << "; B: " << b.to_string() << "; D: " << d.to_string()
-    << (compute == lt::CUBLAS_COMPUTE_32F_FAST_TF32 ? "; compute 32F_FAST_TF32" : "; compute 32F");
+  s << "; A: " << matrix(a) << "; B: " << matrix(b) << "; D: " << matrix(d);
+  if (distinct_c) s << "; C: " << matrix(c);
+  s << (compute == lt::CUBLAS_COMPUTE_32F_FAST_TF32 ? "; compute 32F_FAST_TF32" : "; compute 32F");
   return s.str();
 }
 
@@ -390,12 +432,20 @@ LtMapping map_gemm_to_cublaslt(const kernels::GemmArguments& args) {
   if (!out_cols_unit && !out_rows_unit)
     return refuse("out has strides (" + std::to_string(o.srow) + "," + std::to_string(o.scol) +
                   "); cuBLAS needs a unit stride in M or N");
-  r.swapped = (o.scol == 1 && o.cols > 1) || !out_rows_unit;
+  r.swapped = out_swapped(o);
   Mat first = a, second = b, d = o;
   if (r.swapped) {
     first = b.transposed();
     second = a.transposed();
     d = o.transposed();
+  }
+  std::optional<Mat> c;  // a C of its own, as cuBLAS's C
+  if (args.distinct_c()) {
+    const kernels::TensorView& C = *args.C;
+    if (C.rank() != O.rank() || C.shape != O.shape) return refuse("C must have out's shape");
+    if (C.dtype != O.dtype)
+      return refuse("C's type must be out's (cublasLt's C and D have one type when C != D)");
+    c = r.swapped ? mat_of("C", C).transposed() : mat_of("C", C);
   }
   r.m = static_cast<uint64_t>(d.rows);
   r.n = static_cast<uint64_t>(d.cols);
@@ -406,8 +456,64 @@ LtMapping map_gemm_to_cublaslt(const kernels::GemmArguments& args) {
   if (!as_operand(second, in, /*prefer_t=*/false, r.b, why)) return refuse(why);
   if (!as_operand(d, out, /*prefer_t=*/false, r.d, why)) return refuse(why);
   if (r.d.op != lt::CUBLAS_OP_N) return refuse("internal error: D must be read as N");
+  if (c) {
+    if (!as_operand(*c, out, /*prefer_t=*/false, r.c, why)) return refuse(why);
+    if (r.c.op != lt::CUBLAS_OP_N)
+      return refuse(std::string("C has unit stride in ") + (r.swapped ? "M" : "N") + " where out has it in " +
+                    (r.swapped ? "N" : "M") +
+                    ": cublasLt takes a C != D only in D's memory order (CUBLASLT_MATMUL_DESC_TRANSC takes "
+                    "CUBLAS_OP_N only)");
+    r.distinct_c = true;
+  }
   r.ok = true;
   return r;
+}
+
+bool cublaslt_fp8_needs_tn(int cc) { return cc == 89 || cc / 10 == 9 || cc / 10 == 12; }
+
+LtPeerPlan plan_cublaslt_peer(const kernels::GemmArguments& args, int cc, bool zero_batch_stride) {
+  LtPeerPlan p;
+  p.args = args;
+  for (const kernels::TensorView* v : {&args.A, &args.B, &args.out})
+    if (v->rank() != 2 && v->rank() != 3) return p;  // map_gemm_to_cublaslt says why
+  const bool batched = args.out.rank() == 3 && args.out.shape[0] > 1;
+  const bool tn = codegen::is_fp8(args.A.dtype) && cublaslt_fp8_needs_tn(cc);
+  const std::string fp8_rule = std::string("cuBLAS runs fp8 only in the TN form (A and B K-major) on sm_") +
+                               std::to_string(cc) + ", and the peer runs on a K-major copy";
+  // One operand: `transpose` into the major `unit_last` says, or only its broadcast written out.
+  auto consider = [&](char name, const kernels::TensorView& v, kernels::TensorView& slot, bool transpose,
+                      bool unit_last, std::string why) {
+    const bool broadcast = batched && v.rank() == 3 && v.stride[0] == 0;
+    const bool materialise = broadcast && !zero_batch_stride;
+    if (!transpose && !materialise) return;
+    if (!transpose) unit_last = v.stride[v.rank() - 1] == 1;  // written out in its own major
+    if (materialise)
+      why += std::string(why.empty() ? "" : "; ") + name + " has a batch stride of 0, written out for each of the " +
+             std::to_string(v.shape[0]) + " batches";
+    LtCopy c;
+    c.operand = name;
+    c.from = v;
+    c.to = copy_view(v, unit_last, !materialise, c.elements);
+    c.transposed = transpose;
+    c.why = why;
+    slot = c.to;
+    p.copies.push_back(std::move(c));
+  };
+  // A (M, K) is K-major with unit stride in its last mode; B (K, N) in the one before.
+  const bool a_copy = tn && !unit_in(args.A, 1), b_copy = tn && !unit_in(args.B, 0);
+  consider('A', args.A, p.args.A, a_copy, true, a_copy ? "A is M-major; " + fp8_rule : "");
+  consider('B', args.B, p.args.B, b_copy, false, b_copy ? "B is N-major; " + fp8_rule : "");
+  if (args.distinct_c() && args.C->rank() == args.out.rank()) {
+    // C in D's memory order: unit stride in N where cuBLAS sees out transposed, else in M.
+    const bool swapped = out_swapped(mat_of("out", args.out));
+    const bool c_copy = !unit_in(*args.C, swapped ? 1 : 0);
+    consider('C', *args.C, *p.args.C, c_copy, swapped,
+             c_copy ? std::string("C is ") + (swapped ? "M" : "N") + "-major where out is " + (swapped ? "N" : "M") +
+                          "-major; cublasLt takes a C != D only in D's memory order, and the peer runs on a copy "
+                          "in out's major"
+                    : "");
+  }
+  return p;
 }
 
 // --- CublasLtGemm ----------------------------------------------------------------------------
@@ -415,13 +521,15 @@ LtMapping map_gemm_to_cublaslt(const kernels::GemmArguments& args) {
 struct CublasLtGemm::Descriptors {
   const LtApi* api = nullptr;
   cublasLtMatmulDesc_t op = nullptr;
-  cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr, d = nullptr;  // c: a distinct C's only
   cublasLtMatmulPreference_t pref = nullptr;
   cublasLtMatmulHeuristicResult_t heuristic{};
+  cublasLtMatrixLayout_t c_or_d() const { return c ? c : d; }
   ~Descriptors() {
     if (!api) return;
     if (pref) api->cublasLtMatmulPreferenceDestroy(pref);
     if (d) api->cublasLtMatrixLayoutDestroy(d);
+    if (c) api->cublasLtMatrixLayoutDestroy(c);
     if (b) api->cublasLtMatrixLayoutDestroy(b);
     if (a) api->cublasLtMatrixLayoutDestroy(a);
     if (op) api->cublasLtMatmulDescDestroy(op);
@@ -462,14 +570,15 @@ CublasLtGemm::CublasLtGemm(const kernels::GemmArguments& args)
   };
   layout(mapping_.a, d_->a);
   layout(mapping_.b, d_->b);
-  layout(mapping_.d, d_->d);  // C is read through D's layout (C = D in place)
+  layout(mapping_.d, d_->d);
+  if (mapping_.distinct_c) layout(mapping_.c, d_->c);  // else C is read through D's layout (C = D in place)
   check(api.cublasLtMatmulPreferenceCreate(&d_->pref), "cublasLtMatmulPreferenceCreate");
   const uint64_t ws = kWorkspaceBytes;
   check(api.cublasLtMatmulPreferenceSetAttribute(d_->pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
         "cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)");
   int found = 0;
-  const cublasStatus_t s = api.cublasLtMatmulAlgoGetHeuristic(shared.handle, d_->op, d_->a, d_->b, d_->d, d_->d,
-                                                              d_->pref, 1, &d_->heuristic, &found);
+  const cublasStatus_t s = api.cublasLtMatmulAlgoGetHeuristic(shared.handle, d_->op, d_->a, d_->b, d_->c_or_d(),
+                                                              d_->d, d_->pref, 1, &d_->heuristic, &found);
   if (s != CUBLAS_STATUS_SUCCESS || found < 1) {
     reason_ = "cuBLAS does not run this combination: cublasLtMatmulAlgoGetHeuristic " +
               (s != CUBLAS_STATUS_SUCCESS ? "returned " + status_name(&api, s) : std::string("found no algorithm")) +
@@ -481,19 +590,26 @@ CublasLtGemm::CublasLtGemm(const kernels::GemmArguments& args)
 
 CublasLtGemm::~CublasLtGemm() = default;
 
-void CublasLtGemm::run(uint64_t a, uint64_t b, uint64_t out, rt::StreamRef stream) const {
+void CublasLtGemm::run(uint64_t a, uint64_t b, uint64_t c, uint64_t out, rt::StreamRef stream) const {
   if (!supported_) fail(reason_);
+  if (!mapping_.distinct_c && c != out)
+    fail("CublasLtGemm::run: C is out for these arguments (no distinct C), but C's address differs from out's");
   const LtApi& api = *d_->api;
   const Shared& shared = shared_state();
   // Swapped: cuBLAS's A is our B and its B our A.
   const uint64_t first = mapping_.swapped ? b : a, second = mapping_.swapped ? a : b;
-  const cublasStatus_t s =
-      api.cublasLtMatmul(shared.handle, d_->op, &alpha_, reinterpret_cast<const void*>(first), d_->a,
-                         reinterpret_cast<const void*>(second), d_->b, &beta_, reinterpret_cast<const void*>(out),
-                         d_->d, reinterpret_cast<void*>(out), d_->d, &d_->heuristic.algo,
-                         reinterpret_cast<void*>(shared.workspace->ptr()), kWorkspaceBytes, stream.native());
+  const cublasStatus_t s = api.cublasLtMatmul(
+      shared.handle, d_->op, &alpha_, reinterpret_cast<const void*>(first), d_->a,
+      reinterpret_cast<const void*>(second), d_->b, &beta_, reinterpret_cast<const void*>(c), d_->c_or_d(),
+      reinterpret_cast<void*>(out), d_->d, &d_->heuristic.algo, reinterpret_cast<void*>(shared.workspace->ptr()),
+      kWorkspaceBytes, stream.native());
   if (s != CUBLAS_STATUS_SUCCESS)
     fail("cublasLtMatmul failed: " + status_name(&api, s) + " for " + mapping_.to_string());
+}
+
+void CublasLtGemm::run(uint64_t a, uint64_t b, uint64_t out, rt::StreamRef stream) const {
+  if (mapping_.distinct_c) fail("CublasLtGemm::run: these arguments have a distinct C; pass its address");
+  run(a, b, out, out, stream);
 }
 
 std::string cublaslt_description() {

@@ -12,6 +12,21 @@
 // columns have unit stride). Both cases give cuBLAS's "TN" form exactly when our A and B are
 // K-major, the only form cuBLAS runs fp8 in on Hopper.
 //
+// What cublasLt does not take as tessel's arguments lie, a cuBLAS user copies first; so does the
+// peer (plan_cublaslt_peer), the copies made once before timing and not counted in its time. The
+// rules are those of cuBLAS's documentation (docs.nvidia.com/cuda/cublas, CUDA 13), section
+// "cublasLtMatmul()", and of cublasLt.h:
+//   - fp8: "A must be transposed and B non-transposed (The "TN" format) on Ada (compute capability
+//     8.9), Hopper (compute capability 9.0), and Blackwell GeForce (compute capability 12.x)":
+//     there an fp8 A or B that is not K-major is copied K-major;
+//   - a C != D: "both matrices must have the same data type, number of rows, number of columns,
+//     batch size, and memory order" (CUBLASLT_MATMUL_DESC_TRANSC takes CUBLAS_OP_N only), the
+//     leading dimension free: a distinct C in out's major is passed as it lies, one in the other
+//     major is copied into out's major;
+//   - a batch stride of 0 (CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, "default: 0", no rule
+//     against it) is passed as it lies; where cublasLt's heuristic still finds no algorithm, the
+//     caller may ask for the broadcast operand written out for every batch instead.
+//
 // The library: $TESSEL_CUBLASLT first (a file, or a directory such as the lib/ folder of the
 // nvidia-cublas wheel that torch installs), then libcublasLt.so.13, .so.12 and .so through the
 // loader's search path, then the same names in /usr/local/cuda/lib64 and
@@ -67,7 +82,7 @@ struct LtMatrix {
   std::string to_string() const;
 };
 
-// tessel's GEMM as cublasLt's D = alpha * op(A) op(B) + beta * C (C = D), or why it cannot be.
+// tessel's GEMM as cublasLt's D = alpha * op(A) op(B) + beta * C, or why it cannot be.
 struct LtMapping {
   bool ok = false;
   std::string reason;    // when !ok: names the operand and the rule
@@ -76,15 +91,41 @@ struct LtMapping {
   int scale = lt::CUDA_R_32F;  // alpha and beta are floats
   int batch = 1;
   uint64_t m = 0, n = 0, k = 0;  // cuBLAS's (N, M, K when swapped)
-  LtMatrix a, b, d;              // cuBLAS's A, B and D (C has D's layout)
+  LtMatrix a, b, d;              // cuBLAS's A, B and D
+  bool distinct_c = false;       // C a tensor of its own (GemmArguments::distinct_c); else C is D
+  LtMatrix c;                    // C's layout when distinct_c (D's order, its own ld and batch stride)
   // "D^T = B^T A^T (row-major out), A: ..., B: ..., D: ..., compute 32F"
   std::string to_string() const;
 };
 // Pure (no library, no GPU): what the peer would ask cublasLt for `args`. Refuses what the peer
 // does not map (an accumulator other than f32, types other than bf16/f16/f32/e4m3/e5m2 inputs and
-// bf16/f16/f32 outputs, operands without a unit stride in one of their last two modes); whether
-// cuBLAS then runs it is for cublasLt's heuristic to say.
+// bf16/f16/f32 outputs, operands without a unit stride in one of their last two modes, a distinct
+// C in another memory order than D's); whether cuBLAS then runs it is for cublasLt's heuristic to
+// say.
 LtMapping map_gemm_to_cublaslt(const kernels::GemmArguments& args);
+
+// One operand the peer runs on a copy of, and why (the rule of the file's comment).
+struct LtCopy {
+  char operand = 'A';             // 'A', 'B' or 'C'
+  kernels::TensorView from, to;   // to: the copy's view, its data 0 until the caller places it
+  int64_t elements = 0;           // to's allocation, in elements
+  bool transposed = false;        // into the other major (else only a broadcast written out)
+  std::string why;                // "A is M-major; cuBLAS runs fp8 only in the TN form ... on sm_90, ..."
+};
+// What the peer runs: `args` with the operands that cublasLt does not take as they lie replaced by
+// copies (their views' data 0 until the caller places them), and the copies to make first.
+struct LtPeerPlan {
+  kernels::GemmArguments args;
+  std::vector<LtCopy> copies;  // in the order A, B, C
+};
+// Pure: the copies a cuBLAS user makes for `args` on a device of compute capability `cc`. A copy is
+// compact with rows padded to 16 bytes (cuBLAS's fp8 needs 16-byte leading dimensions); a
+// broadcast operand stays broadcast (one matrix) unless `zero_batch_stride` is false, when every
+// operand with a batch stride of 0 is written out for every batch. map_gemm_to_cublaslt takes the
+// plan's args wherever it takes `args` but for a C in the other major.
+LtPeerPlan plan_cublaslt_peer(const kernels::GemmArguments& args, int cc, bool zero_batch_stride = true);
+// Whether cuBLAS runs fp8 only in the TN form on this compute capability (8.9, 9.x, 12.x).
+bool cublaslt_fp8_needs_tn(int cc);
 
 // One GEMM problem prepared for cublasLt: descriptors made and an algorithm chosen by
 // cublasLtMatmulAlgoGetHeuristic (with a 32 MiB workspace), to be run on any buffers of the same
@@ -104,8 +145,11 @@ class CublasLtGemm {
   const std::string& reason() const { return reason_; }
   const LtMapping& mapping() const { return mapping_; }
 
-  // Queues out = alpha * A @ B + beta * out on `stream` for operands at these device addresses
-  // (laid out as the constructor's arguments). Throws tessel::Error naming cublasLt's status.
+  // Queues out = alpha * A @ B + beta * C on `stream` for operands at these device addresses (laid
+  // out as the constructor's arguments; c is out's address where C is out). Throws tessel::Error
+  // naming cublasLt's status.
+  void run(uint64_t a, uint64_t b, uint64_t c, uint64_t out, rt::StreamRef stream) const;
+  // The same with C = out (in place); throws for arguments with a distinct C.
   void run(uint64_t a, uint64_t b, uint64_t out, rt::StreamRef stream) const;
 
  private:

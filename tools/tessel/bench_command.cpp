@@ -41,6 +41,7 @@
 #include "tessel/algebra/parse_number.hpp"
 #include "tessel/codegen/number_format.hpp"
 #include "tessel/kernels/catalog.hpp"
+#include "tessel/kernels/elementwise.hpp"
 #include "tessel/kernels/gemm.hpp"
 #include "tessel/runtime.hpp"
 
@@ -114,6 +115,29 @@ std::vector<GemmCase> sweep_cases() {
   add(1, 2000, 1500, 1000, Type::BF16, Type::BF16, 'k', 'n', 'm', 0.5, 2);
   add(7, 333, 555, 777, Type::F16, Type::F32, 'k', 'n', 'n');
   add(8, 1024, 1024, 1023, Type::F16, Type::F32, 'k', 'k', 'n');
+  // Issue 18's other classes, after the rows above so that their --rows numbers stay valid: fp8
+  // with an M-major A or an N-major B (where cuBLAS runs fp8 only in its TN form, its peer runs on
+  // K-major copies), a C of its own (in out's major or the other), broadcast batches.
+  add(1, 4096, 4096, 4096, Type::E4M3, Type::BF16, 'm', 'k', 'n');
+  add(1, 8192, 8192, 4096, Type::E4M3, Type::BF16, 'm', 'k', 'n');
+  add(1, 4096, 4096, 4096, Type::E4M3, Type::BF16, 'k', 'n', 'n');
+  add(1, 4096, 4096, 4096, Type::E5M2, Type::BF16, 'm', 'n', 'n');  // a weight gradient's form
+  auto own_c = [&](char major, bool broadcast = false) {
+    v.back().c_major = major;
+    v.back().broadcast_c = broadcast;
+  };
+  add(1, 2000, 1500, 1000, Type::BF16, Type::BF16, 'k', 'k', 'm', 0.5, 2);
+  own_c('n');  // the column-major out above, its C row-major
+  add(1, 4096, 4096, 4096, Type::BF16, Type::BF16, 'k', 'n', 'n', 1, 1);
+  own_c('m');  // a residual stored in the other major
+  add(1, 4096, 4096, 4096, Type::F16, Type::F32, 'k', 'k', 'n', 1, 1);
+  own_c('n');  // C in out's major: cuBLAS takes it as it lies
+  add(8, 1024, 1024, 1024, Type::BF16, Type::BF16, 'k', 'k', 'n');
+  v.back().broadcast_b = true;  // one weight matrix for 8 batches
+  add(16, 512, 4096, 4096, Type::F16, Type::F32, 'k', 'n', 'n');
+  v.back().broadcast_a = true;
+  add(8, 2048, 2048, 1024, Type::BF16, Type::BF16, 'k', 'k', 'n', 1, 1);
+  own_c('n', true);  // one C for every batch, as a bias would be
   return v;
 }
 
@@ -150,6 +174,16 @@ std::vector<GemmCase> llama_cases(const std::string& only) {
   return v;
 }
 
+void print_cases(const BenchOptions& o) {
+  std::printf("%4s  %-24s %-10s %-10s %s\n", "row", "shape MxNxK", "types", "majors", "alpha, beta");
+  for (size_t i = 0; i < o.cases.size(); ++i) {
+    const GemmCase& c = o.cases[i];
+    const std::string types = std::string(codegen::ptx_name(c.dtype)) + "->" + codegen::ptx_name(c.out);
+    std::printf("%4d  %-24s %-10s %-10s %g, %g\n", o.first_row + static_cast<int>(i), case_shape(c).c_str(),
+                types.c_str(), case_majors(c).c_str(), c.alpha, c.beta);
+  }
+}
+
 // --- Options ------------------------------------------------------------------------------------
 
 // Numbers: tessel's strict readers (parse_number.hpp), their Error a ParseError here.
@@ -177,7 +211,7 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
   static const std::set<std::string> kValued = {
       "--m",         "--n",     "--k",    "--l",      "--dtype", "--out",   "--a-major", "--b-major",
       "--out-major", "--alpha", "--beta", "--kernel", "--class", "--iters", "--warmup",  "--seed", "--splits", "--llama-model",
-      "--rows"};
+      "--rows",      "--c-major", "--broadcast"};
   bool pad = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
@@ -199,6 +233,10 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
     }
     if (a == "--each") {
       o.each = true;
+      continue;
+    }
+    if (a == "--list") {
+      o.list = true;
       continue;
     }
     if (a == "--pad-ld") {
@@ -289,7 +327,8 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
   if (sweep || llama) {
     const std::string list = sweep ? "--sweep" : "--llama";
     for (const char* shape_option :
-         {"--m", "--n", "--k", "--l", "--dtype", "--out", "--a-major", "--b-major", "--out-major", "--alpha", "--beta"})
+         {"--m", "--n", "--k", "--l", "--dtype", "--out", "--a-major", "--b-major", "--out-major", "--c-major",
+          "--alpha", "--beta", "--broadcast"})
       if (v.count(shape_option))
         throw ParseError{list + " runs its own list of problems; it takes no " + shape_option};
     if (pad) throw ParseError{list + " runs its own list of problems; it takes no --pad-ld"};
@@ -309,6 +348,7 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
       const int64_t first = parse_int("--rows", r.substr(0, dash), 1, n);
       const int64_t last = parse_int("--rows", r.substr(dash + 1), first, n);
       o.cases = std::vector<GemmCase>(o.cases.begin() + (first - 1), o.cases.begin() + last);
+      o.first_row = static_cast<int>(first);
     }
     return o;
   }
@@ -339,11 +379,9 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
   c.a_major = major("--a-major", "km", 'k');
   c.b_major = major("--b-major", "kn", is_fp8(c.dtype) ? 'k' : 'n');
   c.out_major = major("--out-major", "nm", 'n');
-  if (is_fp8(c.dtype) && (c.a_major != 'k' || c.b_major != 'k'))
-    throw ParseError{std::string("--dtype ") + codegen::ptx_name(c.dtype) +
-                     " runs K-major A and B only (--a-major k --b-major k): Hopper's wgmma reads fp8 operands K-major "
-                     "only, and cuBLAS runs fp8 only in its TN form; got --a-major " +
-                     c.a_major + " --b-major " + c.b_major};
+  // fp8 takes any majors: where cuBLAS runs only its TN form, its peer runs on K-major copies
+  // (cublas_peer.hpp, plan_cublaslt_peer), made before timing.
+  c.c_major = major("--c-major", "nm", 0);
   for (const char* required : {"--m", "--n", "--k"})
     if (!v.count(required)) throw ParseError{std::string(command) + " needs --m, --n and --k (or --sweep)"};
   const int64_t kMax = int64_t{1} << 20;
@@ -353,6 +391,30 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
   if (v.count("--l")) c.l = parse_int("--l", v["--l"], 1, 65535);
   if (v.count("--alpha")) c.alpha = parse_double("--alpha", v["--alpha"]);
   if (v.count("--beta")) c.beta = parse_double("--beta", v["--beta"]);
+  if (c.c_major && c.beta == 0)
+    throw ParseError{std::string("--c-major ") + c.c_major +
+                     " gives C a tensor of its own, which only a nonzero --beta reads (out = alpha * A @ B + beta * "
+                     "C); got --beta 0"};
+  if (v.count("--broadcast")) {  // a comma-separated list of a, b, c
+    const std::string list = v["--broadcast"];
+    for (size_t at = 0; at <= list.size();) {
+      const size_t comma = std::min(list.find(',', at), list.size());
+      const std::string item = list.substr(at, comma - at);
+      bool* flag = item == "a" ? &c.broadcast_a : item == "b" ? &c.broadcast_b : item == "c" ? &c.broadcast_c : nullptr;
+      if (!flag)
+        throw ParseError{"--broadcast '" + printable(item) +
+                         "' is not an operand that can broadcast (valid: a, b, c, as a comma-separated list)"};
+      if (*flag) throw ParseError{"--broadcast names '" + item + "' twice"};
+      *flag = true;
+      at = comma + 1;
+    }
+    if (c.l < 2)
+      throw ParseError{"--broadcast gives an operand a batch stride of 0 (one matrix for every batch); it needs --l 2 "
+                       "or more, got --l " + std::to_string(c.l)};
+    if (c.broadcast_c && !c.c_major)
+      throw ParseError{"--broadcast c needs a C of its own (--c-major n|m): out itself cannot have a batch stride of 0 "
+                       "(its batches would be written to one matrix)"};
+  }
   c.pad_ld = pad;
   o.cases = {c};
   return o;
@@ -428,15 +490,16 @@ double element(const std::vector<uint8_t>& bytes, Type t, int64_t i) {
 // --- Layouts ------------------------------------------------------------------------------------
 
 // An operand's layout (gemm_bench.hpp); its leading dimension is the contiguous extent, rounded up
-// to 16 bytes with pad_ld.
-Layout make_layout(Type t, int64_t l, int64_t rows, int64_t cols, bool row_major, bool pad) {
+// to 16 bytes with pad_ld. `broadcast`: batch stride 0, one matrix for all l batches.
+Layout make_layout(Type t, int64_t l, int64_t rows, int64_t cols, bool row_major, bool pad, bool broadcast = false) {
   const int64_t inner = row_major ? cols : rows, outer = row_major ? rows : cols;
   const int64_t q = pad ? std::max(1, 16 / codegen::bytes(t)) : 1;
   const int64_t ld = (inner + q - 1) / q * q;
+  const int64_t batch = broadcast ? 0 : outer * ld;
   Layout x;
   x.shape = {l, rows, cols};
-  x.stride = row_major ? std::vector<int64_t>{outer * ld, ld, 1} : std::vector<int64_t>{outer * ld, 1, ld};
-  x.elements = l * outer * ld;
+  x.stride = row_major ? std::vector<int64_t>{batch, ld, 1} : std::vector<int64_t>{batch, 1, ld};
+  x.elements = (broadcast ? 1 : l) * outer * ld;
   return x;
 }
 
@@ -489,40 +552,75 @@ double median_ms(const RunFn& run, int warmup, int iters, rt::Stream& stream) {
 }
 
 std::string case_shape(const GemmCase& c) {
+  std::string bcast;
+  for (const auto& [flag, name] : {std::pair{c.broadcast_a, "a"}, {c.broadcast_b, "b"}, {c.broadcast_c, "c"}})
+    if (flag) bcast += (bcast.empty() ? " bcast " : ",") + std::string(name);
   return (c.l > 1 ? std::to_string(c.l) + "*" : std::string()) + std::to_string(c.m) + "x" + std::to_string(c.n) +
-         "x" + std::to_string(c.k) + (c.pad_ld ? " pad" : "");
+         "x" + std::to_string(c.k) + (c.pad_ld ? " pad" : "") + bcast;
 }
 
-GemmArguments ProblemBuffers::args_for(const GemmCase& c, size_t s, bool rank2) const {
+std::string case_majors(const GemmCase& c) {
+  return std::string{c.a_major, ',', c.b_major, ',', c.out_major} + (c.c_major ? std::string(" C:") + c.c_major : "");
+}
+
+namespace {
+
+// The problem's layouts: A, B, out and the tensor beta scales (a distinct C's, else out's).
+struct CaseLayouts {
+  Layout a, b, o, c;
+};
+CaseLayouts case_layouts(const GemmCase& c) {
+  CaseLayouts x;
+  x.a = make_layout(c.dtype, c.l, c.m, c.k, c.a_major == 'k', c.pad_ld, c.broadcast_a);
+  x.b = make_layout(c.dtype, c.l, c.k, c.n, c.b_major == 'n', c.pad_ld, c.broadcast_b);
+  x.o = make_layout(c.out, c.l, c.m, c.n, c.out_major == 'n', c.pad_ld);
+  x.c = c.c_major ? make_layout(c.out, c.l, c.m, c.n, c.c_major == 'n', c.pad_ld, c.broadcast_c) : x.o;
+  return x;
+}
+
+GemmArguments arguments(const GemmCase& c, const CaseLayouts& x, uint64_t a, uint64_t b, uint64_t out, uint64_t cc,
+                        bool rank2) {
   GemmArguments g;
-  g.A = view(A[s].ptr(), c.dtype, la, rank2);
-  g.B = view(B[s].ptr(), c.dtype, lb, rank2);
-  g.out = view(O[s].ptr(), c.out, lo, rank2);
+  g.A = view(a, c.dtype, x.a, rank2);
+  g.B = view(b, c.dtype, x.b, rank2);
+  g.out = view(out, c.out, x.o, rank2);
+  if (c.c_major) g.C = view(cc, c.out, x.c, rank2);
   g.accumulator_type = Type::F32;
   g.alpha = c.alpha;
   g.beta = c.beta;
   return g;
 }
 
+}  // namespace
+
+GemmArguments case_arguments(const GemmCase& c) { return arguments(c, case_layouts(c), 0, 0, 0, 0, false); }
+
+GemmArguments ProblemBuffers::args_for(const GemmCase& c, size_t s, bool rank2) const {
+  return arguments(c, {la, lb, lo, lc}, A[s].ptr(), B[s].ptr(), O[s].ptr(), C.empty() ? 0 : C[s].ptr(), rank2);
+}
+
 ProblemBuffers make_buffers(const GemmCase& c, const rt::DeviceProperties& props, uint64_t seed,
-                            std::vector<std::string>& notes) {
+                            std::vector<std::string>& notes, size_t extra_set_bytes) {
   ProblemBuffers pb;
-  pb.la = make_layout(c.dtype, c.l, c.m, c.k, c.a_major == 'k', c.pad_ld);
-  pb.lb = make_layout(c.dtype, c.l, c.k, c.n, c.b_major == 'n', c.pad_ld);
-  pb.lo = make_layout(c.out, c.l, c.m, c.n, c.out_major == 'n', c.pad_ld);
+  const CaseLayouts x = case_layouts(c);
+  pb.la = x.a;
+  pb.lb = x.b;
+  pb.lo = x.o;
+  pb.lc = x.c;
   pb.ba = pb.la.elements * codegen::bytes(c.dtype);
   pb.bb = pb.lb.elements * codegen::bytes(c.dtype);
   pb.bo = pb.lo.elements * codegen::bytes(c.out);
-  const size_t set_bytes = pb.ba + pb.bb + pb.bo;
+  pb.bc = c.c_major ? pb.lc.elements * codegen::bytes(c.out) : 0;
+  const size_t set_bytes = pb.ba + pb.bb + pb.bo + pb.bc;
 
   // Sets: more than twice the L2 in all, at least 2, as many as memory holds beside the check
-  // buffer and a margin for workspaces (cuBLAS's 32 MiB included).
+  // buffer, the caller's memory per set and a margin for workspaces (cuBLAS's 32 MiB included).
   const size_t l2 = static_cast<size_t>(std::max(props.l2_cache_bytes, 1));
   const size_t free_bytes = rt::memory_info().free;
   const size_t reserve = pb.bo + (size_t{512} << 20);
-  const size_t fit = free_bytes > reserve ? (free_bytes - reserve) / set_bytes : 0;
+  const size_t fit = free_bytes > reserve ? (free_bytes - reserve) / (set_bytes + extra_set_bytes) : 0;
   if (fit < 1)
-    fail("one set of buffers (" + std::to_string(set_bytes >> 20) + " MiB) does not fit in " +
+    fail("one set of buffers (" + std::to_string((set_bytes + extra_set_bytes) >> 20) + " MiB) does not fit in " +
          std::to_string(free_bytes >> 20) + " MiB of free device memory");
   size_t sets = std::max<size_t>(2, 2 * l2 / set_bytes + 1);
   if (sets > fit) {
@@ -535,17 +633,22 @@ ProblemBuffers make_buffers(const GemmCase& c, const rt::DeviceProperties& props
   // Host inputs (one stream of random numbers per operand and problem), uploaded to every set.
   pb.ha = random_bytes(c.dtype, pb.la.elements, seed, 1);
   pb.hb = random_bytes(c.dtype, pb.lb.elements, seed, 2);
-  if (c.beta != 0) pb.hc = random_bytes(c.out, pb.lo.elements, seed, 3);
+  if (c.beta != 0 || c.c_major) pb.hc = random_bytes(c.out, pb.lc.elements, seed, 3);
   for (size_t s = 0; s < pb.sets; ++s) {
     pb.A.emplace_back(pb.ba);
     pb.B.emplace_back(pb.bb);
     pb.O.emplace_back(pb.bo);
     pb.A.back().upload(pb.ha.data(), pb.ba);
     pb.B.back().upload(pb.hb.data(), pb.bb);
-    if (c.beta != 0)
-      pb.O.back().upload(pb.hc.data(), pb.bo);
-    else
+    if (c.c_major) {  // out is not read: C is
+      pb.C.emplace_back(pb.bc);
+      pb.C.back().upload(pb.hc.data(), pb.bc);
       pb.O.back().fill(0);
+    } else if (c.beta != 0) {
+      pb.O.back().upload(pb.hc.data(), pb.bo);
+    } else {
+      pb.O.back().fill(0);
+    }
   }
   return pb;
 }
@@ -606,25 +709,104 @@ struct Device {
   bool cublas = false;
 };
 
+// --- The cuBLAS peer -----------------------------------------------------------------------------
+
+// The elementwise type that moves an element of `t` bit for bit (as tessel::gemm's packing copies
+// choose theirs, kernels/src/gemm/gemm.cpp): fp8 as s8, 16-bit types as f16, f32 as s32.
+Type bit_copy_type(Type t) {
+  switch (codegen::bytes(t)) {
+    case 1:
+      return Type::S8;
+    case 2:
+      return Type::F16;
+    default:
+      return Type::S32;
+  }
+}
+
+// Bytes of a plan's copies (one buffer set's).
+size_t copy_bytes(const bench::LtPeerPlan& p) {
+  size_t bytes = 0;
+  for (const bench::LtCopy& cp : p.copies) bytes += static_cast<size_t>(cp.elements) * codegen::bytes(cp.to.dtype);
+  return bytes;
+}
+
+bool has_broadcast(const GemmArguments& g) {
+  if (g.out.rank() != 3 || g.out.shape[0] < 2) return false;
+  return g.A.stride[0] == 0 || g.B.stride[0] == 0 || (g.C && g.C->rank() == 3 && g.C->stride[0] == 0);
+}
+
+// cuBLAS as the peer of one problem: the prepared GEMM and, per buffer set, the addresses of the A,
+// B and C it reads: the problem's own, or copies of the operands that cublasLt does not take as they
+// lie (bench::plan_cublaslt_peer), made here for every set before anything is timed. C's address is
+// 0 where C is out.
+struct Peer {
+  std::unique_ptr<bench::CublasLtGemm> gemm;
+  std::vector<rt::DeviceBuffer> copies;
+  std::vector<std::array<uint64_t, 3>> abc;  // per set
+  std::vector<std::string> notes;            // one per copy: what and why
+
+  // out = alpha * A @ B + beta * C for set s into `out` (C is `out` itself where C is out).
+  void run(size_t s, uint64_t out, rt::Stream& stream) const {
+    const std::array<uint64_t, 3>& p = abc[s];
+    gemm->run(p[0], p[1], p[2] ? p[2] : out, out, stream);
+  }
+};
+
+std::unique_ptr<Peer> make_peer(const std::vector<GemmArguments>& args, int cc, bool zero_batch_stride,
+                                rt::Stream& stream) {
+  auto peer = std::make_unique<Peer>();
+  for (size_t s = 0; s < args.size(); ++s) {
+    bench::LtPeerPlan plan = bench::plan_cublaslt_peer(args[s], cc, zero_batch_stride);
+    for (bench::LtCopy& cp : plan.copies) {
+      peer->copies.emplace_back(static_cast<size_t>(cp.elements) * codegen::bytes(cp.to.dtype));
+      cp.to.data = peer->copies.back().ptr();
+      (cp.operand == 'A' ? plan.args.A : cp.operand == 'B' ? plan.args.B : *plan.args.C).data = cp.to.data;
+      kernels::ElementwiseArguments e;
+      e.op = kernels::ElementwiseOp::Copy;
+      e.A = cp.from;
+      e.C = cp.to;
+      if (e.C.rank() == 3 && e.C.shape[0] > 1 && e.C.stride[0] == 0) e.A.shape[0] = e.C.shape[0] = 1;  // one matrix
+      e.A.dtype = e.C.dtype = bit_copy_type(cp.from.dtype);
+      e.B = e.A;
+      kernels::elementwise(e, stream);
+      if (s == 0)
+        peer->notes.push_back("cuBLAS runs on a copy of " + std::string(1, cp.operand) + ": " + cp.why +
+                              " (copied once before timing; the copy is not counted in cuBLAS's time)");
+    }
+    peer->abc.push_back({plan.args.A.data, plan.args.B.data, plan.args.C ? plan.args.C->data : 0});
+    if (s == 0) peer->gemm = std::make_unique<bench::CublasLtGemm>(plan.args);
+  }
+  stream.synchronize();
+  return peer;
+}
+
 Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::Stream& stream, int index) {
   Row row;
   row.shape = case_shape(c);
   row.types = std::string(codegen::ptx_name(c.dtype)) + "->" + codegen::ptx_name(c.out);
-  row.majors = std::string{c.a_major, ',', c.b_major, ',', c.out_major};
+  row.majors = case_majors(c);
   const uint64_t seed = o.seed + static_cast<uint64_t>(index) * 0x100;
   ProblemBuffers pb;
   try {
-    pb = make_buffers(c, dev.props, seed, row.notes);
+    // The peer's copies count against memory (the larger of its two plans: see the peer below).
+    size_t peer_bytes = 0;
+    if (dev.cublas) {
+      const GemmArguments shape = case_arguments(c);
+      peer_bytes = std::max(copy_bytes(bench::plan_cublaslt_peer(shape, dev.cc, true)),
+                            copy_bytes(bench::plan_cublaslt_peer(shape, dev.cc, false)));
+    }
+    pb = make_buffers(c, dev.props, seed, row.notes, peer_bytes);
   } catch (const Error& e) {
     row.error = true;
     row.notes.push_back(std::string("error: ") + e.what());
     return row;
   }
-  const Layout &la = pb.la, &lb = pb.lb, &lo = pb.lo;
+  const Layout &la = pb.la, &lb = pb.lb, &lo = pb.lo, &lc = pb.lc;
   const size_t sets = pb.sets, bo = pb.bo;
   row.sets = static_cast<int>(sets);
   const std::vector<uint8_t>&ha = pb.ha, &hb = pb.hb, &hc = pb.hc;
-  std::vector<rt::DeviceBuffer>&A = pb.A, &B = pb.B, &O = pb.O;
+  std::vector<rt::DeviceBuffer>& O = pb.O;
   rt::DeviceBuffer check(bo);  // cuBLAS's output for the comparison
 
   auto args_for = [&](size_t s, bool rank2) { return pb.args_for(c, s, rank2); };
@@ -755,14 +937,25 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
   } else if (candidates.size() == 1) {
     best = &candidates[0];
   }
-  // --- cuBLAS on the same buffers, timed in alternation with tessel's kernel.
-  std::unique_ptr<bench::CublasLtGemm> peer;
+  // --- cuBLAS on the same buffers (or on copies of what cublasLt does not take as it lies: an fp8
+  // operand that is not K-major, a distinct C in the other major), timed in alternation with
+  // tessel's kernel. A batch stride of 0 goes to cublasLt as it is; only where its heuristic finds
+  // no algorithm for it does the peer run on the broadcast operand written out for every batch.
+  std::unique_ptr<Peer> peer;
   if (dev.cublas) {
     try {
-      peer = std::make_unique<bench::CublasLtGemm>(args[0]);
-      if (!peer->supported()) {
-        row.notes.push_back(peer->reason());
+      peer = make_peer(args, dev.cc, true, stream);
+      if (!peer->gemm->supported() && has_broadcast(args[0])) {
+        const std::string refused = peer->gemm->reason();
+        peer.reset();  // its copies freed first
+        peer = make_peer(args, dev.cc, false, stream);
+        peer->notes.insert(peer->notes.begin(), "cuBLAS with a batch stride of 0: " + refused);
+      }
+      if (!peer->gemm->supported()) {
+        row.notes.push_back(peer->gemm->reason());
         peer.reset();
+      } else {
+        row.notes.insert(row.notes.end(), peer->notes.begin(), peer->notes.end());
       }
     } catch (const Error& e) {
       row.error = true;
@@ -772,7 +965,7 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
   }
   const RunFn peer_run = [&](int i) {
     const size_t s = static_cast<size_t>(i) % sets;
-    peer->run(A[s].ptr(), B[s].ptr(), O[s].ptr(), stream);
+    peer->run(s, O[s].ptr(), stream);
   };
   // Each alone first (one run, waited for): an error is then the one side's.
   auto probe = [&](const RunFn& run) {
@@ -813,17 +1006,18 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
     row.notes.push_back(std::string("error while timing: ") + e.what());
   }
 
-  // --- Correctness: one run of each from the same out (C0, or NaN when beta == 0).
+  // --- Correctness: one run of each from the same out (C0 where C is out and beta != 0, else NaN:
+  // then out is never read, and every element must be written).
   if (best || peer) {
     try {
       for (rt::DeviceBuffer* b : {&O[0], &check}) {
-        if (c.beta != 0)
+        if (c.beta != 0 && !c.c_major)
           b->upload(hc.data(), bo);
         else
           b->fill(0xff);
       }
       if (best) tessel_run (*best)(0);
-      if (peer) peer->run(A[0].ptr(), B[0].ptr(), check.ptr(), stream);
+      if (peer) peer->run(0, check.ptr(), stream);
       stream.synchronize();
       const std::vector<uint8_t> t = best ? O[0].to_vector<uint8_t>() : std::vector<uint8_t>();
       const std::vector<uint8_t> p = peer ? check.to_vector<uint8_t>() : std::vector<uint8_t>();
@@ -869,7 +1063,8 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
           mag += std::fabs(x);
         }
         const int64_t i = out_index(l, m, n);
-        const double c0 = c.beta != 0 ? element(hc, c.out, i) : 0;
+        const double c0 =
+            c.beta != 0 ? element(hc, c.out, l * lc.stride[0] + m * lc.stride[1] + n * lc.stride[2]) : 0;
         const double want = c.alpha * acc + c.beta * c0;
         const double scale = std::fabs(c.alpha) * mag + std::fabs(c.beta * c0) + 1e-30;
         auto err = [&](const std::vector<uint8_t>& got) {
@@ -886,7 +1081,7 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
                             " (relative to sum |alpha a b| + |beta c|, 256 sampled elements)");
       if (peer && !(err_p <= tolerance))
         row.notes.push_back("warning: cuBLAS's output is off the host reference by " + fmt("%.3g", err_p) +
-                            " (the peer's mapping is suspect: " + peer->mapping().to_string() + ")");
+                            " (the peer's mapping is suspect: " + peer->gemm->mapping().to_string() + ")");
     } catch (const Error& e) {
       row.error = true;
       row.notes.push_back(std::string("error: while checking the outputs: ") + e.what());
@@ -896,17 +1091,17 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
 }
 
 void print_header() {
-  std::printf("%-22s %-10s %-6s %-54s %10s %10s %7s %12s %5s\n", "shape MxNxK", "types", "majors", "tessel kernel",
+  std::printf("%-24s %-10s %-10s %-54s %10s %10s %7s %12s %5s\n", "shape MxNxK", "types", "majors", "tessel kernel",
               "tessel", "cuBLAS", "ratio", "max rel diff", "sets");
-  std::printf("%-22s %-10s %-6s %-54s %10s %10s %7s %12s %5s\n", "", "", "A,B,out", "", "TFLOP/s", "TFLOP/s", "", "",
-              "");
+  std::printf("%-24s %-10s %-10s %-54s %10s %10s %7s %12s %5s\n", "", "", "A,B,out C", "", "TFLOP/s", "TFLOP/s", "",
+              "", "");
 }
 
 void print_row(const Row& r) {
   auto num = [](const std::optional<double>& x, const char* f) { return x ? fmt(f, *x) : std::string("-"); };
   std::optional<double> ratio;
   if (r.tessel_tflops && r.cublas_tflops && *r.cublas_tflops > 0) ratio = *r.tessel_tflops / *r.cublas_tflops;
-  std::printf("%-22s %-10s %-6s %-54s %10s %10s %7s %12s %5d\n", r.shape.c_str(), r.types.c_str(), r.majors.c_str(),
+  std::printf("%-24s %-10s %-10s %-54s %10s %10s %7s %12s %5d\n", r.shape.c_str(), r.types.c_str(), r.majors.c_str(),
               r.kernel.c_str(), num(r.tessel_tflops, "%.1f").c_str(), num(r.cublas_tflops, "%.1f").c_str(),
               num(ratio, "%.3f").c_str(), num(r.max_rel, "%.2e").c_str(), r.sets);
   for (const std::string& n : r.notes) std::printf("    %s\n", printable(n).c_str());
@@ -918,16 +1113,18 @@ void print_row(const Row& r) {
 void print_bench_help(std::ostream& out) {
   out << "usage: tessel bench NAME [--m M --n N --k K ...]   (= tessel bench gemm --kernel NAME ...)\n"
          "       tessel bench gemm --m M --n N --k K [--l L] [--dtype T] [--out T] [--a-major k|m]\n"
-         "                         [--b-major k|n] [--out-major n|m] [--alpha X] [--beta X] [--pad-ld]\n"
+         "                         [--b-major k|n] [--out-major n|m] [--c-major n|m] [--alpha X]\n"
+         "                         [--beta X] [--broadcast a,b,c] [--pad-ld]\n"
          "                         [--kernel NAME | --class CLASS] [--splits LIST] [--each] [--iters N]\n"
          "                         [--warmup N] [--seed S]\n"
-         "       tessel bench gemm --sweep|--llama [--llama-model M] [--rows FIRST-LAST]\n"
+         "       tessel bench gemm --sweep|--llama [--llama-model M] [--rows FIRST-LAST] [--list]\n"
          "                         [--kernel NAME | --class CLASS | --one-call]\n"
          "                         [--iters N] [--warmup N] [--seed S]\n"
          "\n"
          "Times tessel's GEMM kernels (every catalog kernel that supports the problem, the fastest\n"
          "reported) side by side with cuBLAS (cublasLt) on GPU 0, in one process on the same buffers,\n"
-         "and compares their outputs. out (L,M,N) = alpha * A (L,M,K) @ B (L,K,N) + beta * out.\n"
+         "and compares their outputs. out (L,M,N) = alpha * A (L,M,K) @ B (L,K,N) + beta * C, C being out\n"
+         "itself unless --c-major gives it a tensor of its own.\n"
          "\n"
          "  --m, --n, --k, --l   the problem (L: the batch, default 1)\n"
          "  --dtype T            A's and B's type: bf16, f16, f32 (tf32 tensor cores), e4m3, e5m2\n"
@@ -935,9 +1132,13 @@ void print_bench_help(std::ostream& out) {
          "  --out T              out's type: bf16, f16, f32 (default: the inputs' for 16-bit, bf16 for\n"
          "                       fp8, f32 for f32); accumulation is always f32\n"
          "  --a-major k|m        A's mode with unit stride (default k: row-major A)\n"
-         "  --b-major k|n        B's (default n: row-major B; fp8 needs k for A and B)\n"
+         "  --b-major k|n        B's (default n: row-major B; k for fp8)\n"
          "  --out-major n|m      out's (default n: row-major out)\n"
+         "  --c-major n|m        a C of its own (out's type and shape) with this mode of unit stride,\n"
+         "                       read where beta != 0 (needs --beta); default: C is out\n"
          "  --alpha, --beta      the epilogue's scalars (default 1 and 0)\n"
+         "  --broadcast LIST     operands with a batch stride of 0, one matrix for all L batches (L >= 2):\n"
+         "                       a, b, c, comma-separated (c needs --c-major)\n"
          "  --pad-ld             round leading dimensions up to a multiple of 16 bytes\n"
          "  --kernel NAME        only this catalog kernel (`tessel list --kind gemm`); the problem then\n"
          "                       takes its types and majors, and 4096 for a missing --m, --n or --k\n"
@@ -949,7 +1150,8 @@ void print_bench_help(std::ostream& out) {
          "                       1024 to 16384; M from 128 to 1024 with N=K=8192; ragged 8191^3 and\n"
          "                       8193^3 (leading dimensions padded to 16 bytes); 8192^3 and 4096^3 e4m3;\n"
          "                       the problems of issue 18 (odd leading dimensions, tf32 M/N-major, a\n"
-         "                       column-major out with beta, f16 -> f32 batched)\n"
+         "                       column-major out with beta, f16 -> f32 batched); then, from row 24, fp8\n"
+         "                       with an M-major A or N-major B, a C of its own, broadcast batches\n"
          "  --llama              a Llama-class model's projections (8B and 70B: q/k/v, o, gate/up, down,\n"
          "                       lm head) for 1, 16, 128, 1024 and 8192 tokens, forward (weights as\n"
          "                       stored, B K-major) and weight gradient (A M-major, B N-major, K = tokens)\n"
@@ -957,12 +1159,17 @@ void print_bench_help(std::ostream& out) {
          "  --rows FIRST-LAST    with --sweep or --llama: only these rows of the list (1-based, after\n"
          "                       --llama-model), to run a long list in parts\n"
          "  --one-call           time tessel::gemm's own choice only (not every catalog kernel)\n"
+         "  --list               print the problems, numbered as --rows takes them, and time nothing\n"
+         "                       (needs no GPU)\n"
          "  --each               print every candidate's screening time (3 warm-up, 10 timed runs)\n"
          "  --splits LIST        time each split-K kernel at each of these counts (e.g. 2,4,8; default:\n"
          "                       the count the cost model gives it)\n"
          "\n"
          "cuBLAS is opened at run time: $TESSEL_CUBLASLT (a libcublasLt.so file or its folder) first,\n"
-         "then libcublasLt.so.13, .so.12, .so. Without it tessel's kernels are still timed.\n";
+         "then libcublasLt.so.13, .so.12, .so. Without it tessel's kernels are still timed. What cublasLt\n"
+         "does not take as it lies (fp8 A or B not K-major where cuBLAS runs fp8 only as TN, as on sm_90;\n"
+         "a C of its own in the other major than out), cuBLAS runs on copies made before timing, not\n"
+         "counted in its time; the row's notes say which.\n";
 }
 
 int bench_command(const std::vector<std::string>& args) {
@@ -1006,6 +1213,10 @@ int bench_command(const std::vector<std::string>& args) {
     return 2;
   }
 
+  if (o.list) {  // the problems only, numbered as --rows takes them
+    print_cases(o);
+    return 0;
+  }
   // A GPU, then cuBLAS (optional).
   bool any_error = false;
   try {

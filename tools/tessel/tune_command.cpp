@@ -78,9 +78,8 @@ std::optional<std::pair<std::string, kernels::TuningEntry>> tune_case(const Gemm
     cands.push_back({streamed.ranked[i], "stream " + std::to_string(i + 1)});
 
   const double flops = 2.0 * static_cast<double>(c.m) * c.n * c.k * c.l;
-  std::printf("\n%s %s->%s majors %c,%c,%c%s: %zu candidates\n", case_shape(c).c_str(), codegen::ptx_name(c.dtype),
-              codegen::ptx_name(c.out), c.a_major, c.b_major, c.out_major, c.beta != 0 ? " beta != 0" : "",
-              cands.size());
+  std::printf("\n%s %s->%s majors %s%s: %zu candidates\n", case_shape(c).c_str(), codegen::ptx_name(c.dtype),
+              codegen::ptx_name(c.out), case_majors(c).c_str(), c.beta != 0 ? " beta != 0" : "", cands.size());
   std::printf("  %-10s %-90s %10s %9s\n", "model rank", "candidate", "ms", "TFLOP/s");
   const Candidate* best = nullptr;
   for (Candidate& cand : cands) {
@@ -133,7 +132,8 @@ std::optional<std::pair<std::string, kernels::TuningEntry>> tune_case(const Gemm
 
 void print_tune_help(std::ostream& out) {
   out << "usage: tessel tune --m M --n N --k K [--l L] [--dtype T] [--out T] [--a-major k|m] [--b-major k|n]\n"
-         "                   [--out-major n|m] [--alpha X] [--beta X] [--pad-ld] [--candidates N]\n"
+         "                   [--out-major n|m] [--c-major n|m] [--alpha X] [--beta X] [--broadcast a,b,c]\n"
+         "                   [--pad-ld] [--candidates N]\n"
          "                   [--out-file PATH] [--splits LIST] [--iters N] [--warmup N] [--seed S]\n"
          "       tessel tune --sweep [--candidates N] [--out-file PATH] [--iters N] [--warmup N] [--seed S]\n"
          "\n"
@@ -141,7 +141,8 @@ void print_tune_help(std::ostream& out) {
          "tuning cache, which tessel::gemm (and `tessel gemm`, `tessel bench gemm`) then run for problems\n"
          "of the same class when TESSEL_TUNING_CACHE names the file (docs/gemm.md, \"Tuning\").\n"
          "\n"
-         "  --m, --n, --k, --l, --dtype, --out, --a-major, --b-major, --out-major, --alpha, --beta,\n"
+         "  --m, --n, --k, --l, --dtype, --out, --a-major, --b-major, --out-major, --c-major, --alpha,\n"
+         "  --beta, --broadcast,\n"
          "  --pad-ld             the problem, as `tessel bench gemm` takes it (`tessel bench --help`)\n"
          "  --sweep              the problems of `tessel bench gemm --sweep`\n"
          "  --candidates N       time the cost model's N best choices (default 8) and its N/4 best\n"
@@ -169,6 +170,8 @@ int tune_command(const std::vector<std::string>& args) {
       throw ParseError{
           "tessel tune times the cost model's candidates; it takes no --kernel or --class "
           "(`tessel bench gemm --kernel NAME` times one kernel)"};
+    if (o.list)
+      throw ParseError{"tessel tune takes no --list (`tessel bench gemm --sweep --list` prints the problems)"};
     if (o.extra.count("--candidates"))
       limit = static_cast<int>(parse_integer("--candidates", o.extra["--candidates"], 1, 64));
     if (o.extra.count("--out-file"))
