@@ -8,8 +8,9 @@
 #
 # The problems are fixed and small, with a fixed seed, so that every sample does the same work and
 # the host reference stays a few milliseconds: the differences between the columns are the cache.
-# CUDA_CACHE_DISABLE=1 keeps the driver's own JIT cache (~/.nv/ComputeCache) out of every column
-# but the last two, so that "cold" really compiles; tessel's cache is a fresh temporary directory.
+# Both caches (tessel's, and the driver's JIT cache, which keeps the kernels with setmaxnreg that
+# tessel's does not load through: docs/runtime.md) are fresh temporary directories, then filled;
+# the columns with CUDA_CACHE_DISABLE=1 show tessel's cache alone.
 # The first row (`--explain` for sm_90 with 132 SMs) needs no GPU: the process floor (start-up,
 # registry, ranking) without generation or a driver; the second is the driver's floor. The others
 # need a GPU of compute capability 9.0.
@@ -52,24 +53,27 @@ assert c.cuDevicePrimaryCtxRetain(ctypes.byref(x), d) == 0 and c.cuCtxSetCurrent
 done
 echo "driver floor (python3: cuInit, device 0's primary context): ${driver[*]} ms; median $(echo "${driver[*]}" | median) ms"
 echo
-echo "| command | cache cold | warm | off | driver JIT cache only: cold | warm |"
+echo "| command | both caches cold | both warm | tessel's cache only: cold | warm | both off |"
 echo "|---|---:|---:|---:|---:|---:|"
 for config in "gemm --m 256 --n 256 --k 256 --seed 7" \
               "gemm --m 256 --n 512 --k 333 --dtype f16 --out f32 --seed 7" \
               "run hopper_gemm --tile-m 128 --tile-n 256 --cluster-m 2 --seed 7"; do
   read -r -a argv <<< "$config"
-  cold=() warm=() off=() nv1=() nv2=()
+  cold=() warm=() t1=() t2=() off=()
   for r in $(seq "$repeats"); do
+    # Both caches as a user has them (tessel's; the driver's JIT cache, which keeps the kernels
+    # with setmaxnreg that tessel's does not: docs/runtime.md), fresh, then filled.
+    rm -rf -- "$dir/cache" "$dir/nv"
+    cold+=("$(TESSEL_CACHE_DIR="$dir/cache" CUDA_CACHE_PATH="$dir/nv" run_ms "$tessel" "${argv[@]}")")
+    warm+=("$(TESSEL_CACHE_DIR="$dir/cache" CUDA_CACHE_PATH="$dir/nv" run_ms "$tessel" "${argv[@]}")")
+    # tessel's cache alone (the driver's disabled): a Hopper GEMM compiles every time.
     rm -rf -- "$dir/cache"
-    cold+=("$(TESSEL_CACHE_DIR="$dir/cache" CUDA_CACHE_DISABLE=1 run_ms "$tessel" "${argv[@]}")")
-    warm+=("$(TESSEL_CACHE_DIR="$dir/cache" CUDA_CACHE_DISABLE=1 run_ms "$tessel" "${argv[@]}")")
+    t1+=("$(TESSEL_CACHE_DIR="$dir/cache" CUDA_CACHE_DISABLE=1 run_ms "$tessel" "${argv[@]}")")
+    t2+=("$(TESSEL_CACHE_DIR="$dir/cache" CUDA_CACHE_DISABLE=1 run_ms "$tessel" "${argv[@]}")")
     off+=("$(TESSEL_CACHE=0 CUDA_CACHE_DISABLE=1 run_ms "$tessel" "${argv[@]}")")
-    # tessel's cache off, the driver's JIT cache on (a fresh one, filled by the first of the pair).
-    nv1+=("$(TESSEL_CACHE=0 CUDA_CACHE_PATH="$dir/nv$r" run_ms "$tessel" "${argv[@]}")")
-    nv2+=("$(TESSEL_CACHE=0 CUDA_CACHE_PATH="$dir/nv$r" run_ms "$tessel" "${argv[@]}")")
   done
   echo "| \`tessel $config\` | $(echo "${cold[*]}" | median) | $(echo "${warm[*]}" | median) |" \
-       "$(echo "${off[*]}" | median) | $(echo "${nv1[*]}" | median) | $(echo "${nv2[*]}" | median) |"
+       "$(echo "${t1[*]}" | median) | $(echo "${t2[*]}" | median) | $(echo "${off[*]}" | median) |"
 done
 echo
 echo "(ms per process, median of $repeats; $(date -u +%F), $("$tessel" --version 2>/dev/null || echo tessel))"
@@ -79,10 +83,10 @@ echo "(ms per process, median of $repeats; $(date -u +%F), $("$tessel" --version
 # from outside, so the gap after "main returns" is the teardown (static destructors, the context).
 echo
 for which in cold warm; do
-  [ "$which" = cold ] && rm -rf -- "$dir/cache"
-  echo "phases, tessel's cache $which: tessel gemm --m 256 --n 256 --k 256 --seed 7"
+  [ "$which" = cold ] && rm -rf -- "$dir/cache" "$dir/nv"
+  echo "phases, both caches $which: tessel gemm --m 256 --n 256 --k 256 --seed 7"
   t0=$(date +%s%N)
-  TESSEL_PHASES=1 TESSEL_CACHE_DIR="$dir/cache" CUDA_CACHE_DISABLE=1 "$tessel" gemm --m 256 --n 256 --k 256 --seed 7 \
+  TESSEL_PHASES=1 TESSEL_CACHE_DIR="$dir/cache" CUDA_CACHE_PATH="$dir/nv" "$tessel" gemm --m 256 --n 256 --k 256 --seed 7 \
     2>&1 >/dev/null | grep '^tessel phase'
   t1=$(date +%s%N)
   echo "process exit (wall clock from outside): $(((t1 - t0) / 1000000)) ms"
