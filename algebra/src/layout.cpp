@@ -397,17 +397,24 @@ Layout coalesce(const Layout& l) {
   rd.reserve(s.size() + 1);
   rs.push_back(1);
   rd.push_back(0);
+  // Where a mode contiguous with the last kept leaf starts: that leaf's stride times its extent,
+  // built as prefix_product builds a compact stride, so that such a stride is found equal through
+  // their shared operands at once; comparing rs.back() * rd.back() with it instead walked both
+  // products to their ends, quadratic in the leaves of a symbolic layout (8000 symbols: seconds).
+  // That form stays as the fallback: it also matches strides written in another association.
+  Int next = 0;
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == Int(1)) continue;  // extent 1: drop
     if (rs.back() == Int(1)) {     // replace the placeholder
       rs.back() = s[i];
       rd.back() = d[i];
-    } else if (rs.back() * rd.back() == d[i]) {  // contiguous with the previous mode: merge
+    } else if (next == d[i] || rs.back() * rd.back() == d[i]) {  // contiguous with the previous mode: merge
       rs.back() = rs.back() * s[i];
     } else {
       rs.push_back(s[i]);
       rd.push_back(d[i]);
     }
+    next = d[i] * s[i];
   }
   if (rs.size() == 1) return Layout(rs[0], rd[0]);
   std::vector<IntTuple> ts(rs.begin(), rs.end()), td(rd.begin(), rd.end());
