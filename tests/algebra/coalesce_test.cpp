@@ -64,3 +64,20 @@ TEST_CASE("coalesce: a profile longer than the layout is an error") {
   CHECK_THROWS_WITH_AS(coalesce(parse_layout("(2,3):(1,2)"), parse_int_tuple("(1,1,1)")),
                        doctest::Contains("profile (1,1,1) has more modes"), Error);
 }
+
+TEST_CASE("coalesce: symbolic strides merge whether written as compact products or in another association") {
+  const Int M = Int::symbol("M"), N = Int::symbol("N"), K = Int::symbol("K"), X = Int::symbol("X");
+  // Compact: the strides prefix_product makes, found contiguous through their shared operands.
+  const Layout compact = make_layout(IntTuple::tuple({M, N, K}));
+  CHECK(coalesce(compact).rank() == 1);
+  CHECK(size(coalesce(compact)) == size(compact));
+  // Strides a user wrote: X * (M * N) is X * M * N associated otherwise; still contiguous.
+  const Layout written(IntTuple::tuple({M, N, K}), IntTuple::tuple({X, X * M, X * (M * N)}));
+  const Layout r = coalesce(written);
+  INFO(to_string(written) << " => " << to_string(r));
+  CHECK(r.rank() == 1);
+  CHECK(r.stride() == IntTuple(X));
+  // Not contiguous (a gap of 2 between the modes): two modes stay.
+  const Layout gap(IntTuple::tuple({M, N}), IntTuple::tuple({Int(1), M * 2}));
+  CHECK(coalesce(gap).rank() == 2);
+}
