@@ -357,6 +357,10 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
              // integer divisor that was not loaded becomes 1: no division by an unloaded register.
              auto compute = [&](const std::vector<Value>& a, const std::vector<Value>& bv,
                                 const std::vector<Value>& guards) {
+               // A copy moves the bits: no widening and narrowing (two cvt per f16 or s8 element,
+               // and f16's would turn a NaN into the canonical 0x7fff: a bf16 moved as f16 by the
+               // GEMM's packing copies is a NaN to f16 wherever its exponent is near the top).
+               if (c.op == ElementwiseOp::Copy) return a;
                std::vector<Value> out;
                for (size_t i = 0; i < a.size(); ++i) {
                  Value x = widen(b, a[i], c.dtype);
