@@ -108,6 +108,66 @@ TEST_CASE("emulator: a staged input's tiles walked by one block: each tile's bar
   }
 }
 
+TEST_CASE(
+    "emulator: staged elementwise copies through the host's tiles: shifted edge tiles, each type, batched, "
+    "misaligned") {
+  // Copies of A in one major into C in the other (a GEMM's packing), through the host's choice:
+  // whole tiles shifted back at the edges where the extents allow (the name ends in _ov), the
+  // ragged path where they do not; every element of C against the host reference, C's padding and
+  // a guard zone still poisoned.
+  auto rng = test::make_rng("emulator elementwise staged tiles");
+  ElementwiseOptions no_driver;
+  no_driver.check_device_memory = false;
+  for (Type t : {Type::F32, Type::BF16, Type::F16, Type::S8, Type::S32, Type::F64}) {
+    INFO(codegen::ptx_name(t));
+    const uint64_t eb = static_cast<uint64_t>(codegen::bytes(t));
+    auto run = [&](std::vector<int64_t> shape, std::vector<int64_t> sa, std::vector<int64_t> sc, uint64_t oa,
+                   uint64_t oc) {
+      ElementwiseCase k;
+      k.args = {ElementwiseOp::Copy, TensorView{oa, t, shape, sa}, TensorView{oa, t, shape, sa},
+                TensorView{oc, t, shape, sc}};
+      fill_random(k, rng);
+      std::string kernel;
+      const std::string r = emulate(k, [&](const ElementwiseArguments& a) {
+        const codegen::LaunchPlan p = elementwise_plan(a, no_driver);
+        kernel = p.kernel;
+        return p;
+      });
+      INFO(kernel);
+      CHECK(kernel.find("_tuu_") != std::string::npos);  // staged
+      return std::make_pair(r, kernel.find("_ov") != std::string::npos);
+    };
+    // Ragged in both modes (300 = 2 x 128 + 44 along C's rows, 70 = 2 x 32 + 6): shifted.
+    auto r = run({70, 300}, {1, 70}, {300, 1}, 0, 0);
+    CHECK(r.first == "");
+    CHECK(r.second);
+    // Edge tiles overlapping all but one row (33 = 32 + 1 in both modes).
+    r = run({33, 33}, {1, 33}, {33, 1}, 0, 0);
+    CHECK(r.first == "");
+    CHECK(r.second);
+    // Batched: three (45 x 77) matrices, A column-major in each, its batches padded apart.
+    r = run({3, 45, 77}, {45 * 77 + 16, 1, 45}, {45 * 77, 77, 1}, 0, 0);
+    CHECK(r.first == "");
+    CHECK(r.second);
+    // A misaligned by one element (single-element staged loads), then C (single-element vectors).
+    r = run({70, 300}, {1, 70}, {300, 1}, eb, 0);
+    CHECK(r.first == "");
+    CHECK(r.second);
+    r = run({70, 300}, {1, 70}, {300, 1}, 0, eb);
+    CHECK(r.first == "");
+    CHECK(r.second);
+    // C's rows 30 wide, under the narrowest tile (32): the ragged path.
+    r = run({64, 30}, {1, 64}, {30, 1}, 0, 0);
+    CHECK(r.first == "");
+    CHECK(!r.second);
+    // A padded C (pitch 40) with an odd extent (33): 4-byte vectors of C cannot divide it for the
+    // narrow types (ragged); f32, s32 and f64 take one-element vectors and whole tiles.
+    r = run({33, 40}, {40, 1}, {1, 40}, 0, 0);
+    CHECK(r.first == "");
+    CHECK(r.second == (eb >= 4));
+  }
+}
+
 TEST_CASE("emulator: an elementwise copy moves the bits: every f16 pattern, NaNs included, staged and not") {
   // The GEMM copies bf16 operands as f16: a bf16 near the top of its range is an f16 NaN, which a
   // widening to f32 and back turned into 0x7fff. Every 16-bit pattern once, in a 256 x 256 A.
