@@ -165,6 +165,23 @@ TEST_CASE(
     r = run({33, 40}, {40, 1}, {1, 40}, 0, 0);
     CHECK(r.first == "");
     CHECK(r.second == (eb >= 4));
+    // Binary, whole tiles: A staged, B unit-stride like C (its rows through pointers of their own)
+    // or strided in both modes (element by element); subtraction tells A from B.
+    for (const std::vector<int64_t>& sb : {std::vector<int64_t>{304, 1}, std::vector<int64_t>{600, 2}}) {
+      ElementwiseCase k;
+      k.args = {ElementwiseOp::Sub, TensorView{0, t, {70, 300}, {1, 70}}, TensorView{0, t, {70, 300}, sb},
+                TensorView{0, t, {70, 300}, {300, 1}}};
+      fill_random(k, rng);
+      std::string kernel;
+      CHECK(emulate(k, [&](const ElementwiseArguments& a) {
+              const codegen::LaunchPlan p = elementwise_plan(a, no_driver);
+              kernel = p.kernel;
+              return p;
+            }) == "");
+      INFO(kernel);
+      CHECK(kernel.find(sb[1] == 1 ? "_tuu_" : "_tsu_") != std::string::npos);
+      CHECK(kernel.find("_ov") != std::string::npos);
+    }
   }
 }
 

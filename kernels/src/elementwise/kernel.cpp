@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdio>
 #include <functional>
+#include <map>
 
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/builder.hpp"
@@ -325,6 +326,83 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
     }
   }
 
+  // Rows of a thread's values in global memory, for the whole tiles of a shifted kernel: the values
+  // of TV layout `l` that share their coordinate d along mode `slow` are a run along mode `fast`
+  // (stride 1 there), moved by one vector access from a pointer of its own, the run's base plus
+  // d x the pitch in bytes (mul.wide and add: one IMAD.WIDE). The builder's address of an offset
+  // d x pitch computes it in 32 bits, scales, widens and adds: four or five instructions a run,
+  // the most of the staged copy's integer work (f32: 236 of its 340 instructions per tile and
+  // thread). Needs 32-bit offsets (the pitch and d x pitch fit) and dynamic strides (static ones
+  // already fold into the accesses' immediates).
+  const bool row_pointers = c.shifted && c.rank >= 2 && !c.wide_index && !c.is_static();
+  struct Run {
+    int64_t d;                   // the coordinate along `slow`, from the thread's first value
+    std::vector<int64_t> value;  // the value indices, in order along `fast`
+  };
+  auto runs_of = [&](const Layout& l, int fast, int slow) {
+    // The thread's value layout (V -> tile index from its first value): each value's coordinates in
+    // the tile, colexicographic, the thread's first value at 0 in every mode.
+    const Layout vl = slice_and_offset(SliceCoord{tid, _}, l).first;
+    std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> by_row;  // d -> (position along fast, value)
+    for (int64_t v = 0; v < nvals; ++v) {
+      const IntTuple at = vl(Coord(Int(v)));
+      int64_t idx = at.leaf().value("a thread's value offset in the tile");
+      std::vector<int64_t> crd(tile_ext.size());
+      for (size_t k = 0; k < tile_ext.size(); ++k) {
+        crd[k] = idx % tile_ext[k];
+        idx /= tile_ext[k];
+      }
+      for (int k = 0; k < c.rank; ++k)
+        if (k != fast && k != slow && crd[static_cast<size_t>(k)] != 0)
+          fail("elementwise: a thread's values leave modes " + std::to_string(fast) + " and " + std::to_string(slow));
+      by_row[crd[static_cast<size_t>(slow)]].emplace_back(crd[static_cast<size_t>(fast)], v);
+    }
+    std::vector<Run> runs;
+    for (auto& [d, row] : by_row) {
+      std::sort(row.begin(), row.end());
+      Run r{d, {}};
+      for (size_t i = 0; i < row.size(); ++i) {
+        if (row[i].first != static_cast<int64_t>(i) || row.size() != by_row.begin()->second.size())
+          fail("elementwise: a thread's values along mode " + std::to_string(fast) +
+               " are not runs of one length from 0");
+        r.value.push_back(row[i].second);
+      }
+      runs.push_back(std::move(r));
+    }
+    return runs;
+  };
+  // The row pointers of per-thread tensor g of operand x: its first value's address plus d x pitch.
+  auto row_tensors = [&](const Tensor& g, int x, const std::vector<Run>& runs, int slow) {
+    const int64_t n = static_cast<int64_t>(runs.front().value.size());
+    const Value base = b.address(g);
+    const Value pitch = b.lower(strides[x][static_cast<size_t>(slow)] * Int(eb), Type::S32);
+    std::vector<Tensor> rows;
+    for (const Run& r : runs) {
+      const Value p = r.d == 0 ? base : b.binary(Op::Add, base, b.mul_wide(pitch, r.d));
+      rows.emplace_back(p, Space::Global, c.dtype, make_layout(tuple_of({Int(n)}), tuple_of({Int(1)})), it, n * eb);
+    }
+    return rows;
+  };
+  auto load_rows = [&](const Tensor& g, int x, const Layout& l, int fast, int slow, LoadOptions o) {
+    const std::vector<Run> runs = runs_of(l, fast, slow);
+    const std::vector<Tensor> rows = row_tensors(g, x, runs, slow);
+    std::vector<Value> out(static_cast<size_t>(nvals));
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const std::vector<Value> vals = b.load_tensor(rows[i], {}, o);
+      for (size_t j = 0; j < vals.size(); ++j) out[static_cast<size_t>(runs[i].value[j])] = vals[j];
+    }
+    return out;
+  };
+  auto store_rows = [&](const Tensor& g, int x, const Layout& l, int fast, int slow, const std::vector<Value>& values) {
+    const std::vector<Run> runs = runs_of(l, fast, slow);
+    const std::vector<Tensor> rows = row_tensors(g, x, runs, slow);
+    for (size_t i = 0; i < runs.size(); ++i) {
+      std::vector<Value> vals;
+      for (int64_t v : runs[i].value) vals.push_back(values[static_cast<size_t>(v)]);
+      b.store_tensor(rows[i], vals);
+    }
+  };
+
   Value tile = b.cvt(b.special(Special::CtaidX), it);
   Value step = b.cvt(b.special(Special::NctaidX), it);
   b.note("each block walks its tiles: blockIdx.x, + gridDim.x, ... < ntiles");
@@ -394,8 +472,12 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
              if (staging) {
                b.note("stage the transposed inputs: lanes along their unit stride, into shared memory");
                auto stage_whole = [&] {
-                 for (int x = 0; x < 2; ++x)
-                   if (c.staged[x]) b.store_tensor(staged_out[x], b.load_tensor(staged_in[x], {}, in));
+                 for (int x = 0; x < 2; ++x) {
+                   if (!c.staged[x]) continue;
+                   b.store_tensor(staged_out[x],
+                                  row_pointers ? load_rows(staged_in[x], x, tv_staged.layout, c.second(), c.major, in)
+                                               : b.load_tensor(staged_in[x], {}, in));
+                 }
                };
                if (c.shifted) {
                  stage_whole();  // every tile whole
@@ -438,9 +520,18 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
              // inside, all are, and whole vectors move unguarded.
              auto whole_tile = [&] {
                b.note("full tile: vector loads of A and B, the op, vector stores of C");
-               std::vector<Value> a = b.load_tensor(t[0], {}, in_t[0]);
-               std::vector<Value> bv = unary ? std::vector<Value>{} : b.load_tensor(t[1], {}, in_t[1]);
-               b.store_tensor(t[2], compute(a, bv, {}));
+               // Unit-stride global operands by rows (row_pointers), the others as the builder moves them.
+               auto rows_of = [&](int x) { return row_pointers && c.unit[x] && !c.staged[x]; };
+               auto load = [&](int x) {
+                 return rows_of(x) ? load_rows(t[x], x, tv.layout, c.major, c.second(), in_t[x])
+                                   : b.load_tensor(t[x], {}, in_t[x]);
+               };
+               std::vector<Value> a = load(0);
+               std::vector<Value> bv = unary ? std::vector<Value>{} : load(1);
+               if (rows_of(2))
+                 store_rows(t[2], 2, tv.layout, c.major, c.second(), compute(a, bv, {}));
+               else
+                 b.store_tensor(t[2], compute(a, bv, {}));
              };
              if (c.shifted) {
                whole_tile();  // every tile whole: no ragged path
