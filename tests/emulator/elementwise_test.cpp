@@ -108,6 +108,117 @@ TEST_CASE("emulator: a staged input's tiles walked by one block: each tile's bar
   }
 }
 
+TEST_CASE(
+    "emulator: staged elementwise copies through the host's tiles: shifted edge tiles, each type, batched, "
+    "misaligned") {
+  // Copies of A in one major into C in the other (a GEMM's packing), through the host's choice:
+  // whole tiles shifted back at the edges where the extents allow (the name ends in _ov), the
+  // ragged path where they do not; every element of C against the host reference, C's padding and
+  // a guard zone still poisoned.
+  auto rng = test::make_rng("emulator elementwise staged tiles");
+  ElementwiseOptions no_driver;
+  no_driver.check_device_memory = false;
+  for (Type t : {Type::F32, Type::BF16, Type::F16, Type::S8, Type::S32, Type::F64}) {
+    INFO(codegen::ptx_name(t));
+    const uint64_t eb = static_cast<uint64_t>(codegen::bytes(t));
+    auto run = [&](std::vector<int64_t> shape, std::vector<int64_t> sa, std::vector<int64_t> sc, uint64_t oa,
+                   uint64_t oc) {
+      ElementwiseCase k;
+      k.args = {ElementwiseOp::Copy, TensorView{oa, t, shape, sa}, TensorView{oa, t, shape, sa},
+                TensorView{oc, t, shape, sc}};
+      fill_random(k, rng);
+      std::string kernel;
+      const std::string r = emulate(k, [&](const ElementwiseArguments& a) {
+        const codegen::LaunchPlan p = elementwise_plan(a, no_driver);
+        kernel = p.kernel;
+        return p;
+      });
+      INFO(kernel);
+      CHECK(kernel.find("_tuu_") != std::string::npos);  // staged
+      return std::make_pair(r, kernel.find("_ov") != std::string::npos);
+    };
+    // Ragged in both modes (300 = 2 x 128 + 44 along C's rows, 70 = 2 x 32 + 6): shifted.
+    auto r = run({70, 300}, {1, 70}, {300, 1}, 0, 0);
+    CHECK(r.first == "");
+    CHECK(r.second);
+    // Edge tiles overlapping all but one row (33 = 32 + 1 in both modes).
+    r = run({33, 33}, {1, 33}, {33, 1}, 0, 0);
+    CHECK(r.first == "");
+    CHECK(r.second);
+    // Batched: three (45 x 77) matrices, A column-major in each, its batches padded apart.
+    r = run({3, 45, 77}, {45 * 77 + 16, 1, 45}, {45 * 77, 77, 1}, 0, 0);
+    CHECK(r.first == "");
+    CHECK(r.second);
+    // A misaligned by one element (single-element staged loads), then C (single-element vectors).
+    r = run({70, 300}, {1, 70}, {300, 1}, eb, 0);
+    CHECK(r.first == "");
+    CHECK(r.second);
+    r = run({70, 300}, {1, 70}, {300, 1}, 0, eb);
+    CHECK(r.first == "");
+    CHECK(r.second);
+    // C's rows 30 wide, under the narrowest tile (32): the ragged path.
+    r = run({64, 30}, {1, 64}, {30, 1}, 0, 0);
+    CHECK(r.first == "");
+    CHECK(!r.second);
+    // A padded C (pitch 40) with an odd extent (33): 4-byte vectors of C cannot divide it for the
+    // narrow types (ragged); f32, s32 and f64 take one-element vectors and whole tiles.
+    r = run({33, 40}, {40, 1}, {1, 40}, 0, 0);
+    CHECK(r.first == "");
+    CHECK(r.second == (eb >= 4));
+    // Binary, whole tiles: A staged, B unit-stride like C (its rows through pointers of their own)
+    // or strided in both modes (element by element); subtraction tells A from B.
+    for (const std::vector<int64_t>& sb : {std::vector<int64_t>{304, 1}, std::vector<int64_t>{600, 2}}) {
+      ElementwiseCase k;
+      k.args = {ElementwiseOp::Sub, TensorView{0, t, {70, 300}, {1, 70}}, TensorView{0, t, {70, 300}, sb},
+                TensorView{0, t, {70, 300}, {300, 1}}};
+      fill_random(k, rng);
+      std::string kernel;
+      CHECK(emulate(k, [&](const ElementwiseArguments& a) {
+              const codegen::LaunchPlan p = elementwise_plan(a, no_driver);
+              kernel = p.kernel;
+              return p;
+            }) == "");
+      INFO(kernel);
+      CHECK(kernel.find(sb[1] == 1 ? "_tuu_" : "_tsu_") != std::string::npos);
+      CHECK(kernel.find("_ov") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("emulator: an elementwise copy moves the bits: every f16 pattern, NaNs included, staged and not") {
+  // The GEMM copies bf16 operands as f16: a bf16 near the top of its range is an f16 NaN, which a
+  // widening to f32 and back turned into 0x7fff. Every 16-bit pattern once, in a 256 x 256 A.
+  ElementwiseOptions no_driver;
+  no_driver.check_device_memory = false;
+  for (bool transposed : {false, true}) {
+    INFO(std::string(transposed ? "staged" : "contiguous"));
+    ElementwiseCase k;
+    const TensorView a = transposed ? column_major(0, Type::F16, {256, 256}) : row_major(0, Type::F16, {256, 256});
+    k.args = {ElementwiseOp::Copy, a, a, row_major(0, Type::F16, {256, 256})};
+    k.a.resize(2 * 65536);
+    for (uint32_t i = 0; i < 65536; ++i) {
+      const uint16_t v = static_cast<uint16_t>(i);
+      std::memcpy(k.a.data() + 2 * i, &v, 2);
+    }
+    k.c_bytes = 2 * 65536;
+    emu::Memory mem;
+    const uint64_t pa = mem.alloc(k.a.size());
+    mem.write(pa, k.a.data(), k.a.size());
+    const uint64_t pc = mem.alloc(k.c_bytes);
+    const codegen::LaunchPlan plan = elementwise_plan(at_addresses(k.args, pa, pa, pc), no_driver);
+    CHECK((plan.kernel.find("_tuu_") != std::string::npos) == transposed);
+    emu::run(plan, mem);
+    const std::vector<uint8_t> c = mem.read<uint8_t>(pc, k.c_bytes);
+    size_t wrong = 0;
+    for (int64_t i = 0; i < 256; ++i)
+      for (int64_t j = 0; j < 256; ++j) {
+        const int64_t from = transposed ? i + 256 * j : 256 * i + j, to = 256 * i + j;
+        wrong += std::memcmp(k.a.data() + 2 * from, c.data() + 2 * to, 2) != 0;
+      }
+    CHECK(wrong == 0);
+  }
+}
+
 TEST_CASE("emulator: a launch of one tile too many for a ragged problem stays inside (predicates hold)") {
   // The kernel must stay in bounds whatever grid it is given: extra blocks find no tile.
   ElementwiseConfig c;

@@ -111,16 +111,17 @@ TEST_CASE("kernels: elementwise picks the widest vector the pointers and strides
   CHECK(cfg.major == 0);
   CHECK(!cfg.nc);  // in place: C is A and B
   // A transposed input is staged through shared memory (32 rows of the tile: 4 warps x 8 rows);
-  // the others keep their vectors.
+  // the others keep their vectors. A problem this small (64 x 64) narrows the tile to vector 1
+  // for more blocks (the tile's choice: the next test case).
   TensorView at{0x100000, Type::F32, {64, 64}, {1, 64}};
   cfg = choose_elementwise_config(normalize_elementwise(
       binary(ElementwiseOp::Add, at, row_major(0x200000, Type::F32, {64, 64}), row_major(0x300000, Type::F32, {64, 64}))));
   CHECK(cfg.unit == std::array<bool, 3>{false, true, true});
   CHECK(cfg.staged == std::array<bool, 3>{true, false, false});
   CHECK(cfg.rows == 8);
-  CHECK(cfg.vector == 4);
+  CHECK(cfg.vector == 1);
   CHECK(cfg.nc);
-  CHECK(cfg.name().find("_r2_m0_tuu_v4_r8_") != std::string::npos);
+  CHECK(cfg.name().find("_r2_m0_tuu_v1_r8_") != std::string::npos);
   // Narrow types load 4-byte words along the staged mode where the address and strides allow.
   auto staged_s8 = [](uint64_t a, int64_t ld) {
     return choose_elementwise_config(normalize_elementwise(ElementwiseArguments{
@@ -128,7 +129,7 @@ TEST_CASE("kernels: elementwise picks the widest vector the pointers and strides
         row_major(0x300000, Type::S8, {64, 200})}));
   };
   CHECK(staged_s8(0x100000, 64).stage_vector == 4);
-  CHECK(staged_s8(0x100000, 64).name().find("_r2_m0_tuu_w4_v8_r8_") != std::string::npos);
+  CHECK(staged_s8(0x100000, 64).name().find("_r2_m0_tuu_w4_v4_r8_") != std::string::npos);  // 200 < 256: v4
   CHECK(staged_s8(0x100002, 64).stage_vector == 2);  // the address allows 2 bytes
   CHECK(staged_s8(0x100000, 66).stage_vector == 2);  // and so does a column pitch of 66
   CHECK(staged_s8(0x100000, 65).stage_vector == 1);
@@ -143,6 +144,136 @@ TEST_CASE("kernels: elementwise picks the widest vector the pointers and strides
   // Spans past 2^31 bytes take 64-bit offsets.
   CHECK(choose(0x1000, 0x2000, 0x3000, Type::F32, {1 << 29}).wide_index);
   CHECK(!choose(0x1000, 0x2000, 0x3000, Type::F32, {1 << 28}).wide_index);
+}
+
+TEST_CASE("kernels: a staged elementwise copy's tile follows the problem: shifted edge tiles, enough blocks") {
+  // A (rows, cols) in one major copied into C in the other, as the GEMM packs an operand or C;
+  // buffers 2^40 apart (never overlapping). Returns the configuration and its grid (tiles).
+  struct Choice {
+    ElementwiseConfig c;
+    int64_t tiles;
+  };
+  auto choose = [](Type t, int64_t rows, int64_t cols, bool a_row_major, int64_t c_pitch = 0, uint64_t a_off = 0) {
+    const TensorView a = a_row_major ? row_major((1ull << 40) + a_off, t, {rows, cols})
+                                     : column_major((1ull << 40) + a_off, t, {rows, cols});
+    TensorView c = a_row_major ? column_major(2ull << 40, t, {rows, cols}) : row_major(2ull << 40, t, {rows, cols});
+    if (c_pitch > 0) c.stride = a_row_major ? std::vector<int64_t>{1, c_pitch} : std::vector<int64_t>{c_pitch, 1};
+    const ElementwiseProblem p = normalize_elementwise(ElementwiseArguments{ElementwiseOp::Copy, a, a, c});
+    const ElementwiseConfig cfg = choose_elementwise_config(p);
+    const std::vector<int64_t> tile = cfg.tile();
+    int64_t n = 1;
+    for (size_t k = 0; k < p.shape.size(); ++k) n *= (p.shape[k] + tile[k] - 1) / tile[k];
+    return Choice{cfg, n};
+  };
+  // The 2000 x 1500 bf16 C of a GEMM into column-major: 376 blocks of 256 x 32 before (under 3 per
+  // SM of an H100); the vector halves to 2 (64 x 32 tiles): 1504 blocks, every tile whole.
+  Choice x = choose(Type::BF16, 2000, 1500, true);
+  CHECK(x.c.staged == std::array<bool, 3>{true, false, false});
+  CHECK(x.c.shifted);
+  CHECK(x.c.vector == 2);
+  CHECK(x.c.stage_vector == 2);
+  CHECK(x.c.tile() == std::vector<int64_t>{64, 32});
+  CHECK(x.tiles == 1504);
+  CHECK(x.c.name() == "tessel_elementwise_copy_bf16_r2_m0_tuu_w2_v2_r8_t128_i32_nc_ov");
+  // 4096^2 s8 has 2048 blocks at its widest staged tile (8-byte vectors of C, 4-byte loads): kept.
+  x = choose(Type::S8, 4096, 4096, false);
+  CHECK(x.c.shifted);
+  CHECK(x.c.vector == 8);
+  CHECK(x.c.stage_vector == 4);
+  CHECK(x.tiles == 2048);
+  // 1000 x 3000 f32 into row-major: 768 tiles of 128 x 32, so 64 x 32: 1504.
+  x = choose(Type::F32, 1000, 3000, false);
+  CHECK(x.c.shifted);
+  CHECK(x.c.vector == 2);
+  CHECK(x.tiles == 1504);
+  // Odd extents and pitches: 1-element vectors, still whole tiles (shifted).
+  x = choose(Type::F32, 4095, 4097, false);
+  CHECK(x.c.shifted);
+  CHECK(x.c.vector == 1);
+  CHECK(x.c.stage_vector == 1);
+  CHECK(x.tiles == 129 * 128);
+  // A large problem keeps the widest tile: 2^26 f32 (16384 x 4096), 16384 blocks of 128 x 32.
+  x = choose(Type::F32, 16384, 4096, false);
+  CHECK(x.c.vector == 4);
+  CHECK(x.c.shifted);
+  CHECK(x.tiles == 16384);
+  // s8 stops at 4-byte vectors of C (vector 4): 300 x 200 keeps 3 x 7 tiles of 128 x 32.
+  x = choose(Type::S8, 300, 200, true);
+  CHECK(x.c.vector == 4);
+  CHECK(x.c.shifted);
+  // A padded C whose pitch allows 16 bytes but whose odd extent no vector of 2 or more divides:
+  // the ragged path (vector 8 narrowed by the block target only, to 4-byte vectors).
+  x = choose(Type::BF16, 1001, 300, true, 1008);
+  CHECK(!x.c.shifted);
+  CHECK(x.c.vector == 2);
+  CHECK(x.c.name().find("_ov") == std::string::npos);
+  // An extent below the narrowest tile (30 < 32 x 1 f32): the ragged path.
+  x = choose(Type::F32, 64, 30, false);
+  CHECK(x.c.staged[0]);
+  CHECK(!x.c.shifted);
+  // A misaligned A loads single elements (stage_vector 1) and still gets whole tiles.
+  x = choose(Type::S8, 512, 640, false, 0, 1);
+  CHECK(x.c.stage_vector == 1);
+  CHECK(x.c.shifted);
+  // In place (C is B) the overlap of edge tiles would read what a neighbour wrote: no shift.
+  const TensorView at = column_major(1ull << 40, Type::F32, {100, 300});
+  const TensorView bc = row_major(2ull << 40, Type::F32, {100, 300});
+  const ElementwiseConfig in_place =
+      choose_elementwise_config(normalize_elementwise(binary(ElementwiseOp::Add, at, bc, bc)));
+  CHECK(in_place.staged[0]);
+  CHECK(!in_place.nc);
+  CHECK(!in_place.shifted);
+  // The options still turn staging off (the element-by-element path, to compare against).
+  ElementwiseOptions off;
+  off.stage = false;
+  const ElementwiseConfig unstaged =
+      choose_elementwise_config(normalize_elementwise(ElementwiseArguments{ElementwiseOp::Copy, at, at, bc}), off);
+  CHECK(unstaged.staged == std::array<bool, 3>{false, false, false});
+  CHECK(!unstaged.shifted);
+}
+
+TEST_CASE("kernels: elementwise shifted edge tiles refuse what they cannot cover, naming the rule") {
+  ElementwiseConfig c;
+  c.op = ElementwiseOp::Copy;
+  c.dtype = Type::F16;
+  c.rank = 2;
+  c.unit = {false, true, true};
+  c.staged = {true, false, false};
+  c.vector = 4;
+  c.rows = 8;
+  c.stage_vector = 2;
+  c.shifted = true;
+  CHECK_THROWS_WITH_AS(elementwise_kernel(c),
+                       doctest::Contains("shifted edge tiles write the overlap twice: they need nc"), Error);
+  c.nc = true;
+  CHECK_NOTHROW(elementwise_kernel(c));
+  CHECK(shifted_extent_refusal(c, {128, 32}) == "");
+  CHECK(shifted_extent_refusal(c, {100, 40}) ==
+        "shifted edge tiles need each extent at least the tile's: mode 0 has 100, the tile 128");
+  CHECK(shifted_extent_refusal(c, {130, 40}) ==
+        "shifted edge tiles need the major extent a multiple of the vector: mode 0 has 130, the vector 4");
+  CHECK(shifted_extent_refusal(c, {132, 41}) ==
+        "shifted edge tiles need the staged mode's extent a multiple of the stage vector: mode 1 has 41, the stage "
+        "vector 2");
+  // The plan of the configuration checks the views it is given.
+  ElementwiseOptions no_driver;
+  no_driver.check_device_memory = false;
+  const TensorView a{0x100000, Type::F16, {130, 40}, {40, 1}};
+  const TensorView out{0x200000, Type::F16, {130, 40}, {1, 132}};
+  CHECK_THROWS_WITH_AS(elementwise_plan(c, ElementwiseArguments{ElementwiseOp::Copy, a, a, out}, no_driver),
+                       doctest::Contains("need the major extent a multiple of the vector: mode 0 has 130"), Error);
+  // A static configuration checks its own shape.
+  ElementwiseConfig s = c;
+  s.static_shape = {100, 40};
+  s.static_stride = {std::vector<int64_t>{40, 1}, {}, std::vector<int64_t>{1, 100}};
+  CHECK_THROWS_WITH_AS(elementwise_kernel(s), doctest::Contains("mode 0 has 100, the tile 128"), Error);
+  // C must overlap neither input (the overlap of edge tiles is written twice).
+  ElementwiseConfig add = c;
+  add.op = ElementwiseOp::Add;
+  const TensorView at = row_major(0x100000, Type::F16, {128, 32});
+  const TensorView bc = column_major(0x200000, Type::F16, {128, 32});
+  CHECK_THROWS_WITH_AS(elementwise_plan(add, binary(ElementwiseOp::Add, at, bc, bc), no_driver),
+                       doctest::Contains("C must overlap no input; it overlaps B"), Error);
 }
 
 TEST_CASE("kernels: elementwise refuses bad arguments with the value and the rule") {

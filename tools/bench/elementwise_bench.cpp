@@ -5,8 +5,11 @@
 // (peer_add.cu, compiled by nvcc on the machine). A measuring tool, not a test; needs a GPU.
 //
 //   tessel_elementwise_bench [--peer peer_add.ptx] [--reps N] [--only TYPE:LAYOUT:LOG2] [--transpose]
-// (--transpose: only the copies into the other major, f32, f16 and s8, staged and unstaged)
-// (--only: one row, e.g. bf16:contiguous:20, for a profiler: each variant 5 warm-up runs, then --reps)
+// (--transpose: only the copies into the other major, staged and unstaged: f32, f16 and s8 from 2^20 to
+//  2^26 elements, then shapes that are not powers of two: a GEMM's 2000 x 1500 bf16 C into
+//  column-major, 4096^2 s8 (fp8 operands), 1000 x 3000 and 4095 x 4097 f32, 7 x 333 x 555 f16)
+// (--only: one row, e.g. bf16:contiguous:20, or with --transpose bf16:2000x1500 or f16:7x333x555,
+//  for a profiler: each variant 5 warm-up runs, then --reps)
 // Built with TESSEL_WITH_LLVM=ON, TESSEL_BACKEND=llvm measures the kernels through LLVM's road.
 #include <algorithm>
 #include <cstdio>
@@ -106,29 +109,46 @@ int main(int argc, char** argv) {
     fill_random_bytes(A, rng);
     fill_random_bytes(B, rng);
     if (transpose) {
-      // A copy into the other major (a GEMM operand packed K-major from M-major): A (rows, cols)
-      // column-major into C row-major, staged through shared memory (the default) and element by
-      // element across A's rows (stage off), against a device-to-device copy of the same bytes.
-      std::printf("\n%-5s %12s | %9s %9s %9s | %7s %7s\n", "dtype", "rows x cols", "staged", "unstaged", "copy",
-                  "%copy", "speedup");
-      for (Type t : {Type::F32, Type::F16, Type::S8}) {
-        const int64_t eb = codegen::bytes(t);
-        for (int lg = 20; lg <= 26; lg += 2) {
-          const int64_t n = int64_t{1} << lg, cols = 4096, rows = n / cols;
-          const ElementwiseArguments args{ElementwiseOp::Copy, TensorView{A.ptr(), t, {rows, cols}, {1, rows}},
-                                          TensorView{A.ptr(), t, {rows, cols}, {1, rows}},
-                                          row_major(C.ptr(), t, {rows, cols})};
-          ElementwiseOptions staged, unstaged;
-          unstaged.stage = false;
-          const double t_s = median_ms([&] { elementwise(args, {}, staged); });
-          const double t_u = median_ms([&] { elementwise(args, {}, unstaged); });
-          const size_t copy_bytes = static_cast<size_t>(n * eb);
-          const double t_copy = median_ms([&] { rt::copy_d2d(C.ptr(), A.ptr(), copy_bytes); });
-          auto gbps = [&](double ms) { return 2.0 * static_cast<double>(copy_bytes) / (ms * 1e6); };
-          std::printf("%-5s %5lldx%-6lld | %9.0f %9.0f %9.0f | %6.1f%% %6.2fx\n", codegen::ptx_name(t),
-                      static_cast<long long>(rows), static_cast<long long>(cols), gbps(t_s), gbps(t_u), gbps(t_copy),
-                      100.0 * gbps(t_s) / gbps(t_copy), t_u / t_s);
-        }
+      // A copy into the other major (a GEMM operand packed K-major from M-major, or its C into
+      // column-major): A (batch, rows, cols) in one major into C in the other, staged through
+      // shared memory (the default) and element by element across A's rows (stage off), against
+      // a device-to-device copy of the same bytes.
+      struct Row {
+        Type t;
+        int64_t batch, rows, cols;
+        bool a_row_major;  // A row-major into a column-major C (else the other way round)
+      };
+      std::vector<Row> table;
+      for (Type t : {Type::F32, Type::F16, Type::S8})
+        for (int lg = 20; lg <= 26; lg += 2) table.push_back({t, 1, (int64_t{1} << lg) / 4096, 4096, false});
+      table.push_back({Type::BF16, 1, 2000, 1500, true});
+      table.push_back({Type::S8, 1, 4096, 4096, false});
+      table.push_back({Type::F32, 1, 1000, 3000, false});
+      table.push_back({Type::F32, 1, 4095, 4097, false});
+      table.push_back({Type::F16, 7, 333, 555, false});
+      std::printf("\n%-5s %14s | %9s %9s %9s | %7s %7s | %8s %s\n", "dtype", "shape", "staged", "unstaged", "copy",
+                  "%copy", "speedup", "blocks", "kernel (staged)");
+      for (const Row& r : table) {
+        const int64_t eb = codegen::bytes(r.t), n = r.batch * r.rows * r.cols;
+        const std::string shape = (r.batch > 1 ? std::to_string(r.batch) + "x" : std::string()) +
+                                  std::to_string(r.rows) + "x" + std::to_string(r.cols);
+        if (!only.empty() && only != std::string(codegen::ptx_name(r.t)) + ":" + shape) continue;
+        const std::vector<int64_t> dims{r.batch, r.rows, r.cols};
+        const std::vector<int64_t> row{r.rows * r.cols, r.cols, 1}, col{r.rows * r.cols, 1, r.rows};
+        const TensorView a{A.ptr(), r.t, dims, r.a_row_major ? row : col};
+        const TensorView c{C.ptr(), r.t, dims, r.a_row_major ? col : row};
+        const ElementwiseArguments args{ElementwiseOp::Copy, a, a, c};
+        ElementwiseOptions staged, unstaged;
+        unstaged.stage = false;
+        const codegen::LaunchPlan plan = elementwise_launch_plan(args, staged);
+        const double t_s = median_ms([&] { elementwise(args, {}, staged); });
+        const double t_u = median_ms([&] { elementwise(args, {}, unstaged); });
+        const size_t copy_bytes = static_cast<size_t>(n * eb);
+        const double t_copy = median_ms([&] { rt::copy_d2d(C.ptr(), A.ptr(), copy_bytes); });
+        auto gbps = [&](double ms) { return 2.0 * static_cast<double>(copy_bytes) / (ms * 1e6); };
+        std::printf("%-5s %14s | %9.0f %9.0f %9.0f | %6.1f%% %6.2fx | %8u %s (%.2f us)\n", codegen::ptx_name(r.t),
+                    shape.c_str(), gbps(t_s), gbps(t_u), gbps(t_copy), 100.0 * gbps(t_s) / gbps(t_copy), t_u / t_s,
+                    plan.grid[0], plan.kernel.c_str(), t_s * 1e3);
       }
       std::printf("\nGB/s: bytes read + written over the median time; staged: tessel::elementwise's default.\n");
       return 0;

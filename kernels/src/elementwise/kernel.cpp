@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdio>
 #include <functional>
+#include <map>
 
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/builder.hpp"
@@ -52,6 +53,29 @@ std::string config_hash(const ElementwiseConfig& c) {
   return buf;
 }
 
+}  // namespace
+
+std::string shifted_extent_refusal(const ElementwiseConfig& c, const std::vector<int64_t>& shape) {
+  const std::vector<int64_t> tile = c.tile();
+  for (size_t k = 0; k < shape.size() && k < tile.size(); ++k) {
+    if (shape[k] < tile[k])
+      return "shifted edge tiles need each extent at least the tile's: mode " + std::to_string(k) + " has " +
+             std::to_string(shape[k]) + ", the tile " + std::to_string(tile[k]);
+  }
+  const size_t m = static_cast<size_t>(c.major);
+  if (m < shape.size() && shape[m] % c.vector != 0)
+    return "shifted edge tiles need the major extent a multiple of the vector: mode " + std::to_string(m) + " has " +
+           std::to_string(shape[m]) + ", the vector " + std::to_string(c.vector);
+  const size_t s = static_cast<size_t>(c.rank >= 2 ? c.second() : 0);
+  if ((c.staged[0] || c.staged[1]) && s < shape.size() && shape[s] % c.stage_vector != 0)
+    return "shifted edge tiles need the staged mode's extent a multiple of the stage vector: mode " +
+           std::to_string(s) + " has " + std::to_string(shape[s]) + ", the stage vector " +
+           std::to_string(c.stage_vector);
+  return "";
+}
+
+namespace {
+
 void validate(const ElementwiseConfig& c) {
   const std::string what = "elementwise: ";
   if (!supported_dtype(c.dtype))
@@ -83,12 +107,18 @@ void validate(const ElementwiseConfig& c) {
     fail(what + "stage vector of " + std::to_string(w) + " " + ptx_name(c.dtype) +
          " elements (a power of two, at most 16 bytes, dividing 32 and 32 x vector / warps, for a staged input)");
   }
+  if (c.shifted && !c.nc)
+    fail(what + "shifted edge tiles write the overlap twice: they need nc (C aliasing neither input)");
   if (c.is_static()) {
     if (static_cast<int>(c.static_shape.size()) != c.rank)
       fail(what + "static shape of rank " + std::to_string(c.static_shape.size()) + " for rank " +
            std::to_string(c.rank));
     for (int64_t e : c.static_shape)
       if (e < 1) fail(what + "static extent " + std::to_string(e) + " (at least 1)");
+    if (c.shifted) {
+      const std::string why = shifted_extent_refusal(c, c.static_shape);
+      if (!why.empty()) fail(what + why);
+    }
     for (int x = 0; x < 3; ++x) {
       if (x == 1 && is_unary(c.op)) continue;
       if (static_cast<int>(c.static_stride[x].size()) != c.rank)
@@ -179,7 +209,7 @@ std::string ElementwiseConfig::name() const {
   for (int x = 0; x < 3; ++x) n += unit[x] ? 'u' : staged[x] ? 't' : 's';
   if (stage_vector > 1) n += "_w" + std::to_string(stage_vector);
   n += "_v" + std::to_string(vector) + "_r" + std::to_string(rows) + "_t" + std::to_string(threads) +
-       (wide_index ? "_i64" : "_i32") + (nc ? "_nc" : "");
+       (wide_index ? "_i64" : "_i32") + (nc ? "_nc" : "") + (shifted ? "_ov" : "");
   if (is_static()) n += "_s" + config_hash(*this);
   return n;
 }
@@ -203,17 +233,28 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
     beta = b.param("beta", ct);
   }
   // The shape, shared by the three tensors; extents are at least 1 (the host drops empty problems).
+  // With shifted edge tiles, at least the tile and multiples of the vectors (the host checks).
+  const std::vector<int64_t> tile_ext = c.tile();
   std::vector<Int> extent;
   for (int k = 0; k < c.rank; ++k) {
     const std::string n = "M" + std::to_string(k);
-    extent.push_back(c.is_static() ? Int(c.static_shape[k]) : b.symbol(n, b.param(n, it), 1, 1));
+    int64_t div = 1, low = 1;
+    if (c.shifted) {
+      low = tile_ext[static_cast<size_t>(k)];
+      if (k == c.major)
+        div = c.vector;
+      else if (c.rank >= 2 && k == c.second() && (c.staged[0] || c.staged[1]))
+        div = c.stage_vector;
+    }
+    extent.push_back(c.is_static() ? Int(c.static_shape[k]) : b.symbol(n, b.param(n, it), div, low));
   }
   // Strides: the unit ones are the static 1; the others are parameters. Where a tensor moves in
   // vectors, the host checks that its other strides are multiples of the vector (divisibility).
   Layout layout[3];
+  std::vector<Int> strides[3];
   for (int x = 0; x < 3; ++x) {
     if (x == 1 && unary) continue;
-    std::vector<Int> stride;
+    std::vector<Int>& stride = strides[x];
     for (int k = 0; k < c.rank; ++k) {
       const std::string n = std::string("s") + kTensorNames[x] + std::to_string(k);
       if ((k == c.major && c.unit[x]) || (k == c.second() && c.staged[x]))
@@ -247,7 +288,6 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
     val = make_ordered_layout(tuple_of(vs), tuple_of(order));
   }
   const TVLayout tv = make_layout_tv(thr, val);  // (T, V) -> tile index
-  const std::vector<int64_t> tile_ext = c.tile();
   std::vector<Int> tile_shape(tile_ext.begin(), tile_ext.end());
   const Tiler tiler = Tiler::from_shape(tuple_of(tile_shape));
   const Int tid = b.thread_index(0);
@@ -286,6 +326,83 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
     }
   }
 
+  // Rows of a thread's values in global memory, for the whole tiles of a shifted kernel: the values
+  // of TV layout `l` that share their coordinate d along mode `slow` are a run along mode `fast`
+  // (stride 1 there), moved by one vector access from a pointer of its own, the run's base plus
+  // d x the pitch in bytes (mul.wide and add: one IMAD.WIDE). The builder's address of an offset
+  // d x pitch computes it in 32 bits, scales, widens and adds: four or five instructions a run,
+  // the most of the staged copy's integer work (f32: 236 of its 340 instructions per tile and
+  // thread). Needs 32-bit offsets (the pitch and d x pitch fit) and dynamic strides (static ones
+  // already fold into the accesses' immediates).
+  const bool row_pointers = c.shifted && c.rank >= 2 && !c.wide_index && !c.is_static();
+  struct Run {
+    int64_t d;                   // the coordinate along `slow`, from the thread's first value
+    std::vector<int64_t> value;  // the value indices, in order along `fast`
+  };
+  auto runs_of = [&](const Layout& l, int fast, int slow) {
+    // The thread's value layout (V -> tile index from its first value): each value's coordinates in
+    // the tile, colexicographic, the thread's first value at 0 in every mode.
+    const Layout vl = slice_and_offset(SliceCoord{tid, _}, l).first;
+    std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> by_row;  // d -> (position along fast, value)
+    for (int64_t v = 0; v < nvals; ++v) {
+      const IntTuple at = vl(Coord(Int(v)));
+      int64_t idx = at.leaf().value("a thread's value offset in the tile");
+      std::vector<int64_t> crd(tile_ext.size());
+      for (size_t k = 0; k < tile_ext.size(); ++k) {
+        crd[k] = idx % tile_ext[k];
+        idx /= tile_ext[k];
+      }
+      for (int k = 0; k < c.rank; ++k)
+        if (k != fast && k != slow && crd[static_cast<size_t>(k)] != 0)
+          fail("elementwise: a thread's values leave modes " + std::to_string(fast) + " and " + std::to_string(slow));
+      by_row[crd[static_cast<size_t>(slow)]].emplace_back(crd[static_cast<size_t>(fast)], v);
+    }
+    std::vector<Run> runs;
+    for (auto& [d, row] : by_row) {
+      std::sort(row.begin(), row.end());
+      Run r{d, {}};
+      for (size_t i = 0; i < row.size(); ++i) {
+        if (row[i].first != static_cast<int64_t>(i) || row.size() != by_row.begin()->second.size())
+          fail("elementwise: a thread's values along mode " + std::to_string(fast) +
+               " are not runs of one length from 0");
+        r.value.push_back(row[i].second);
+      }
+      runs.push_back(std::move(r));
+    }
+    return runs;
+  };
+  // The row pointers of per-thread tensor g of operand x: its first value's address plus d x pitch.
+  auto row_tensors = [&](const Tensor& g, int x, const std::vector<Run>& runs, int slow) {
+    const int64_t n = static_cast<int64_t>(runs.front().value.size());
+    const Value base = b.address(g);
+    const Value pitch = b.lower(strides[x][static_cast<size_t>(slow)] * Int(eb), Type::S32);
+    std::vector<Tensor> rows;
+    for (const Run& r : runs) {
+      const Value p = r.d == 0 ? base : b.binary(Op::Add, base, b.mul_wide(pitch, r.d));
+      rows.emplace_back(p, Space::Global, c.dtype, make_layout(tuple_of({Int(n)}), tuple_of({Int(1)})), it, n * eb);
+    }
+    return rows;
+  };
+  auto load_rows = [&](const Tensor& g, int x, const Layout& l, int fast, int slow, LoadOptions o) {
+    const std::vector<Run> runs = runs_of(l, fast, slow);
+    const std::vector<Tensor> rows = row_tensors(g, x, runs, slow);
+    std::vector<Value> out(static_cast<size_t>(nvals));
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const std::vector<Value> vals = b.load_tensor(rows[i], {}, o);
+      for (size_t j = 0; j < vals.size(); ++j) out[static_cast<size_t>(runs[i].value[j])] = vals[j];
+    }
+    return out;
+  };
+  auto store_rows = [&](const Tensor& g, int x, const Layout& l, int fast, int slow, const std::vector<Value>& values) {
+    const std::vector<Run> runs = runs_of(l, fast, slow);
+    const std::vector<Tensor> rows = row_tensors(g, x, runs, slow);
+    for (size_t i = 0; i < runs.size(); ++i) {
+      std::vector<Value> vals;
+      for (int64_t v : runs[i].value) vals.push_back(values[static_cast<size_t>(v)]);
+      b.store_tensor(rows[i], vals);
+    }
+  };
+
   Value tile = b.cvt(b.special(Special::CtaidX), it);
   Value step = b.cvt(b.special(Special::NctaidX), it);
   b.note("each block walks its tiles: blockIdx.x, + gridDim.x, ... < ntiles");
@@ -296,11 +413,36 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
              // t: each tensor's values of this thread in the TV layout; a staged input's are its
              // shared tile's (sliced the same way), read after the staging below.
              Tensor t[3], staged_in[2], staged_out[2];
+             // The coordinates of the thread's values: the identity layout divided the same way
+             // (slices keep their offsets, which are coordinates here).
+             auto [tile_crd, tile_origin] =
+                 slice_and_offset(SliceCoord{_, T}, zipped_divide(make_identity_layout(tuple_of(extent)), tiler));
+             // Shifted edge tiles: the origin min(t x tile, extent - tile) in each mode the tile
+             // spans, every tile whole (the last overlaps the one before it).
+             std::vector<Int> origin;
+             if (c.shifted) {
+               for (int k = 0; k < c.rank; ++k) {
+                 const Int o = (tile_origin.is_leaf() ? tile_origin.leaf() : tile_origin[k].leaf()).coefficient();
+                 const int64_t te = tile_ext[static_cast<size_t>(k)];
+                 origin.push_back(te > 1 ? min(o, extent[k] - Int(te)) : o);
+               }
+             }
              for (int x = 0; x < 3; ++x) {
                if (x == 1 && unary) continue;
                const int64_t align = c.unit[x] ? int64_t{c.vector} * eb : c.staged[x] ? int64_t{c.stage_vector} * eb : eb;
-               const Tensor whole(ptr[x], Space::Global, c.dtype, layout[x], it, align);
-               const Tensor block_tile = whole.zipped_divide(tiler)(SliceCoord{_, T});
+               Tensor block_tile;
+               if (c.shifted) {
+                 Int off = 0;
+                 for (int k = 0; k < c.rank; ++k)
+                   off = off + origin[static_cast<size_t>(k)] * strides[x][static_cast<size_t>(k)];
+                 block_tile =
+                     Tensor(ptr[x], Space::Global, c.dtype,
+                            ComposedLayout{Swizzle{}, off, make_layout(tuple_of(tile_shape), tuple_of(strides[x]))}, it,
+                            align);
+               } else {
+                 const Tensor whole(ptr[x], Space::Global, c.dtype, layout[x], it, align);
+                 block_tile = whole.zipped_divide(tiler)(SliceCoord{_, T});
+               }
                if (x < 2 && c.staged[x]) {
                  staged_in[x] = block_tile.compose(tv_staged.layout)(SliceCoord{tid, _});
                  staged_out[x] = smem[x].compose(tv_staged.layout)(SliceCoord{tid, _});
@@ -309,10 +451,6 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
                  t[x] = block_tile.compose(tv.layout)(SliceCoord{tid, _});
                }
              }
-             // The coordinates of the thread's values: the identity layout divided the same way
-             // (slices keep their offsets, which are coordinates here).
-             auto [tile_crd, tile_origin] =
-                 slice_and_offset(SliceCoord{_, T}, zipped_divide(make_identity_layout(tuple_of(extent)), tiler));
              // inside_of(l)(v): value v of this thread under TV layout l lies inside the shape.
              // tile_crd and tile_origin are captured by name: clang before 16 cannot capture a
              // structured binding.
@@ -333,23 +471,30 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
              auto inside = inside_of(tv.layout);
              if (staging) {
                b.note("stage the transposed inputs: lanes along their unit stride, into shared memory");
-               auto inside_staged = inside_of(tv_staged.layout);
-               b.if_(
-                   inside_staged(nvals - 1),  // as below: the last value inside means every value is
-                   [&] {
-                     for (int x = 0; x < 2; ++x)
-                       if (c.staged[x]) b.store_tensor(staged_out[x], b.load_tensor(staged_in[x], {}, in));
-                   },
-                   [&] {
-                     for (int64_t v = 0; v < nvals; ++v) {
-                       const Value g = inside_staged(v);
-                       for (int x = 0; x < 2; ++x) {
-                         if (!c.staged[x]) continue;
-                         const Value e = b.load_tensor(staged_in[x](SliceCoord(Int(v))), g, in)[0];
-                         b.store_tensor(staged_out[x](SliceCoord(Int(v))), {e}, g);
-                       }
-                     }
-                   });
+               auto stage_whole = [&] {
+                 for (int x = 0; x < 2; ++x) {
+                   if (!c.staged[x]) continue;
+                   b.store_tensor(staged_out[x],
+                                  row_pointers ? load_rows(staged_in[x], x, tv_staged.layout, c.second(), c.major, in)
+                                               : b.load_tensor(staged_in[x], {}, in));
+                 }
+               };
+               if (c.shifted) {
+                 stage_whole();  // every tile whole
+               } else {
+                 auto inside_staged = inside_of(tv_staged.layout);
+                 b.if_(inside_staged(nvals - 1),  // as below: the last value inside means every value is
+                       stage_whole, [&] {
+                         for (int64_t v = 0; v < nvals; ++v) {
+                           const Value g = inside_staged(v);
+                           for (int x = 0; x < 2; ++x) {
+                             if (!c.staged[x]) continue;
+                             const Value e = b.load_tensor(staged_in[x](SliceCoord(Int(v))), g, in)[0];
+                             b.store_tensor(staged_out[x](SliceCoord(Int(v))), {e}, g);
+                           }
+                         }
+                       });
+               }
                bar_sync(b);  // every staged element written before any thread reads the tile
              }
              const LoadOptions in_t[2] = {c.staged[0] ? LoadOptions{} : in, c.staged[1] ? LoadOptions{} : in};
@@ -357,6 +502,10 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
              // integer divisor that was not loaded becomes 1: no division by an unloaded register.
              auto compute = [&](const std::vector<Value>& a, const std::vector<Value>& bv,
                                 const std::vector<Value>& guards) {
+               // A copy moves the bits: no widening and narrowing (two cvt per f16 or s8 element,
+               // and f16's would turn a NaN into the canonical 0x7fff: a bf16 moved as f16 by the
+               // GEMM's packing copies is a NaN to f16 wherever its exponent is near the top).
+               if (c.op == ElementwiseOp::Copy) return a;
                std::vector<Value> out;
                for (size_t i = 0; i < a.size(); ++i) {
                  Value x = widen(b, a[i], c.dtype);
@@ -369,26 +518,36 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
              };
              // The thread's last value has the largest coordinate in every mode: when it is
              // inside, all are, and whole vectors move unguarded.
-             b.note("predicate: the thread's last value inside the shape means every value is");
-             Value all_inside = inside(nvals - 1);
-             b.if_(
-                 all_inside,
-                 [&] {
-                   b.note("full tile: vector loads of A and B, the op, vector stores of C");
-                   std::vector<Value> a = b.load_tensor(t[0], {}, in_t[0]);
-                   std::vector<Value> bv = unary ? std::vector<Value>{} : b.load_tensor(t[1], {}, in_t[1]);
-                   b.store_tensor(t[2], compute(a, bv, {}));
-                 },
-                 [&] {
-                   b.note("ragged edge: element by element, each under its own predicate");
-                   std::vector<Value> guard, a, bv;
-                   for (int64_t v = 0; v < nvals; ++v) {
-                     guard.push_back(inside(v));
-                     a.push_back(b.load_tensor(t[0](SliceCoord(Int(v))), guard.back(), in_t[0])[0]);
-                     if (!unary) bv.push_back(b.load_tensor(t[1](SliceCoord(Int(v))), guard.back(), in_t[1])[0]);
-                   }
-                   b.store_tensor(t[2], compute(a, bv, guard), guard);
-                 });
+             auto whole_tile = [&] {
+               b.note("full tile: vector loads of A and B, the op, vector stores of C");
+               // Unit-stride global operands by rows (row_pointers), the others as the builder moves them.
+               auto rows_of = [&](int x) { return row_pointers && c.unit[x] && !c.staged[x]; };
+               auto load = [&](int x) {
+                 return rows_of(x) ? load_rows(t[x], x, tv.layout, c.major, c.second(), in_t[x])
+                                   : b.load_tensor(t[x], {}, in_t[x]);
+               };
+               std::vector<Value> a = load(0);
+               std::vector<Value> bv = unary ? std::vector<Value>{} : load(1);
+               if (rows_of(2))
+                 store_rows(t[2], 2, tv.layout, c.major, c.second(), compute(a, bv, {}));
+               else
+                 b.store_tensor(t[2], compute(a, bv, {}));
+             };
+             if (c.shifted) {
+               whole_tile();  // every tile whole: no ragged path
+             } else {
+               b.note("predicate: the thread's last value inside the shape means every value is");
+               b.if_(inside(nvals - 1), whole_tile, [&] {
+                 b.note("ragged edge: element by element, each under its own predicate");
+                 std::vector<Value> guard, a, bv;
+                 for (int64_t v = 0; v < nvals; ++v) {
+                   guard.push_back(inside(v));
+                   a.push_back(b.load_tensor(t[0](SliceCoord(Int(v))), guard.back(), in_t[0])[0]);
+                   if (!unary) bv.push_back(b.load_tensor(t[1](SliceCoord(Int(v))), guard.back(), in_t[1])[0]);
+                 }
+                 b.store_tensor(t[2], compute(a, bv, guard), guard);
+               });
+             }
              b.end_note();
              if (staging) bar_sync(b);  // every thread's reads of the tile done before the next is staged
              b.assign(tile, tile + step);

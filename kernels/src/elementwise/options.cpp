@@ -33,6 +33,7 @@ ElementwiseConfig elementwise_config(const Options& o) {
   c.vector = v == "max" ? 16 / bytes(c.dtype) : static_cast<int>(parse_integer("vector", v, 1, 16));
   c.wide_index = o.at("index") == "i64";
   c.nc = o.at("nc") == "on";
+  c.shifted = o.at("edge") == "shifted";
   if (o.at("stage") == "on") {  // the inputs of another major than C's, through shared memory
     if (c.rank != 2) fail("elementwise: --stage on takes rank 2 (an input transposed against C), got rank " + o.at("rank"));
     for (int x = 0; x < 2; ++x) c.staged[static_cast<size_t>(x)] = !c.unit[static_cast<size_t>(x)] && !(x == 1 && is_unary(c.op));
@@ -80,6 +81,9 @@ std::vector<OptionSpec> elementwise_options() {
       {"index", {"i32", "i64"}, "offset arithmetic width"},
       {"nc", {"off", "on"}, "inputs through ld.global.nc"},
       {"stage", {"off", "on"}, "inputs whose major differs from C's through shared memory (rank 2)"},
+      {"edge",
+       {"ragged", "shifted"},
+       "edge tiles: predicated element by element, or shifted back inside the shape (every tile whole; needs --nc on)"},
   };
 }
 
@@ -98,6 +102,17 @@ std::vector<Options> elementwise_variants() {
   for (const char* dt : {"f32", "f16", "s8"}) v.push_back({{"op", "copy"}, {"majors", "crr"}, {"stage", "on"}, {"dtype", dt}});
   v.push_back({{"majors", "rcc"}, {"stage", "on"}, {"dtype", "bf16"}});
   v.push_back({{"op", "copy"}, {"majors", "rrc"}, {"stage", "on"}, {"dtype", "s8"}, {"shape", "static"}});
+  // The host's staged copies: shifted edge tiles (no ragged path), its smaller tiles (vector 2).
+  for (const char* dt : {"f32", "f16", "s8"})
+    v.push_back({{"op", "copy"}, {"majors", "crr"}, {"stage", "on"}, {"dtype", dt}, {"nc", "on"}, {"edge", "shifted"}});
+  v.push_back({{"op", "copy"},
+               {"majors", "rrc"},
+               {"stage", "on"},
+               {"dtype", "bf16"},
+               {"nc", "on"},
+               {"edge", "shifted"},
+               {"vector", "2"}});
+  v.push_back({{"majors", "rcc"}, {"stage", "on"}, {"dtype", "bf16"}, {"nc", "on"}, {"edge", "shifted"}});
   return v;
 }
 

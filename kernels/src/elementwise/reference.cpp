@@ -107,9 +107,18 @@ void elementwise_reference(const ElementwiseArguments& args, const std::vector<u
   check(args.A, a, "A");
   if (!unary) check(args.B, b, "B");
   check(C, c, "C");
+  const Type dt = C.dtype;
+  const bool copy_bits = args.op == ElementwiseOp::Copy && (dt == Type::F32 || dt == Type::F64 || dt == Type::F16 ||
+                                                           dt == Type::BF16 || dt == Type::S32 || dt == Type::S8);
   const int64_t n = C.size();
   const size_t r = C.shape.size();
   std::vector<int64_t> crd(r, 0);
+  auto next = [&] {  // the next coordinate, mode 0 fastest
+    for (size_t k = 0; k < r; ++k) {
+      if (++crd[k] < C.shape[k]) break;
+      crd[k] = 0;
+    }
+  };
   for (int64_t i = 0; i < n; ++i) {
     int64_t oa = 0, ob = 0, oc = 0;  // element offsets, then byte offsets in the buffers
     for (size_t k = 0; k < r; ++k) {
@@ -120,6 +129,11 @@ void elementwise_reference(const ElementwiseArguments& args, const std::vector<u
     oa = oa * eb + static_cast<int64_t>(args.A.data);
     ob = ob * eb + static_cast<int64_t>(args.B.data);
     oc = oc * eb + static_cast<int64_t>(C.data);
+    if (copy_bits) {  // the bits, as the kernel moves them (a NaN keeps its payload)
+      std::memcpy(c.data() + oc, a.data() + oa, static_cast<size_t>(eb));
+      next();
+      continue;
+    }
     switch (C.dtype) {
       case Type::F32: {
         const float y = unary ? 0.0f : load<float>(b, ob);
@@ -157,10 +171,7 @@ void elementwise_reference(const ElementwiseArguments& args, const std::vector<u
       default:
         fail(std::string("elementwise_reference: element type ") + codegen::ptx_name(C.dtype));
     }
-    for (size_t k = 0; k < r; ++k) {  // next coordinate, mode 0 fastest
-      if (++crd[k] < C.shape[k]) break;
-      crd[k] = 0;
-    }
+    next();
   }
 }
 

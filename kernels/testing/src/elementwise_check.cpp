@@ -114,7 +114,22 @@ ElementwiseCase random_elementwise_case(const ElementwiseConfig& c, std::mt19937
     a.alpha = is_float(c.dtype) ? 1.0 + static_cast<double>(uniform(rng, 1, 1000)) / 256.0 : double(uniform(rng, -9, 9));
     a.beta = is_float(c.dtype) ? -0.5 - static_cast<double>(uniform(rng, 1, 1000)) / 512.0 : double(uniform(rng, -9, 9));
   }
-  const std::vector<int64_t> shape = c.is_static() ? c.static_shape : random_shape(c.rank, rng, max_elements);
+  std::vector<int64_t> shape = c.is_static() ? c.static_shape : random_shape(c.rank, rng, max_elements);
+  if (c.shifted && !c.is_static()) {
+    // Shifted edge tiles take extents of at least a tile, the major one a multiple of the vector
+    // and a staged one of the stage vector: a tile and a random part of another (edge tiles that
+    // overlap), past max_elements where one tile is more.
+    const std::vector<int64_t> tile = c.tile();
+    for (size_t k = 0; k < shape.size(); ++k) {
+      if (tile[k] == 1) continue;
+      const bool staged = c.staged[0] || c.staged[1];
+      const int64_t m = static_cast<int>(k) == c.major                ? c.vector
+                        : staged && static_cast<int>(k) == c.second() ? c.stage_vector
+                                                                      : 1;
+      if (shape[k] < tile[k]) shape[k] = tile[k] + uniform(rng, 0, tile[k] - 1);
+      shape[k] = (shape[k] + m - 1) / m * m;
+    }
+  }
   const bool c_last = c.major == c.rank - 1;
   TensorView* views[3] = {&a.A, &a.B, &a.C};
   for (int x = 0; x < 3; ++x) {

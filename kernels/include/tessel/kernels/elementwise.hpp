@@ -60,6 +60,14 @@ struct ElementwiseConfig {
   int threads = 128;        // per block: a multiple of 32
   bool wide_index = false;  // s64 offsets and coordinates (else s32: every offset fits)
   bool nc = false;          // inputs through ld.global.nc (C aliases neither input)
+  // Edge tiles shifted back inside the shape: a tile's origin is min(t x tile, extent - tile) in
+  // each mode the tile spans, so every tile is whole and the kernel has no ragged path (its
+  // element-by-element code held a register per element and predicate: 165 registers for the
+  // staged s8 copy, 32 without it). The last tile of a mode overlaps the one before it, whose
+  // elements it writes again with the same values: needs nc (C aliases no input), and extents at
+  // least the tile's, the major extent a multiple of `vector` and, staged, the second a multiple
+  // of `stage_vector` (the host checks them; the name ends in _ov).
+  bool shifted = false;
   // A static kernel: the shape and the three tensors' strides are baked in (empty: dynamic,
   // passed as parameters).
   std::vector<int64_t> static_shape;
@@ -70,7 +78,7 @@ struct ElementwiseConfig {
   // The tile each block covers per step, mode by mode (1 outside major and second).
   std::vector<int64_t> tile() const;
   int64_t tile_elements() const;
-  std::string name() const;  // tessel_elementwise_add_f32_r2_m1_uuu_v4_r4_t128_i32[_nc][_s<hash>] (t: staged)
+  std::string name() const;  // tessel_elementwise_add_f32_r2_m1_uuu_v4_r4_t128_i32[_nc][_ov][_s<hash>] (t: staged)
 };
 
 // The kernel: parameters A, [B,] C (u64), [alpha, beta (f32, f64 or s32),] then, when dynamic,
@@ -83,6 +91,12 @@ codegen::Module elementwise_kernel(const ElementwiseConfig& c);
 // not), 32 for a binary one, which holds A's and B's values at once (the bf16 add at 64 spilled
 // 36 bytes through LLVM's road).
 int max_staged_values(ElementwiseOp op);
+
+// Why configuration `c` with shifted edge tiles cannot take a problem of this shape ("" when it
+// can): an extent below the tile's, a major extent that is not a multiple of the vector, or a
+// staged mode's extent that is not one of the stage vector. The kernel (static shapes), the host's
+// choice and its plan's checks all ask here.
+std::string shifted_extent_refusal(const ElementwiseConfig& c, const std::vector<int64_t>& shape);
 
 // Completes a configuration whose `staged` inputs are chosen: rows = 32 / warps (the staged tile's
 // 32 elements along second()), the vector halved to max_staged_values, and the staged inputs' load
