@@ -53,7 +53,55 @@ std::string config_hash(const ElementwiseConfig& c) {
   return buf;
 }
 
+// A staged input's TV layout, (T, V) -> index in the tile (colexicographic): the block's threads
+// as (32/w lanes along second(), warps x w along the major mode), second fastest; a thread's
+// values as (w along second, K = 32 x vector / (warps x w) along major). Value (j, k) of lane
+// (ls, lm) is the element at second ls x w + j, major lm + warps x w x k: a thread's values along
+// the major mode are interleaved with the other lanes', so that the w lanes of a warp that share
+// its rows of shared memory store to one word (adjacent elements) rather than K elements apart
+// (a block of K per lane put s8's four lanes 16 bytes apart, and with rows one bank apart, four
+// lanes in a bank: 4-way conflicts; f16 2-way; tests/kernels/elementwise_test.cpp checks every
+// staged store's banks).
+Layout staged_tv_layout(const ElementwiseConfig& c) {
+  const std::vector<int64_t> t = c.tile();
+  std::vector<int64_t> index_stride(t.size(), 1);  // the tile index's, colexicographic
+  for (size_t k = 1; k < t.size(); ++k) index_stride[k] = index_stride[k - 1] * t[k - 1];
+  const int64_t w = c.stage_vector, lanes_m = int64_t{c.threads} / 32 * w, K = 32 * int64_t{c.vector} / lanes_m;
+  const int64_t ps = index_stride[static_cast<size_t>(c.second())], pm = index_stride[static_cast<size_t>(c.major)];
+  auto pair = [](int64_t a, int64_t b) { return IntTuple::tuple({IntTuple(Int(a)), IntTuple(Int(b))}); };
+  return make_layout(IntTuple::tuple({pair(32 / w, lanes_m), pair(w, K)}),
+                     IntTuple::tuple({pair(w * ps, pm), pair(ps, lanes_m * pm)}));
+}
+
+// The staged tile in shared memory: tile coordinate -> element offset, major-fastest, each row of
+// 32 x vector elements padded by 4 bytes (one element of 8) so that the lanes' stores along
+// second() (one row each) fall in distinct banks.
+int64_t staged_pitch(const ElementwiseConfig& c) {
+  return c.tile()[static_cast<size_t>(c.major)] + std::max<int64_t>(1, 4 / bytes(c.dtype));
+}
+Layout staged_smem_layout(const ElementwiseConfig& c) {
+  const std::vector<int64_t> t = c.tile();
+  std::vector<Int> shape(t.begin(), t.end()), stride(t.size(), Int(0));
+  stride[static_cast<size_t>(c.major)] = Int(1);
+  stride[static_cast<size_t>(c.second())] = Int(staged_pitch(c));
+  return make_layout(tuple_of(shape), tuple_of(stride));
+}
+
 }  // namespace
+
+std::vector<int64_t> staged_store_offsets(const ElementwiseConfig& c) {
+  if (c.rank < 2 || (!c.staged[0] && !c.staged[1]))
+    fail("elementwise: staged_store_offsets of a configuration that stages no input: " + c.name());
+  const Layout tv = staged_tv_layout(c), smem = staged_smem_layout(c);
+  const int64_t nvals = int64_t{c.vector} * c.rows, eb = bytes(c.dtype);
+  std::vector<int64_t> out;
+  for (int64_t t = 0; t < c.threads; ++t)
+    for (int64_t v = 0; v < nvals; ++v) {
+      const int64_t idx = tv(IntTuple::tuple({IntTuple(Int(t)), IntTuple(Int(v))})).leaf().value("tile index");
+      out.push_back(smem(Coord(Int(idx))).leaf().value("shared offset") * eb);
+    }
+  return out;
+}
 
 std::string shifted_extent_refusal(const ElementwiseConfig& c, const std::vector<int64_t>& shape) {
   const std::vector<int64_t> tile = c.tile();
@@ -295,30 +343,19 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
   LoadOptions in;  // inputs through the read-only path when C overlaps neither input
   in.nc = c.nc;
 
-  // A staged input's own TV layout: 32/w lanes along second() (its unit stride; the tile's extent
-  // there is warps x rows = 32, validated), each with a vector of w = stage_vector elements there,
-  // the other lanes, the warps and the thread's other values along the major mode: (T, V) -> tile
-  // index, (32 x warps, 32v/warps) -> (32v, 32). Its tile goes to shared memory laid out
-  // major-fastest, each row of 32v elements padded by 4 bytes (1 element of 8) so that the lanes'
-  // stores, one row each, fall in distinct banks.
+  // A staged input's own TV layout (staged_tv_layout): 32/w lanes along second() (its unit stride;
+  // the tile's extent there is warps x rows = 32, validated), each with a vector of w =
+  // stage_vector elements there, the other lanes, the warps and the thread's other values
+  // (interleaved) along the major mode: (T, V) -> tile index, (32 x warps, 32v/warps) -> (32v, 32).
+  // Its tile goes to shared memory laid out major-fastest, rows padded (staged_smem_layout).
   const bool staging = c.staged[0] || c.staged[1];
   TVLayout tv_staged;
   Tensor smem[2];
   if (staging) {
-    const size_t r = static_cast<size_t>(c.rank);
-    std::vector<Int> ts(r, Int(1)), vs(r, Int(1)), order(r), sstride(r, Int(0));
-    for (int k = 0; k < c.rank; ++k) order[k] = Int(k == c.second() ? 0 : k == c.major ? 1 : 2 + k);
-    const int w = c.stage_vector;
-    ts[c.second()] = Int(32 / w);
-    ts[c.major] = Int(warps * w);
-    vs[c.second()] = Int(w);
-    vs[c.major] = Int(32 * int64_t{c.vector} / (warps * w));
-    tv_staged = make_layout_tv(make_ordered_layout(tuple_of(ts), tuple_of(order)),
-                               make_ordered_layout(tuple_of(vs), tuple_of(order)));
-    const int64_t pitch = tile_ext[static_cast<size_t>(c.major)] + std::max<int64_t>(1, 4 / eb);
-    sstride[c.major] = Int(1);
-    sstride[c.second()] = Int(pitch);
-    const Layout smem_layout = make_layout(tuple_of(tile_shape), tuple_of(sstride));
+    tv_staged.tiler = tuple_of(tile_shape);
+    tv_staged.layout = staged_tv_layout(c);
+    const int64_t pitch = staged_pitch(c);
+    const Layout smem_layout = staged_smem_layout(c);
     for (int x = 0; x < 2; ++x) {
       if (!c.staged[x]) continue;
       const Value base = b.shared_array(std::string("stage_") + kTensorNames[x], pitch * 32 * eb, 16);

@@ -92,6 +92,11 @@ codegen::Module elementwise_kernel(const ElementwiseConfig& c);
 // 36 bytes through LLVM's road).
 int max_staged_values(ElementwiseOp op);
 
+// A staged configuration's shared-memory stores: the byte offset in the staged tile of each
+// thread's value v, thread-major (threads x vector x rows), as elementwise_kernel stages them
+// (the same layouts). Tests check each warp's stores of one value against the 32 banks.
+std::vector<int64_t> staged_store_offsets(const ElementwiseConfig& c);
+
 // Why configuration `c` with shifted edge tiles cannot take a problem of this shape ("" when it
 // can): an extent below the tile's, a major extent that is not a multiple of the vector, or a
 // staged mode's extent that is not one of the stage vector. The kernel (static shapes), the host's
