@@ -419,6 +419,31 @@ int64_t offset(const TensorView& v, int64_t l, int64_t r, int64_t c) {
   return l * v.stride[0] + r * v.stride[1] + c * v.stride[2];
 }
 
+// The worst error of out (`got`, elements of `out_type` laid out as g.out) against the f64 host
+// value of alpha * A @ B + beta * C (C's values `c`, laid out as `c_view`), relative to
+// sum |alpha a b| + |beta c|; infinite where an element is not finite (one left unwritten).
+double worst_error(const GemmArguments& g, int64_t L, int64_t M, int64_t N, int64_t K, const HostMatrix& a,
+                   const HostMatrix& b, const HostMatrix& c, const TensorView& c_view, const std::vector<uint8_t>& got,
+                   Type out_type) {
+  double worst = 0;
+  for (int64_t l = 0; l < L; ++l)
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        double acc = 0, scale = 0;
+        for (int64_t k = 0; k < K; ++k) {
+          const double p = a.values[offset(g.A, l, m, k)] * b.values[offset(g.B, l, k, n)];
+          acc += p;
+          scale += std::fabs(p);
+        }
+        const double c0 = c.values[offset(c_view, l, m, n)];
+        const double want = g.alpha * acc + g.beta * c0;
+        const double err = std::fabs(read_element(got, out_type, offset(g.out, l, m, n)) - want) /
+                           (std::fabs(g.alpha) * scale + std::fabs(g.beta * c0) + 1e-30);
+        worst = std::isfinite(err) ? std::max(worst, err) : INFINITY;
+      }
+  return worst;
+}
+
 }  // namespace
 
 TEST_CASE("cublas peer gpu: every major combination and fp8 against a host reference") {
@@ -463,23 +488,8 @@ TEST_CASE("cublas peer gpu: every major combination and fp8 against a host refer
     REQUIRE_MESSAGE(peer.supported(), peer.reason());
     peer.run(da.ptr(), db.ptr(), dout.ptr(), stream);
     stream.synchronize();
-    const std::vector<uint8_t> got = dout.to_vector<uint8_t>();
-    double worst = 0;
-    for (int64_t l = 0; l < L; ++l)
-      for (int64_t m = 0; m < M; ++m)
-        for (int64_t n = 0; n < N; ++n) {
-          double acc = 0, scale = 0;
-          for (int64_t k = 0; k < K; ++k) {
-            const double p = a.values[offset(g.A, l, m, k)] * b.values[offset(g.B, l, k, n)];
-            acc += p;
-            scale += std::fabs(p);
-          }
-          const double c0 = o.values[offset(g.out, l, m, n)];
-          const double want = g.alpha * acc + g.beta * c0;
-          const double err = std::fabs(read_element(got, c.out, offset(g.out, l, m, n)) - want) /
-                             (std::fabs(g.alpha) * scale + std::fabs(g.beta * c0) + 1e-30);
-          worst = std::max(worst, err);
-        }
+    const double worst =
+        worst_error(g, L, M, N, K, a, b, o, g.out, dout.to_vector<uint8_t>(), c.out);
     // Inputs are exact and their f32 sums too; only the output's rounding (bf16: 2^-8) and tf32's
     // rounding of the (exact in tf32) inputs remain.
     CHECK(worst < 1e-2);
@@ -529,23 +539,8 @@ TEST_CASE("cublas peer gpu: a C of its own and batch strides of 0 against a host
     if (!peer.supported()) continue;
     peer.run(da.ptr(), db.ptr(), dc.ptr(), dout.ptr(), stream);
     stream.synchronize();
-    const std::vector<uint8_t> got = dout.to_vector<uint8_t>();
-    double worst = 0;
-    for (int64_t l = 0; l < L; ++l)
-      for (int64_t m = 0; m < M; ++m)
-        for (int64_t n = 0; n < N; ++n) {
-          double acc = 0, scale = 0;
-          for (int64_t k = 0; k < K; ++k) {
-            const double p = a.values[offset(g.A, l, m, k)] * b.values[offset(g.B, l, k, n)];
-            acc += p;
-            scale += std::fabs(p);
-          }
-          const double c0 = cv.values[offset(*g.C, l, m, n)];
-          const double want = g.alpha * acc + g.beta * c0;
-          const double err = std::fabs(read_element(got, Type::F32, offset(g.out, l, m, n)) - want) /
-                             (std::fabs(g.alpha) * scale + std::fabs(g.beta * c0) + 1e-30);
-          worst = std::isfinite(err) ? std::max(worst, err) : INFINITY;  // NaN: an element left unwritten
-        }
+    const double worst =
+        worst_error(g, L, M, N, K, a, b, cv, *g.C, dout.to_vector<uint8_t>(), Type::F32);
     // Inputs exact in bf16 and their f32 sums exact: only f32 rounding remains.
     CHECK(worst < 1e-5);
   }
