@@ -26,14 +26,11 @@ Module load_in_context(std::string_view ptx, void* context) {
   const cu::DriverApi& d = detail::api();
   detail::ContextGuard guard(d, context);
   const DiskCache* disk = DiskCache::process_cache();
-  if (!disk) {
+  // Without the disk cache, or for a kernel whose setmaxnreg the linker would ignore
+  // (disk_cache.hpp): a whole-program compile, which the driver's JIT cache keeps.
+  if (!disk || needs_whole_program_compile(ptx)) {
     Module m = Module::load_ptx(ptx);
-    phase("module loaded (PTX, no disk cache)");
-    return m;
-  }
-  if (needs_whole_program_compile(ptx)) {  // the linker would ignore its setmaxnreg (disk_cache.hpp)
-    Module m = Module::load_ptx(ptx);
-    phase("module loaded (PTX as a whole program: setmaxnreg; the driver's JIT cache keeps it)");
+    phase(disk ? "module loaded (PTX as a whole program: setmaxnreg)" : "module loaded (PTX, no disk cache)");
     return m;
   }
   // The machine code depends on the device (its compute capability) and on the driver's compiler.
