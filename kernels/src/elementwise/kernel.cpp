@@ -376,19 +376,17 @@ Module elementwise_kernel(const ElementwiseConfig& c) {
     int64_t d;                   // the coordinate along `slow`, from the thread's first value
     std::vector<int64_t> value;  // the value indices, in order along `fast`
   };
+  const Shape tile_modes = tuple_of(tile_shape);
   auto runs_of = [&](const Layout& l, int fast, int slow) {
     // The thread's value layout (V -> tile index from its first value): each value's coordinates in
     // the tile, colexicographic, the thread's first value at 0 in every mode.
     const Layout vl = slice_and_offset(SliceCoord{tid, _}, l).first;
     std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> by_row;  // d -> (position along fast, value)
     for (int64_t v = 0; v < nvals; ++v) {
-      const IntTuple at = vl(Coord(Int(v)));
-      int64_t idx = at.leaf().value("a thread's value offset in the tile");
+      const Coord at = idx2crd(vl(Coord(Int(v))).leaf(), tile_modes);
       std::vector<int64_t> crd(tile_ext.size());
-      for (size_t k = 0; k < tile_ext.size(); ++k) {
-        crd[k] = idx % tile_ext[k];
-        idx /= tile_ext[k];
-      }
+      for (size_t k = 0; k < tile_ext.size(); ++k)
+        crd[k] = at[static_cast<int>(k)].leaf().value("a thread's value coordinate in the tile");
       for (int k = 0; k < c.rank; ++k)
         if (k != fast && k != slow && crd[static_cast<size_t>(k)] != 0)
           fail("elementwise: a thread's values leave modes " + std::to_string(fast) + " and " + std::to_string(slow));
