@@ -56,6 +56,9 @@ TEST_CASE("cli tune: misuses name the option and the rule") {
   check_misuse({"--m", "64", "--n", "64", "--k", "64", "--out-file", file, "--candidates", "0"}, "--candidates");
   check_misuse({"--m", "64", "--n", "64", "--k", "64", "--out-file", file, "--class", "simt_gemm"},
                "tessel tune times the cost model's candidates; it takes no --kernel or --class");
+  check_misuse({"--m", "64", "--n", "64", "--k", "64", "--out-file", file, "--one-call"},
+               "tessel tune takes no --one-call: it times the cost model's candidates");
+  check_misuse({"--sweep", "--each", "--out-file", file}, "tessel tune takes no --each");
   check_misuse({"--m", "64", "--n", "64", "--out-file", file}, "tessel tune needs --m, --n and --k (or --sweep)");
   check_misuse({"--sweep", "--m", "64", "--out-file", file}, "--sweep runs its own list of problems; it takes no --m");
   check_misuse({"--m", "64", "--n", "64", "--k", "64", "--out-file", file, "--bogus"}, "unknown option '--bogus'");

@@ -172,6 +172,10 @@ int tune_command(const std::vector<std::string>& args) {
           "(`tessel bench gemm --kernel NAME` times one kernel)"};
     if (o.list)
       throw ParseError{"tessel tune takes no --list (`tessel bench gemm --sweep --list` prints the problems)"};
+    if (o.one_call || o.each)
+      throw ParseError{std::string("tessel tune takes no ") + (o.one_call ? "--one-call" : "--each") +
+                       ": it times the cost model's candidates and keeps the fastest (`tessel bench gemm " +
+                       (o.one_call ? "--one-call` times tessel::gemm's own choice)" : "--each` prints every candidate's time)")};
     if (o.extra.count("--candidates"))
       limit = static_cast<int>(parse_integer("--candidates", o.extra["--candidates"], 1, 64));
     if (o.extra.count("--out-file"))
