@@ -7,6 +7,7 @@
 #include <random>
 
 #include "algebra/support.hpp"
+#include "tessel/kernels/elementwise.hpp"
 #include "tessel/kernels/gemm.hpp"
 #include "tessel/testing/kernel_run.hpp"
 
@@ -133,7 +134,55 @@ TEST_CASE("gemm: one-call choices through copies match the host in the emulator"
   check("distinct unaligned C", matrix_view(Type::BF16, 0, 90, 64, true, 64), matrix_view(Type::BF16, 0, 64, 72, true, 72),
         matrix_view(Type::BF16, 0, 90, 72, true, 72), matrix_view(Type::BF16, 0, 90, 72, true, 73), 1.0, -1.0,
         {false, false, true, false});
+  // Issue 18's row 28, small: a row-major C of its own with an odd leading dimension under a
+  // column-major out (the kernel reads C M-contiguous through its transposed problem).
+  check("distinct unaligned row-major C, column-major out", matrix_view(Type::BF16, 0, 90, 64, true, 64),
+        matrix_view(Type::BF16, 0, 64, 72, false, 64), matrix_view(Type::BF16, 0, 90, 72, false, 96),
+        matrix_view(Type::BF16, 0, 90, 72, true, 75), 0.5, 2.0, {false, false, true, false});
   // A broadcast over the batch with an odd leading dimension: one matrix copied.
   check("broadcast unaligned A", matrix_view(Type::BF16, 2, 80, 33, true, 33, 0), matrix_view(Type::BF16, 2, 33, 64, true, 64),
         matrix_view(Type::BF16, 2, 80, 64, true, 64), std::nullopt, 1.0, 0.0, {true, false, false, false});
+}
+
+// A C that the TMA cannot read is copied in its own major (rows as they lie, only padded: about
+// twice as fast as a transposing copy), not out's, unless the kernel's tile is narrower than the
+// 128 bytes of N in which it loads a C of the other major (then in out's).
+TEST_CASE("gemm: an unaligned C is copied in its own major") {
+  for (bool c_row : {true, false}) {
+    for (bool out_row : {true, false}) {
+      for (int64_t m : {40, 2000}) {  // a few rows (a swapped kernel's) and issue 18 row 28's
+      const TensorView a = matrix_view(Type::BF16, 0, m, 1000, true, 1000), b = matrix_view(Type::BF16, 0, 1000, 1500, false, 1000);
+      const TensorView out = matrix_view(Type::BF16, 0, m, 1500, out_row, out_row ? 1504 : m + 8);
+      const TensorView c = matrix_view(Type::BF16, 0, m, 1500, c_row, c_row ? 1501 : m + 1);
+      kernels::GemmArguments args;
+      args.A = a;
+      args.B = b;
+      args.out = out;
+      args.C = c;
+      args.A.data = uint64_t{1} << 32;
+      args.B.data = uint64_t{2} << 32;
+      args.out.data = uint64_t{3} << 32;
+      args.C->data = uint64_t{4} << 32;
+      args.alpha = 1;
+      args.beta = 1;
+      const kernels::GemmChoice choice = best(args);
+      const std::string what = choice.describe() + ", C " + (c_row ? "row" : "column") + "-major, out " +
+                               (out_row ? "row" : "column") + "-major";
+      INFO(what);
+      // A kernel whose tile is narrower than 128 bytes of N (a swapped one) takes C only in out's major.
+      const bool narrow = choice.kernel->metadata().design.tile[1] * 2 < 128;
+      const bool want_row = narrow ? out_row : c_row;
+      REQUIRE(choice.packed[kernels::kPackC]);
+      bool found = false;
+      for (const kernels::GemmStep& step : kernels::gemm_steps(choice, args, uint64_t{5} << 32)) {
+        if (step.what.rfind("copy C", 0) != 0) continue;
+        found = true;
+        const TensorView& to = std::get<kernels::ElementwiseArguments>(step.args).C;
+        INFO(step.what);
+        CHECK(to.stride[want_row ? 1 : 0] == 1);
+      }
+      CHECK(found);
+      }
+    }
+  }
 }
