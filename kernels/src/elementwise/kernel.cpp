@@ -64,10 +64,11 @@ std::string config_hash(const ElementwiseConfig& c) {
 // staged store's banks).
 Layout staged_tv_layout(const ElementwiseConfig& c) {
   const std::vector<int64_t> t = c.tile();
-  std::vector<int64_t> index_stride(t.size(), 1);  // the tile index's, colexicographic
-  for (size_t k = 1; k < t.size(); ++k) index_stride[k] = index_stride[k - 1] * t[k - 1];
+  // The tile index's strides: colexicographic, the compact strides of the tile's shape.
+  const IntTuple index_stride = prefix_product(tuple_of(std::vector<Int>(t.begin(), t.end())));
   const int64_t w = c.stage_vector, lanes_m = int64_t{c.threads} / 32 * w, K = 32 * int64_t{c.vector} / lanes_m;
-  const int64_t ps = index_stride[static_cast<size_t>(c.second())], pm = index_stride[static_cast<size_t>(c.major)];
+  const int64_t ps = index_stride[c.second()].leaf().value("tile index stride"),
+                pm = index_stride[c.major].leaf().value("tile index stride");
   auto pair = [](int64_t a, int64_t b) { return IntTuple::tuple({IntTuple(Int(a)), IntTuple(Int(b))}); };
   return make_layout(IntTuple::tuple({pair(32 / w, lanes_m), pair(w, K)}),
                      IntTuple::tuple({pair(w * ps, pm), pair(ps, lanes_m * pm)}));
