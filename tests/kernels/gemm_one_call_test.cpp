@@ -186,3 +186,29 @@ TEST_CASE("gemm: an unaligned C is copied in its own major") {
     }
   }
 }
+
+// The persistent scheduler hands out whole clusters of tiles, so the model counts a grid padded to
+// the cluster shape: issue 18's row 20 runs as out^T, 12 x 11 tiles of 128x192; a kernel-side 1x2
+// cluster (`_c2x1` for this column-major out) makes 12 x 6 = 72 cluster tiles on 66 clusters, a
+// second round (measured 32.9 us against 20.3 for the 2x1, session 35), the 2x1 66, one round.
+TEST_CASE("gemm: the model counts the tiles a cluster pads the grid to") {
+  kernels::GemmArguments g;
+  g.A = matrix_view(Type::BF16, 0, 2000, 1000, true, 1000);
+  g.B = matrix_view(Type::BF16, 0, 1000, 1500, false, 1000);
+  g.out = matrix_view(Type::BF16, 0, 2000, 1500, false, 2000);
+  g.A.data = uint64_t{1} << 32;
+  g.B.data = uint64_t{2} << 32;
+  g.out.data = uint64_t{3} << 32;
+  g.alpha = 0.5;
+  g.beta = 2;
+  const kernels::GemmRanking r = kernels::rank_gemm(g, kH100);
+  auto estimate = [&](const std::string& suffix) {
+    for (const kernels::GemmChoice& c : r.ranked)
+      if (c.kernel->name() == "tessel_hopper_gemm_bf16_bf16_128x192x64_s4_kkc" + suffix) return c.estimate_us;
+    FAIL("no candidate 128x192x64_s4_kkc" << suffix);
+    return 0.0;
+  };
+  const double padded = estimate("_c2x1"), whole = estimate("_c1x2"), alone = estimate("");
+  CHECK(padded > whole);
+  CHECK(padded > alone);  // a second round costs more than the multicast saves
+}

@@ -72,6 +72,15 @@ int64_t tile_count(const KernelMetadata& md, const Extents& e) {
   const bool t = runs_transposed(md);
   return ceil_div(t ? e.N : e.M, tm) * ceil_div(t ? e.M : e.N, tn) * e.L;
 }
+// The CTA slots the persistent scheduler fills: it hands out whole clusters of tiles, so a tile grid
+// that the cluster shape does not divide is padded to it (row 20 of issue 18: 12 x 11 tiles of a
+// 1x2 cluster are 72 cluster tiles, a second round on 66 clusters; session 35).
+int64_t slot_count(const KernelMetadata& md, const Extents& e) {
+  const int64_t tm = std::max(md.design.tile[0], 1), tn = std::max(md.design.tile[1], 1);
+  const bool t = runs_transposed(md);
+  const int64_t cm = std::max(1, md.design.cluster[t ? 1 : 0]), cn = std::max(1, md.design.cluster[t ? 0 : 1]);
+  return ceil_div(t ? e.N : e.M, tm * cm) * cm * ceil_div(t ? e.M : e.N, tn * cn) * cn * e.L;
+}
 int cluster_size(const KernelMetadata& md) {
   return std::max(1, md.design.cluster[0] * md.design.cluster[1] * md.design.cluster[2]);
 }
@@ -230,9 +239,11 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
                    (sk.sk_tiles > 0 ? (std::ceil(share) + 1) * kUnitUs + 4 * partial : 0.0) + kFirstFillUs;
       active = sk.ctas;
     } else {
-      const int64_t units = tiles * splits;
-      const int64_t rounds = ceil_div(units, ctas);
-      const int64_t last = units - (rounds - 1) * ctas;  // units of the last round
+      // Rounds count the cluster-padded slots; the work (and the memory system's sharing) only the
+      // real units: a tile outside the problem moves no bytes.
+      const int64_t units = tiles * splits, slots = slot_count(md, e) * splits;
+      const int64_t rounds = ceil_div(slots, ctas);
+      const int64_t last = std::max<int64_t>(1, std::min(units, slots - (rounds - 1) * ctas));  // of the last round
       active = std::min(units, ctas);
       if (rounds > 1) {
         last_active = last;
