@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# device_row20_stalls.sh: where the warps of issue 18 row 20's kernel wait, against cuBLAS's
+# (ncu WarpStateStats, SchedulerStats and the L2/DRAM throughputs of one launch each). Logs under $OUT.
+source "$(dirname "$0")/device_common.sh"
+device_build tessel
+T=build/device/bin/tessel
+P="--m 2000 --n 1500 --k 1000 --a-major k --b-major k --out-major m --alpha 0.5 --beta 2"
+k=tessel_hopper_gemm_bf16_bf16_128x192x64_s4_kkc_c1x2
+timeout 240 ncu -k "regex:$k\$|nvjet" --launch-skip 4 --launch-count 2 --section SpeedOfLight --section WarpStateStats \
+  --section SchedulerStats --section Occupancy --metrics lts__t_sectors_srcunit_tex.sum,dram__bytes_read.sum,sm__cycles_active.avg,smsp__cycles_active.avg \
+  $T bench gemm $P --kernel $k --iters 2 --warmup 2 > "$OUT/ncu_row20.txt" 2>&1
+grep -E "^  [a-zA-Z_].*\(|Duration|Throughput|Stall|stall|Warp Cycles|Issued|Eligible|Active Warps|lts__t|dram__|cycles_active" "$OUT/ncu_row20.txt" | head -120
