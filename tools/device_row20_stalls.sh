@@ -6,7 +6,10 @@ device_build tessel
 T=build/device/bin/tessel
 P="--m 2000 --n 1500 --k 1000 --a-major k --b-major k --out-major m --alpha 0.5 --beta 2"
 k=tessel_hopper_gemm_bf16_bf16_128x192x64_s4_kkc_c1x2
-timeout 240 ncu -k "regex:$k\$|nvjet" --launch-skip 4 --launch-count 2 --section SpeedOfLight --section WarpStateStats \
-  --section SchedulerStats --section Occupancy --metrics lts__t_sectors_srcunit_tex.sum,dram__bytes_read.sum,sm__cycles_active.avg,smsp__cycles_active.avg \
-  $T bench gemm $P --kernel $k --iters 2 --warmup 2 > "$OUT/ncu_row20.txt" 2>&1
-grep -E "^  [a-zA-Z_].*\(|Duration|Throughput|Stall|stall|Warp Cycles|Issued|Eligible|Active Warps|lts__t|dram__|cycles_active" "$OUT/ncu_row20.txt" | head -120
+for re in "$k\$" nvjet; do
+  timeout 200 ncu -k "regex:$re" --launch-skip 2 --launch-count 1 --section SpeedOfLight --section WarpStateStats \
+    --section SchedulerStats --section Occupancy \
+    --metrics lts__t_sectors_srcunit_tex.sum,dram__bytes_read.sum,sm__cycles_active.avg,smsp__cycles_active.avg \
+    $T bench gemm $P --kernel $k --iters 3 --warmup 3 >> "$OUT/ncu_row20.txt" 2>&1
+done
+grep -E "^  [a-zA-Z_].*\(|Duration|Throughput|Stall|stall|Warp Cycles|Issued|Eligible|Active Warps|lts__t|dram__|cycles_active|Registers|Shared Memory" "$OUT/ncu_row20.txt" | grep -v "^ *----" | head -120
