@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdlib>
 #include <atomic>
 #include <limits>
 #include <mutex>
@@ -259,9 +258,7 @@ HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& config, con
     if (other <= 1) other_stride = ((e0 * eb + 15) / 16) * 16 / eb;
     if (batches <= 1) batch_stride = other_stride * e1;
     const Layout l = make_layout(IntTuple{e0, e1, batches}, IntTuple{1, other_stride, batch_stride});
-    rt::TensorMapSpec s = make_tensor_map_spec(l, t, box, codegen::SmemSwizzle::B128);
-    if (const char* x = std::getenv("TESSEL_EXP_L2P")) s.l2_promotion = static_cast<rt::TensorMapL2Promotion>(std::atoi(x));
-    return s;
+    return make_tensor_map_spec(l, t, box, codegen::SmemSwizzle::B128);
   };
   const int BK = c.tile_k();
   HopperGemmTensorMaps maps;
