@@ -19,8 +19,6 @@
 #include <vector>
 
 #include "hopper_gemm/shared_storage.hpp"
-#include <cstdlib>
-
 #include "sm90/epilogue.hpp"
 #include "sm90/pipeline.hpp"
 #include "sm90/shared_storage.hpp"
@@ -184,7 +182,7 @@ void producer(const GemmKernel& k) {
       // C into L2 ahead of the epilogue, once the tile's last k-tiles are asked for (a stage ring
       // before the consumers finish): before them, it competed with the pipeline's first loads
       // for DRAM. Not for split-K or stream-K: only the unit that arrives last reads C.
-      if (!units && !std::getenv("TESSEL_EXP_NOPF")) TmaStoreEpilogue::prefetch_c(b, epilogue_params(k), epilogue_tensors(k), at);
+      if (!units) TmaStoreEpilogue::prefetch_c(b, epilogue_params(k), epilogue_tensors(k), at);
     });
     k.pipeline.producer_tail(state);
   });
