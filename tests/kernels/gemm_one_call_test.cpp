@@ -144,8 +144,8 @@ TEST_CASE("gemm: one-call choices through copies match the host in the emulator"
         matrix_view(Type::BF16, 2, 80, 64, true, 64), std::nullopt, 1.0, 0.0, {true, false, false, false});
 }
 
-// A C that the TMA cannot read is copied in its own major (rows as they lie, only padded: about
-// twice as fast as a transposing copy), not out's, unless the kernel's tile is narrower than the
+// A C that the TMA cannot read is copied in its own major (rows as they lie, only padded), not
+// out's, unless the kernel's tile is narrower than the
 // 128 bytes of N in which it loads a C of the other major (then in out's).
 TEST_CASE("gemm: an unaligned C is copied in its own major") {
   for (bool c_row : {true, false}) {

@@ -125,9 +125,9 @@ std::optional<Packing> plan_packing(const KernelMetadata& md, const GemmArgument
       if (!out_fits || args.distinct_c()) p.packed_args.C = c;
       else p.packed_args.C.reset();  // C is out, in place
     } else {
-      // In C's own major where it has one (a copy that moves rows as they lie, at about twice the
-      // speed of a transposing one: the kernel loads C in either major), but for a tile narrower
-      // than the 128 bytes of N in which the kernel loads a C of the other major (a swapped one's).
+      // In C's own major where it has one (the kernel loads C in either major, so the copy only
+      // pads rows), but for a tile narrower than the 128 bytes of N in which the kernel loads a C of
+      // the other major (a swapped one's): out's major then.
       const Major own = has_major(c, Major::Row) ? Major::Row : has_major(c, Major::Column) ? Major::Column : mo.major;
       const bool narrow = int64_t{md.design.tile[1]} * codegen::bytes(c.dtype) < 128;
       const Major major = narrow ? mo.major : own;
