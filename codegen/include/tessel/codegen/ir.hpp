@@ -403,10 +403,14 @@ struct Stmt;
 // Its storage comes from block_pool.hpp (kept for the next kernel, not given back to the system).
 using Block = std::vector<Stmt, BlockAllocator<Stmt>>;
 
+// An if's and a loop's nodes come from operand_pool.hpp's slabs, not malloc: the builder makes
+// one per `if`, and an epilogue one per element it stores, each freed with its kernel.
 struct IfStmt {
   int pred = -1;
   bool negated = false;  // run `then` when pred is false
   Block then_block, else_block;
+  static void* operator new(size_t bytes) { return operand_pool::allocate(bytes); }
+  static void operator delete(void* p, size_t bytes) noexcept { operand_pool::deallocate(p, bytes); }
 };
 
 // `while (cond) body`: `cond_block` computes `cond` (a predicate register) before each trip.
@@ -414,6 +418,8 @@ struct LoopStmt {
   Block cond_block;
   int cond = -1;
   Block body;
+  static void* operator new(size_t bytes) { return operand_pool::allocate(bytes); }
+  static void operator delete(void* p, size_t bytes) noexcept { operand_pool::deallocate(p, bytes); }
 };
 
 struct Stmt {

@@ -1,6 +1,6 @@
 // operand_pool.hpp: the allocator of the IR's operand lists (Operand::elems, and Instr::ops beyond
-// the operands it keeps inline): small arrays carved from per-thread slabs and recycled through
-// free lists, one per size class.
+// the operands it keeps inline) and of its if and loop nodes (IfStmt, LoopStmt): small arrays
+// carved from per-thread slabs and recycled through free lists, one per size class.
 //
 // The builder makes an operand list for every address, vector or pair operand (and made one for
 // every instruction before InstrOperands kept up to four inline), and a kernel keeps them all
