@@ -322,7 +322,7 @@ void KernelBuilder::pop_scope() {
   bound_.pop_back();
 }
 
-// A full block grows 4x, not 2x: each growth moves every statement (272 bytes), and a block that
+// A full block grows 4x, not 2x: each growth moves every statement (208 bytes), and a block that
 // outgrows its first 32 (an epilogue box's C loads, a loop body) moved each statement about once.
 void KernelBuilder::grow(Block& b) { b.reserve(std::max<size_t>(32, 4 * b.capacity())); }
 
@@ -351,7 +351,7 @@ void KernelBuilder::if_(Value pred, FunctionRef<void()> then_fn, FunctionRef<voi
   in_block(f->then_block, then_fn);
   if (else_fn) in_block(f->else_block, else_fn);
   // Made in place at the end of the block, as append() makes an instruction (a statement made
-  // aside and moved in copied its 272 bytes once more).
+  // aside and moved in copied its 208 bytes once more).
   Block& b = current();
   if (b.size() == b.capacity()) grow(b);
   Stmt& s = b.emplace_back();

@@ -63,6 +63,46 @@ struct Flattener {
     fail("codegen: " + k.name + ": " + operand_mismatch(i));
   }
 
+  // Whether o's elements (and theirs) name only registers that were made: check_operand()
+  // without its refusal.
+  bool elems_made(const Operand& o) const {
+    for (const Operand& e : o.elems) {
+      if (e.kind == Operand::Kind::Reg && static_cast<size_t>(e.reg) >= k.regs.size()) return false;
+      if (!e.elems.empty() && !elems_made(e)) return false;
+    }
+    return true;
+  }
+  // Whether i passes check_signature() and every operand register check, in one pass over its
+  // operands (the two checks walked them twice, a fifth of the walk's own instructions). Where it
+  // does not, check_instr() runs them in their order, for the same refusal as before.
+  bool instr_ok(const Instr& i) const {
+    const Signature& s = op_info(i.op).signature;
+    const size_t n = i.ops.size();
+    if (n < s.required || n > s.count) return false;
+    for (size_t j = 0; j < n; ++j) {
+      const Operand& o = i.ops[j];
+      const OperandKind kind = s.kinds[j];
+      if (o.kind == Operand::Kind::Reg) {
+        if (static_cast<size_t>(o.reg) >= k.regs.size()) return false;  // a negative id too
+        if (kind != OperandKind::Dst && kind != OperandKind::Src && !operand_fits(kind, o)) return false;
+      } else if (!operand_fits(kind, o) || (!o.elems.empty() && !elems_made(o))) {
+        return false;
+      }
+    }
+    return true;
+  }
+  // The checks one by one: the first that fails refuses i (instr_ok() said one will).
+  void check_instr(const Instr& i) const {
+    check_signature(i);
+    for (const Operand& o : i.ops) {
+      if (o.kind == Operand::Kind::Reg) {
+        check_reg(o.reg, "an operand");
+      } else if (!o.elems.empty()) {
+        check_operand(o);
+      }
+    }
+  }
+
   void emit_label(int n) {
     label_instr.ops[0].name = label_name(n);
     out(label_instr);
@@ -79,14 +119,8 @@ struct Flattener {
     for (const Stmt& s : b) {
       switch (s.kind) {
         case Stmt::Kind::Instr:
-          check_signature(s.instr);
-          for (const Operand& o : s.instr.ops) {
-            if (o.kind == Operand::Kind::Reg) {
-              check_reg(o.reg, "an operand");
-            } else if (!o.elems.empty()) {
-              check_operand(o);
-            }
-          }
+          if (!instr_ok(s.instr)) [[unlikely]]
+            check_instr(s.instr);
           if (s.instr.guard >= 0) check_pred(s.instr.guard, "a guard");
           out(s.instr);
           break;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <stdexcept>
 #include <tuple>
 #include <unordered_set>
 
@@ -39,6 +40,48 @@ void InstrOperands::grow(size_t n) {
 
 void InstrOperands::out_of_range(size_t j) const {
   fail("codegen: operand " + std::to_string(j) + " of an instruction with " + std::to_string(size_) + " operands");
+}
+
+OperandList::OperandList(std::initializer_list<Operand> l) {
+  reserve(l.size());
+  for (const Operand& o : l) push_back(o);
+}
+
+OperandList::OperandList(const OperandList& o) {
+  reserve(o.size());
+  for (const Operand& e : o) push_back(e);
+}
+
+OperandList& OperandList::operator=(const OperandList& o) {
+  if (this != &o) *this = OperandList(o);
+  return *this;
+}
+
+void OperandList::free_block() noexcept {
+  Operand* d = data();
+  for (uint32_t j = 0; j < h_->size; ++j) d[j].~Operand();
+  operand_pool::deallocate(h_, sizeof(Header) + h_->cap * sizeof(Operand));
+  h_ = nullptr;
+}
+
+void OperandList::grow(size_t n) {
+  if (n > (UINT32_MAX - sizeof(Header)) / sizeof(Operand)) fail("codegen: an operand with " + std::to_string(n) + " elements");
+  auto* h = static_cast<Header*>(operand_pool::allocate(sizeof(Header) + n * sizeof(Operand)));
+  h->size = 0;
+  h->cap = static_cast<uint32_t>(n);
+  if (h_) {
+    // Relocated bit by bit, as InstrOperands::take relocates its inline operands (an Operand's
+    // bytes at a new address are the same operand); the old block is given back without
+    // destroying them.
+    h->size = h_->size;
+    std::memcpy(static_cast<void*>(h + 1), static_cast<const void*>(h_ + 1), h_->size * sizeof(Operand));
+    operand_pool::deallocate(h_, sizeof(Header) + h_->cap * sizeof(Operand));
+  }
+  h_ = h;
+}
+
+void OperandList::out_of_range(size_t j) const {
+  throw std::out_of_range("codegen: operand element " + std::to_string(j) + " of " + std::to_string(size()));
 }
 
 Operand Operand::f32(float v) {

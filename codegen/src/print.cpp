@@ -271,13 +271,16 @@ struct Printer {
   }
 
   [[gnu::always_inline]] char* reg(char* p, int id) const {
-    const RegInfo& r = k.regs.at(static_cast<size_t>(id));
     if (named) [[likely]] {
+      // Read without at(): with the names spelled, the printer is walking a kernel, and the walk
+      // (flatten.hpp) checked each register of an instruction before handing it over.
+      const RegInfo& r = k.regs[static_cast<size_t>(id)];
       const RegName& n = class_names[static_cast<size_t>(r.cls)][r.index];
       static_assert(sizeof(RegName) == 16, "a register name is copied as 16 bytes");
       std::memcpy(p, &n, 16);
       return p + n.size;
     }
+    const RegInfo& r = k.regs.at(static_cast<size_t>(id));
     const char* prefix = reg_prefix(r.cls);
     const size_t len = std::strlen(prefix);
     std::memcpy(p, prefix, len);

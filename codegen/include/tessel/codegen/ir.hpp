@@ -86,11 +86,70 @@ class OperandName {
 inline const std::string OperandName::kNone;
 
 struct Operand;
-// The elements of a vector, address or pair operand (Operand::elems): a std::vector whose storage
-// comes from operand_pool.hpp (the builder makes one per address, vector and pair operand;
-// malloc's slow path for each was a tenth of generation). An instruction's own list is
-// InstrOperands, below.
-using OperandList = std::vector<Operand, OperandAllocator<Operand>>;
+// The elements of a vector, address or pair operand (Operand::elems): one pointer to a block from
+// operand_pool.hpp that holds the count, the room and the operands (none for an operand without
+// elements, most of them). A std::vector was three pointers in every operand: with one, an
+// Operand is 32 bytes, not 48, and a statement (four operands inline) 208, not 272, for every
+// statement the builder writes and every block's growth moves. It has the part of std::vector's
+// interface that the IR's readers and writers use (size, [], at, iteration, push_back, reserve).
+class OperandList {
+ public:
+  using value_type = Operand;
+  using iterator = Operand*;
+  using const_iterator = const Operand*;
+
+  OperandList() noexcept = default;
+  OperandList(std::initializer_list<Operand> l);
+  OperandList(const OperandList& o);
+  OperandList(OperandList&& o) noexcept : h_(o.h_) { o.h_ = nullptr; }
+  OperandList& operator=(const OperandList& o);
+  OperandList& operator=(OperandList&& o) noexcept {
+    if (this != &o) {
+      release();
+      h_ = o.h_;
+      o.h_ = nullptr;
+    }
+    return *this;
+  }
+  ~OperandList() { release(); }
+
+  size_t size() const { return h_ ? h_->size : 0; }
+  bool empty() const { return size() == 0; }
+  // Defined below Operand, which is incomplete here.
+  inline Operand* data();
+  inline const Operand* data() const;
+  inline iterator begin();
+  inline iterator end();
+  inline const_iterator begin() const;
+  inline const_iterator end() const;
+  inline Operand& operator[](size_t j);
+  inline const Operand& operator[](size_t j) const;
+  inline Operand& at(size_t j);
+  inline const Operand& at(size_t j) const;
+  inline Operand& front();
+  inline Operand& back();
+  inline const Operand& front() const;
+  inline const Operand& back() const;
+  inline void push_back(Operand&& o);
+  inline void push_back(const Operand& o);
+  void reserve(size_t n) {
+    if (n > (h_ ? h_->cap : 0)) grow(n);
+  }
+
+ private:
+  // The block: this header, then `cap` operands (8 bytes, an operand's alignment).
+  struct Header {
+    uint32_t size;
+    uint32_t cap;
+  };
+  void release() noexcept {  // destroys the operands and gives back the block
+    if (h_) free_block();
+  }
+  void free_block() noexcept;
+  void grow(size_t n);  // room for n operands, those held moved over
+  [[noreturn]] void out_of_range(size_t j) const;
+  Header* h_ = nullptr;
+};
 
 // An instruction operand.
 struct Operand {
@@ -131,6 +190,36 @@ struct Operand {
   static Operand sink();                      // `_`
   static Operand pair(Operand a, Operand b);  // `a|b`: two destinations (elect.sync, setp)
 };
+
+static_assert(sizeof(Operand) == 32, "an Operand is 32 bytes: its element list is one pointer (OperandList)");
+
+inline Operand* OperandList::data() { return h_ ? reinterpret_cast<Operand*>(h_ + 1) : nullptr; }
+inline const Operand* OperandList::data() const { return h_ ? reinterpret_cast<const Operand*>(h_ + 1) : nullptr; }
+inline OperandList::iterator OperandList::begin() { return data(); }
+inline OperandList::iterator OperandList::end() { return data() + size(); }
+inline OperandList::const_iterator OperandList::begin() const { return data(); }
+inline OperandList::const_iterator OperandList::end() const { return data() + size(); }
+inline Operand& OperandList::operator[](size_t j) { return data()[j]; }
+inline const Operand& OperandList::operator[](size_t j) const { return data()[j]; }
+inline Operand& OperandList::at(size_t j) {
+  if (j >= size()) out_of_range(j);
+  return data()[j];
+}
+inline const Operand& OperandList::at(size_t j) const {
+  if (j >= size()) out_of_range(j);
+  return data()[j];
+}
+inline Operand& OperandList::front() { return data()[0]; }
+inline Operand& OperandList::back() { return data()[size() - 1]; }
+inline const Operand& OperandList::front() const { return data()[0]; }
+inline const Operand& OperandList::back() const { return data()[size() - 1]; }
+inline void OperandList::push_back(Operand&& o) {
+  const size_t n = size();
+  if (!h_ || n == h_->cap) grow(n ? 2 * n : 2);
+  new (data() + n) Operand(std::move(o));
+  ++h_->size;
+}
+inline void OperandList::push_back(const Operand& o) { push_back(Operand(o)); }
 
 // An instruction's operands: up to kInline of them inside the instruction, more in an array from
 // operand_pool.hpp. A std::vector per instruction cost an allocation from the pool for every
@@ -222,8 +311,8 @@ class InstrOperands {
       o.data_ = o.inline_;
       o.cap_ = kInline;
     } else {
-      // Relocated bit by bit: an Operand is scalars, an interned name's pointer and an operand
-      // list whose allocator holds no state, so its bytes at a new address are the same operand,
+      // Relocated bit by bit: an Operand is scalars, an interned name's pointer and the owning
+      // pointer of its element list, so its bytes at a new address are the same operand,
       // and the old bytes are dropped without their destructor (a move and a destructor per
       // operand made each statement's move, as blocks grow and finish() joins them, cost more
       // than the pool's allocation this list replaced). The whole room: a fixed-size copy.
@@ -314,10 +403,14 @@ struct Stmt;
 // Its storage comes from block_pool.hpp (kept for the next kernel, not given back to the system).
 using Block = std::vector<Stmt, BlockAllocator<Stmt>>;
 
+// An if's and a loop's nodes come from operand_pool.hpp's slabs, not malloc: the builder makes
+// one per `if`, and an epilogue one per element it stores, each freed with its kernel.
 struct IfStmt {
   int pred = -1;
   bool negated = false;  // run `then` when pred is false
   Block then_block, else_block;
+  static void* operator new(size_t bytes) { return operand_pool::allocate(bytes); }
+  static void operator delete(void* p, size_t bytes) noexcept { operand_pool::deallocate(p, bytes); }
 };
 
 // `while (cond) body`: `cond_block` computes `cond` (a predicate register) before each trip.
@@ -325,6 +418,8 @@ struct LoopStmt {
   Block cond_block;
   int cond = -1;
   Block body;
+  static void* operator new(size_t bytes) { return operand_pool::allocate(bytes); }
+  static void operator delete(void* p, size_t bytes) noexcept { operand_pool::deallocate(p, bytes); }
 };
 
 struct Stmt {

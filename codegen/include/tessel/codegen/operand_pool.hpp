@@ -1,6 +1,6 @@
 // operand_pool.hpp: the allocator of the IR's operand lists (Operand::elems, and Instr::ops beyond
-// the operands it keeps inline): small arrays carved from per-thread slabs and recycled through
-// free lists, one per size class.
+// the operands it keeps inline) and of its if and loop nodes (IfStmt, LoopStmt): small arrays
+// carved from per-thread slabs and recycled through free lists, one per size class.
 //
 // The builder makes an operand list for every address, vector or pair operand (and made one for
 // every instruction before InstrOperands kept up to four inline), and a kernel keeps them all
@@ -25,21 +25,5 @@ void* allocate(std::size_t bytes);
 void deallocate(void* p, std::size_t bytes) noexcept;
 inline constexpr std::size_t kMaxPooled = 512;
 }  // namespace operand_pool
-
-// A stateless allocator over operand_pool: every instance equals every other, so moving a list
-// moves its pointer, as with std::allocator.
-template <class T>
-struct OperandAllocator {
-  using value_type = T;
-  OperandAllocator() = default;
-  template <class U>
-  OperandAllocator(const OperandAllocator<U>&) noexcept {}  // NOLINT(google-explicit-constructor): rebinding
-  T* allocate(std::size_t n) { return static_cast<T*>(operand_pool::allocate(n * sizeof(T))); }
-  void deallocate(T* p, std::size_t n) noexcept { operand_pool::deallocate(p, n * sizeof(T)); }
-  template <class U>
-  friend bool operator==(const OperandAllocator&, const OperandAllocator<U>&) {
-    return true;
-  }
-};
 
 }  // namespace tessel::codegen
