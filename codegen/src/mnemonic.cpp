@@ -230,7 +230,8 @@ void custom(Spell& o, const Instr& i, const char* root) {
       o << root << Sem{i} << Sp{i.space} << name(i.atom) << T{i.type};
       return;
     case Op::BarrierClusterArrive:
-      o << root << (i.has(kRelease) ? ".release" : "") << (i.has(kAligned) ? ".aligned" : "");
+      o << root << (i.has(kRelease) ? ".release" : "") << (i.has(kRelaxed) ? ".relaxed" : "")
+        << (i.has(kAligned) ? ".aligned" : "");
       return;
     case Op::BarrierClusterWait:
       o << root << (i.has(kAcquire) ? ".acquire" : "") << (i.has(kAligned) ? ".aligned" : "");

@@ -47,7 +47,7 @@ bool fp8_inputs(const Instr& i) { return fp8(i.type2); }
 bool param_space(const Instr& i) { return i.space == Space::Param; }
 bool no_allocate_l1(const Instr& i) { return i.has(kNoAllocL1); }
 bool prefetch_l2(const Instr& i) { return i.has(kL2Prefetch); }
-bool release_or_acquire(const Instr& i) { return i.has(kRelease) || i.has(kAcquire); }
+bool release_or_acquire(const Instr& i) { return i.has(kRelease) || i.has(kAcquire) || i.has(kRelaxed); }
 bool acquire_or_cluster(const Instr& i) { return i.has(kAcquire) || i.has(kCluster); }
 bool cluster_scope(const Instr& i) { return i.has(kCluster) || i.space == Space::SharedCluster; }
 // ptxas accepts multicast on sm_90 with an advisory to target sm_90a, the arch it is for.
@@ -79,7 +79,7 @@ constexpr ModifierFloor kModifierFloors[] = {
     {Op::St, prefetch_l2, {74, 80, false, "ld .L2::128B"}},
     {Op::Atom, bf16, {78, 90, false, "bf16 atomics"}},
     {Op::Red, bf16, {78, 90, false, "bf16 atomics"}},
-    {Op::BarrierClusterArrive, release_or_acquire, {80, 90, false, "barrier.cluster with .release/.acquire"}},
+    {Op::BarrierClusterArrive, release_or_acquire, {80, 90, false, "barrier.cluster with .release/.acquire/.relaxed"}},
     {Op::BarrierClusterWait, release_or_acquire, {80, 90, false, "barrier.cluster with .release/.acquire"}},
     {Op::TmaLoad, multicast, {80, 90, true, "cp.async.bulk.tensor .multicast::cluster"}},
     {Op::MbarInit, cluster_scope, {80, 90, false, "mbarrier.arrive.release.cluster"}},

@@ -49,9 +49,10 @@ void bar_sync(KernelBuilder& b, Value id, int threads) {
   b.emit(std::move(i));
 }
 
-void barrier_cluster_arrive(KernelBuilder& b, bool aligned) {
+void barrier_cluster_arrive(KernelBuilder& b, bool aligned, bool relaxed) {
   Instr i = make(Op::BarrierClusterArrive);
   if (aligned) i.flags |= kAligned;
+  if (relaxed) i.flags |= kRelaxed;
   b.emit(std::move(i));
 }
 
@@ -61,8 +62,8 @@ void barrier_cluster_wait(KernelBuilder& b, bool aligned) {
   b.emit(std::move(i));
 }
 
-void cluster_sync(KernelBuilder& b, bool aligned) {
-  barrier_cluster_arrive(b, aligned);
+void cluster_sync(KernelBuilder& b, bool aligned, bool relaxed_arrive) {
+  barrier_cluster_arrive(b, aligned, relaxed_arrive);
   barrier_cluster_wait(b, aligned);
 }
 

@@ -78,7 +78,10 @@ bool KernelLowering::intrinsic(const Instr& i) {
       }
       return true;
     case Op::BarrierClusterArrive:  // .release is the default semantics of barrier.cluster.arrive
-      call(i.has(kAligned) ? I::nvvm_barrier_cluster_arrive_aligned : I::nvvm_barrier_cluster_arrive, {});
+      if (i.has(codegen::kRelaxed))
+        call(i.has(kAligned) ? I::nvvm_barrier_cluster_arrive_relaxed_aligned : I::nvvm_barrier_cluster_arrive_relaxed, {});
+      else
+        call(i.has(kAligned) ? I::nvvm_barrier_cluster_arrive_aligned : I::nvvm_barrier_cluster_arrive, {});
       return true;
     case Op::BarrierClusterWait:  // .acquire is the default of barrier.cluster.wait
       call(i.has(kAligned) ? I::nvvm_barrier_cluster_wait_aligned : I::nvvm_barrier_cluster_wait, {});

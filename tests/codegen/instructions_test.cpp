@@ -63,6 +63,8 @@ TEST_CASE("codegen: bar.sync, barrier.cluster and the proxy fences") {
   barrier_cluster_arrive(b, false);
   barrier_cluster_wait(b, false);
   cluster_sync(b);
+  barrier_cluster_arrive(b, true, true);
+  cluster_sync(b, false, true);
   fence_proxy_async(b);
   fence_proxy_async(b, Space::Global);
   fence_proxy_async(b, Space::Shared);
@@ -81,6 +83,9 @@ TEST_CASE("codegen: bar.sync, barrier.cluster and the proxy fences") {
                        "\tbarrier.cluster.wait;",
                        "\tbarrier.cluster.arrive.aligned;",
                        "\tbarrier.cluster.wait.aligned;",
+                       "\tbarrier.cluster.arrive.relaxed.aligned;",
+                       "\tbarrier.cluster.arrive.relaxed;",
+                       "\tbarrier.cluster.wait;",
                        "\tfence.proxy.async;",
                        "\tfence.proxy.async.global;",
                        "\tfence.proxy.async.shared::cta;",
@@ -88,6 +93,18 @@ TEST_CASE("codegen: bar.sync, barrier.cluster and the proxy fences") {
                        "\tfence.mbarrier_init.release.cluster;",
                        "\tret;",
                    });
+  test::check_assembles(m);
+}
+
+// .relaxed on barrier.cluster.arrive came with PTX ISA 8.0 (the plain form with 7.8).
+TEST_CASE("codegen: a relaxed cluster arrive needs PTX ISA 8.0") {
+  KernelBuilder b("tessel_test_relaxed_arrive");
+  barrier_cluster_arrive(b, true, true);
+  barrier_cluster_wait(b);
+  Module m = one(b.finish());
+  const std::string ptx = print_ptx(m);
+  check_target(ptx, "8.0", "sm_90");
+  check_lines(ptx, {"\tbarrier.cluster.arrive.relaxed.aligned;", "\tbarrier.cluster.wait.aligned;"});
   test::check_assembles(m);
 }
 

@@ -456,9 +456,11 @@ Module hopper_gemm(const HopperGemmConfig& config) {
     TmaStoreEpilogue::init(smem, regions.c_full);
     fence_mbarrier_init(b);
   });
-  // In a cluster the peer's barriers must be initialized before anything multicasts or arrives on them.
+  // In a cluster the peer's barriers must be initialized before anything multicasts or arrives on them:
+  // fence.mbarrier_init (thread 0) then a relaxed arrive, not the default release one, which the
+  // H100 runs as a GPU-scope memory barrier in every thread (ncu: 3.7% of row 20's stall samples).
   if (c.cluster_size() > 1)
-    cluster_sync(b);
+    cluster_sync(b, true, true);
   else
     bar_sync(b);
 

@@ -56,6 +56,7 @@ enum Flag : uint32_t {
   kRegA = 1u << 18,        // wgmma with A in registers
   kAligned = 1u << 19,     // barrier .aligned forms
   kNoinc = 1u << 20,       // cp.async.mbarrier.arrive .noinc
+  kRelaxed = 1u << 21,     // .relaxed semantics (barrier.cluster.arrive)
 };
 
 // The name of an operand (a special register, a parameter or shared array, a label), or an

@@ -19,14 +19,18 @@ void bar_sync(KernelBuilder& b, int id = 0, int threads = 0);
 // The same with the barrier's id in a register (u32, in [0, 15] when it runs; warp-uniform).
 void bar_sync(KernelBuilder& b, Value id, int threads);
 
-// `barrier.cluster.arrive{.aligned}` / `barrier.cluster.wait{.aligned}`: the cluster-wide barrier,
-// split in two so that work can go between the halves. The default semantics apply (.release on
-// arrive, .acquire on wait). `aligned`: every thread of the warp executes the same instruction.
-// PTX ISA 9.0 §9.7.13.3 barrier.cluster (sm_90).
-void barrier_cluster_arrive(KernelBuilder& b, bool aligned = true);
+// `barrier.cluster.arrive{.relaxed}{.aligned}` / `barrier.cluster.wait{.aligned}`: the cluster-wide
+// barrier, split in two so that work can go between the halves. The default semantics apply
+// (.release on arrive, .acquire on wait) unless `relaxed`: an arrive that orders none of the
+// thread's earlier memory accesses (on an H100 the release arrive is a GPU-scope memory barrier
+// in every thread: the pair after mbarrier.init uses fence.mbarrier_init.release.cluster in the
+// initializing thread and the relaxed arrive, as the PTX ISA pairs them). `aligned`: every thread
+// of the warp executes the same instruction.
+// PTX ISA 9.0 §9.7.13.3 barrier.cluster (sm_90; .relaxed: PTX ISA 8.0).
+void barrier_cluster_arrive(KernelBuilder& b, bool aligned = true, bool relaxed = false);
 void barrier_cluster_wait(KernelBuilder& b, bool aligned = true);
 // Arrive then wait: every thread of the cluster has arrived when it returns.
-void cluster_sync(KernelBuilder& b, bool aligned = true);
+void cluster_sync(KernelBuilder& b, bool aligned = true, bool relaxed_arrive = false);
 
 // `fence.proxy.async{.space}`: orders this thread's generic-proxy accesses with the async proxy
 // (TMA, the bulk copies), e.g. after st.shared and before a TMA store reads that memory.
