@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <utility>
 
 #include "gemm/packing.hpp"
 #include "tessel/algebra/error.hpp"
@@ -66,20 +67,26 @@ bool runs_transposed(const KernelMetadata& md) {
   if (md.kernel_class != "hopper_gemm" || md.operands.size() < 3) return false;
   return (md.operands[2].major == Major::Column) != is_swapped(md);
 }
-// The output tiles of a kernel on the problem: the kernel's tile over the problem it computes.
-int64_t tile_count(const KernelMetadata& md, const Extents& e) {
+// The cluster's CTAs along the kernel's M and along its N (a column-major out's kernel computes
+// out^T = B^T A^T: the configuration's cluster exchanged).
+std::pair<int64_t, int64_t> kernel_cluster(const KernelMetadata& md) {
+  const bool t = runs_transposed(md);
+  return {std::max(1, md.design.cluster[t ? 1 : 0]), std::max(1, md.design.cluster[t ? 0 : 1])};
+}
+// The kernel's tiles over the problem it computes, the grid padded to whole blocks of cm x cn tiles.
+int64_t padded_tiles(const KernelMetadata& md, const Extents& e, int64_t cm, int64_t cn) {
   const int64_t tm = std::max(md.design.tile[0], 1), tn = std::max(md.design.tile[1], 1);
   const bool t = runs_transposed(md);
-  return ceil_div(t ? e.N : e.M, tm) * ceil_div(t ? e.M : e.N, tn) * e.L;
+  return ceil_div(t ? e.N : e.M, tm * cm) * cm * ceil_div(t ? e.M : e.N, tn * cn) * cn * e.L;
 }
+// The output tiles of a kernel on the problem.
+int64_t tile_count(const KernelMetadata& md, const Extents& e) { return padded_tiles(md, e, 1, 1); }
 // The CTA slots the persistent scheduler fills: it hands out whole clusters of tiles, so a tile grid
 // that the cluster shape does not divide is padded to it (row 20 of issue 18: 12 x 11 tiles of a
 // 1x2 cluster are 72 cluster tiles, a second round on 66 clusters; session 35).
 int64_t slot_count(const KernelMetadata& md, const Extents& e) {
-  const int64_t tm = std::max(md.design.tile[0], 1), tn = std::max(md.design.tile[1], 1);
-  const bool t = runs_transposed(md);
-  const int64_t cm = std::max(1, md.design.cluster[t ? 1 : 0]), cn = std::max(1, md.design.cluster[t ? 0 : 1]);
-  return ceil_div(t ? e.N : e.M, tm * cm) * cm * ceil_div(t ? e.M : e.N, tn * cn) * cn * e.L;
+  const auto [cm, cn] = kernel_cluster(md);
+  return padded_tiles(md, e, cm, cn);
 }
 int cluster_size(const KernelMetadata& md) {
   return std::max(1, md.design.cluster[0] * md.design.cluster[1] * md.design.cluster[2]);
@@ -264,9 +271,9 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
     // frame (out^T = B^T A^T for a column-major out's kernel) A's tile is tm rows.
     const bool t = runs_transposed(md);
     const TensorView &ka = t ? g.B : g.A, &kb = t ? g.A : g.B;
-    const double cm = std::max(1, md.design.cluster[t ? 1 : 0]), cn = std::max(1, md.design.cluster[t ? 0 : 1]);
+    const auto [cm, cn] = kernel_cluster(md);
     const double l2_us = static_cast<double>(tiles) *
-                         (tm * l2_cost(ka, !t) / cn + tn * l2_cost(kb, t) / cm) *
+                         (tm * l2_cost(ka, !t) / static_cast<double>(cn) + tn * l2_cost(kb, t) / static_cast<double>(cm)) *
                          static_cast<double>(e.K) * codegen::bytes(g.A.dtype) / kL2BytesPerUs;
     compute_us = std::max(compute_us, l2_us + kFirstFillUs);
   } else {
