@@ -207,6 +207,22 @@ double l2_cost(const TensorView& v, bool k_last) {
   return v.stride[rows] * codegen::bytes(v.dtype) % 32 == 16 ? kMisalignedL2 : 1.0;
 }
 
+// The time the L2 takes to serve every tile's A and B k-range once (Hopper kernels): whatever the
+// schedule, each tile's operands come through L2; in a cluster each CTA loads its share of the
+// operand the cluster multicasts (the CTAs along the kernel's M share its B tile, those along N its
+// A tile), so the L2 serves it once per cluster. In the kernel's frame (out^T = B^T A^T for a
+// column-major out's kernel) A's tile is tm rows.
+double l2_floor_us(const KernelMetadata& md, const GemmArguments& g) {
+  const Extents e = extents_of(g);
+  const double tm = std::max(md.design.tile[0], 1), tn = std::max(md.design.tile[1], 1);
+  const bool t = runs_transposed(md);
+  const TensorView &ka = t ? g.B : g.A, &kb = t ? g.A : g.B;
+  const auto [cm, cn] = kernel_cluster(md);
+  return static_cast<double>(tile_count(md, e)) *
+         (tm * l2_cost(ka, !t) / static_cast<double>(cn) + tn * l2_cost(kb, t) / static_cast<double>(cm)) *
+         static_cast<double>(e.K) * codegen::bytes(g.A.dtype) / kL2BytesPerUs;
+}
+
 }  // namespace
 
 double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const GemmDevice& dev) {
@@ -265,17 +281,7 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
         compute_us += static_cast<double>(rounds) * partial +
                       static_cast<double>(ceil_div(tiles, ctas)) * static_cast<double>(splits) * partial;
     }
-    // Whatever the schedule, every tile's A and B k-range comes through L2 once; in a cluster each
-    // CTA loads its share of the operand the cluster multicasts (the CTAs along the kernel's M share
-    // its B tile, those along N its A tile), so the L2 serves it once per cluster. In the kernel's
-    // frame (out^T = B^T A^T for a column-major out's kernel) A's tile is tm rows.
-    const bool t = runs_transposed(md);
-    const TensorView &ka = t ? g.B : g.A, &kb = t ? g.A : g.B;
-    const auto [cm, cn] = kernel_cluster(md);
-    const double l2_us = static_cast<double>(tiles) *
-                         (tm * l2_cost(ka, !t) / static_cast<double>(cn) + tn * l2_cost(kb, t) / static_cast<double>(cm)) *
-                         static_cast<double>(e.K) * codegen::bytes(g.A.dtype) / kL2BytesPerUs;
-    compute_us = std::max(compute_us, l2_us + kFirstFillUs);
+    compute_us = std::max(compute_us, l2_floor_us(md, g) + kFirstFillUs);
   } else {
     // One block per tile, a few resident per SM: the whole grid shares the SMs' CUDA cores.
     const double flops = 2.0 * static_cast<double>(e.M) * e.N * e.K * e.L;
@@ -360,7 +366,7 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
   bool tensor_candidate = false;
   for (const KernelPtr& k : list_kernels(gemms, dev.cc)) {
     const KernelMetadata& md = k->metadata();
-    const bool split = is_split_k(md), stream = is_stream_k(md);
+    const bool split = is_split_k(md), stream = is_stream_k(md), tensor_kernel = md.min_cc >= 90;
     if (schedule == GemmSchedule::DataParallel && (split || stream)) {
       r.refused.emplace_back(k->name(), std::string("a ") + (split ? "split-K" : "stream-K") +
                                             " kernel; --schedule data-parallel asked");
@@ -398,6 +404,7 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
     }
     if (direct) {
       c.estimate_us = estimate_gemm_us(md, run, dev);
+      c.l2_us = tensor_kernel ? l2_floor_us(md, run) : 0.0;
       c.workspace_bytes = k->workspace_size(run);
     } else {
       // Tensor-core kernels of the problem's types may take it after copies (packing.hpp).
@@ -416,6 +423,7 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
         continue;
       }
       c.packed = p->packed;
+      c.l2_us = l2_floor_us(md, p->packed_args);
       copied = p->workspace_bytes;
       // The copies' regions, then split-K's (gemm_steps lays them out so).
       c.workspace_bytes = split_k_workspace_offset(p->workspace_bytes) + k->workspace_size(p->packed_args);
@@ -469,7 +477,11 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
   // held-out rows of session 31, every such tie went that way: 128x4096x4096 by 7%, 1x32064x3072 by
   // 7%; above 128 rows none was timed). Between two swapped kernels it goes to the smaller tile,
   // for the same reason (64x8 over 64x16 over 64x32 by 2-8%, session 30), which the model's DRAM
-  // term cannot tell apart. The rest keeps the model's order.
+  // term cannot tell apart. Between two clusters of one tile it goes to the lower L2 floor: the one
+  // that multicasts the operand costlier to load (3000x2000x1000 bf16 with A's K-major rows 2000
+  // bytes apart, N-major B, column-major out: the cluster multicasting A 32.9 us, the other 37.1,
+  // both estimated 28.3 since the compute term hides the floor; session 36). The rest keeps the
+  // model's order.
   if (!r.ranked.empty() && r.ranked.front().kernel->metadata().min_cc >= 90) {
     auto area = [](const GemmChoice& c) {
       const KernelMetadata& md = c.kernel->metadata();
@@ -485,7 +497,9 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
       const bool cs = is_swapped(c.kernel->metadata()), ps = is_swapped(p.kernel->metadata());
       const bool better = cs && ps               ? area(c) < area(p)
                           : cs != ps && few_rows ? cs
-                                                 : area(c) > area(p) || (area(c) == area(p) && clustered(p) && !clustered(c));
+                          : area(c) != area(p)   ? area(c) > area(p)
+                          : clustered(c) != clustered(p) ? !clustered(c)
+                                                 : c.l2_us < p.l2_us;
       if (better) pick = i;
     }
     std::rotate(r.ranked.begin(), r.ranked.begin() + static_cast<std::ptrdiff_t>(pick),

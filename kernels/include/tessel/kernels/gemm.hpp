@@ -39,6 +39,7 @@ struct GemmChoice {
   KernelPtr kernel;                       // the catalog's GEMM kernel
   std::array<bool, 4> packed{};           // by GemmOperand
   double estimate_us = 0;                 // the cost model's time, copies included
+  double l2_us = 0;                       // the model's L2 floor of its mainloop (Hopper kernels)
   std::string terms;                      // the model's terms: tiles, waves, k-tiles, copies
   std::size_t workspace_bytes = 0;        // for the copies, then split-K's partial tiles
   int splits = 1;                         // split-K: the kernel's split_k (1: the whole K per tile)
