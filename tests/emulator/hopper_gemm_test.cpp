@@ -256,3 +256,62 @@ TEST_CASE("emulator: the Hopper GEMM loads C into a box freed across element-wis
     });
   }
 }
+
+// A C of its own that the TMA cannot read: an odd leading dimension (16-bit rows then start on 2,
+// 4, 8 or 16 bytes by turns; f32 rows on 4, 8 or 16) and a base only aligned to its element. The
+// producer's copier warps (sm90/c_fill.hpp) copy it into the staging boxes with cp.async of the
+// widest size each row allows, element by element where none does and at the ragged edges; the
+// consumers read the boxes as the TMA's. Cooperative kernels, 16-bit and f32 out, row- and
+// column-major out, C in either major, a cluster, batches with C broadcast, 2 persistent CTAs (so
+// each walks several tiles). A ping-pong kernel has no copier and refuses such a C, saying why.
+TEST_CASE("emulator: the copier warps bring a C the TMA cannot read into the staging boxes") {
+  TESSEL_RNG(rng);
+  using codegen::Major::K;
+  using codegen::Major::MN;
+  HopperGemmConfig clustered = test::hopper_config(Type::BF16, Type::BF16, K, MN, Major::Row, 128, 128, 2);
+  clustered.cluster_m = 2;
+  const HopperGemmConfig configs[] = {
+      test::hopper_config(Type::BF16, Type::BF16, K, K, Major::Row, 64, 64, 2),
+      test::hopper_config(Type::BF16, Type::F32, K, K, Major::Row, 64, 128, 2),
+      test::hopper_config(Type::F16, Type::F16, MN, K, Major::Column, 128, 64, 2),
+      test::hopper_config(Type::F32, Type::F32, K, K, Major::Column, 64, 128, 2),
+      clustered,
+  };
+  std::uniform_int_distribution<int> pad(0, 3), offset(0, 7), coin(0, 1);
+  for (const HopperGemmConfig& c : configs) {
+    REQUIRE(hopper_gemm_has_c_fill(c));
+    for (Major cm : {Major::Row, Major::Column}) {
+      GemmProblemOptions o;
+      o.max_k = 2 * c.tile_k();
+      o.beta_zero = false;
+      const test::GemmProblem shape = test::make_gemm_problem(hopper_gemm_metadata(c), rng, o);
+      const TensorView& out = shape.out.view;
+      const int64_t L = out.rank() == 3 ? out.shape[0] : 0, M = out.shape[out.rank() - 2], N = out.shape[out.rank() - 1];
+      const bool row = cm == Major::Row, broadcast = L > 1 && coin(rng) == 1;
+      const int64_t ld = (row ? N : M) | 1;  // odd
+      const TensorView cv = kernels::matrix_view(c.out, L, M, N, row, ld + 2 * pad(rng), broadcast ? 0 : -1);
+      const test::GemmProblem p =
+          kernels::make_gemm_problem(shape.A.view, shape.B.view, out, cv, 0.5 + coin(rng), coin(rng) ? 2.0 : -1.0, rng);
+      const int64_t eb = codegen::bytes(c.out), base = eb * offset(rng) % 16;  // C's base: element-aligned only
+      INFO(c.name() << ": C " << (row ? "row" : "column") << "-major at +" << base << ", " << p.describe());
+      emu::Memory mem;
+      const uint64_t a = mem.upload(p.A.bytes), b = mem.upload(p.B.bytes), o_addr = mem.upload(p.out.bytes);
+      std::vector<uint8_t> c_bytes(static_cast<size_t>(base), 0);
+      c_bytes.insert(c_bytes.end(), p.C->bytes.begin(), p.C->bytes.end());
+      const uint64_t c_addr = mem.upload(c_bytes) + static_cast<uint64_t>(base);
+      const GemmArguments args = p.arguments(a, b, o_addr, c_addr);
+      REQUIRE(hopper_gemm_supports(c, args));
+      const emu::RunStats stats = emu::run(hopper_gemm_plan(c, args, hopper_gemm(c), 2 * c.cluster_size(), emu::encode_tensor_map), mem);
+      CHECK(stats.cp_async_copies > 0);  // the copier ran
+      CHECK(test::check_gemm(p, mem.read<uint8_t>(o_addr, p.out.bytes.size())) == "");
+      CHECK(mem.read<uint8_t>(c_addr, p.C->bytes.size()) == p.C->bytes);  // C as it was
+      // The ping-pong kernel of the same tile has no copier: the TMA's rule, named.
+      HopperGemmConfig pp = c;
+      pp.pingpong = true;
+      pp.cluster_m = pp.cluster_n = 1;
+      const Status refused = hopper_gemm_supports(pp, args);
+      CHECK_FALSE(refused);
+      CHECK(refused.reason.find("16") != std::string::npos);
+    }
+  }
+}

@@ -1,0 +1,163 @@
+// sm90/c_fill.cpp: the copier warps that fill the epilogue's staging boxes with a C the TMA cannot read.
+#include "sm90/c_fill.hpp"
+
+#include "tessel/codegen/async_copy.hpp"
+#include "tessel/codegen/mbarrier.hpp"
+#include "tessel/codegen/sync.hpp"
+#include "tessel/kernels/hopper_gemm.hpp"
+
+#include <string>
+#include <vector>
+
+namespace tessel::kernels::sm90 {
+
+using namespace codegen;
+
+namespace {
+
+constexpr int kChunk = 16;                                // bytes: one cp.async, one swizzle unit
+constexpr int kChunksPerRow = kSwizzleRow / kChunk;       // 8 per 128-byte box row
+constexpr int kBoxChunks = TmaStoreEpilogue::kBoxRows * kChunksPerRow;  // 512
+
+}  // namespace
+
+CStagingFill::CStagingFill(KernelBuilder& b, const TmaStoreEpilogue::Params& p, const Tensors& t,
+                           const SharedStorage& smem, SmemRegion staging, SmemRegion c_full, SmemRegion c_empty, Value u)
+    : b_(b), p_(p), t_(t), smem_(smem), staging_(staging), c_full_(c_full), c_empty_(c_empty), u_(u) {
+  ob_ = bytes(p.out);
+  subn_ = TmaStoreEpilogue::box_columns(p);
+  if (subn_ * ob_ != kSwizzleRow)
+    fail("CStagingFill: a box of " + std::to_string(subn_) + " columns of " + std::to_string(ob_) +
+         "-byte C is not 128 bytes wide (hopper_gemm_has_c_fill excludes such tiles)");
+  column_ = (t.flags & kHopperGemmColumnMajorC) != 0;
+}
+
+void CStagingFill::init(const SharedStorage& smem, SmemRegion c_empty) {
+  for (int i = 0; i < c_empty.count; ++i) mbarrier_init(smem.base().builder(), smem.element(c_empty, i), 1);
+}
+
+void CStagingFill::run(const PersistentTileScheduler& scheduler) const {
+  KernelBuilder& b = b_;
+  b.note("copier warps: where the TMA cannot read C, each tile's C into the staging boxes as they free up");
+  const Value on = ((t_.flags & kHopperGemmCopiedC) != 0) & (t_.beta != b.constant_f32(0.0f));
+  // The parities of the C-empty mbarriers' phases, bit 2w + slot; ping-pong: which warpgroup's tile.
+  const Value phases = b.constant(0, Type::U32);
+  const Value turn = b.constant(0, Type::U32);
+  const int boxes = TmaStoreEpilogue::box_count(p_);
+  // Cooperative: the warpgroups take their slabs' boxes side by side (box 0 of each, then box 1,
+  // ...); ping-pong: a tile's boxes are all one warpgroup's, the tiles alternating between them.
+  const int per_tile = p_.pingpong ? boxes : boxes * p_.consumers;
+  b.if_(on, [&] {
+    scheduler.for_each_tile([&](const WorkTile& at) {
+      prefetch_tile(at);
+      b.for_range(b.constant(0, Type::U32), b.constant(per_tile, Type::U32), 1, [&](Value i) {
+        if (p_.pingpong)
+          fill_box(at, turn, i, phases);
+        else
+          fill_box(at, i % p_.consumers, i / p_.consumers, phases);
+      });
+      if (p_.pingpong) b.assign(turn, turn ^ b.constant(1, Type::U32));
+    });
+  });
+}
+
+// The tile's C into the L2 (a hint: each line of C the tile covers, rounded out to 16 bytes), so
+// that the boxes' copies after the first two find it there.
+void CStagingFill::prefetch_tile(const WorkTile& at) const {
+  KernelBuilder& b = b_;
+  b.note("C's lines of the tile into the L2 (bulk prefetches), one line per copier thread at a time");
+  // Lines run along C's contiguous mode: rows of N (row-major C) or columns of M (column-major).
+  const Value lines = b.select(column_, b.constant(p_.tile_n, Type::S32), b.constant(p_.tile_m, Type::S32));
+  const Value along = b.select(column_, b.constant(p_.tile_m, Type::S32), b.constant(p_.tile_n, Type::S32));
+  b.for_range(b.cvt(u_, Type::S32), lines, kThreads, [&](Value i) {
+    const Value m = b.select(column_, at.m0, at.m0 + i), n = b.select(column_, at.n0 + i, at.n0);
+    const Value e0 = b.select(column_, m, n), extent = b.select(column_, t_.M, t_.N);
+    const Value inside = (m < t_.M) & (n < t_.N);
+    b.if_(inside, [&] {
+      const Value count = b.min(along, extent - e0);  // elements of the line inside C
+      const Value first = t_.c + (b.cvt(at.l, Type::S64) * t_.batch_stride + b.cvt(m, Type::S64) * t_.stride_m +
+                                  b.cvt(n, Type::S64) * t_.stride_n) *
+                                     int64_t{ob_};
+      const Value start = first & int64_t{~int64_t{15}};
+      const Value end = (first + b.cvt(count * ob_, Type::S64) + int64_t{15}) & int64_t{~int64_t{15}};
+      bulk_prefetch_l2(b, start, b.cvt(end - start, Type::U32));
+    });
+  });
+}
+
+// Box `box` of warpgroup w's tile (both u32): wait until it is free, copy it, arrive on its C mbarrier.
+void CStagingFill::fill_box(const WorkTile& at, Value w, Value box, Value phases) const {
+  KernelBuilder& b = b_;
+  const Value slot = box & 1;
+  const Value bit = w * 2 + slot;  // of this box's C-empty mbarrier in `phases`
+  b.note("copier: wait until the consumers have freed the staging box (their store of the box before read it)");
+  mbarrier_wait(b, smem_.mbarrier(c_empty_, bit), (phases >> bit) & 1);
+  b.assign(phases, phases ^ (b.constant(1, Type::U32) << bit));
+  const auto [row0, n0] = TmaStoreEpilogue::box_origin(p_, at, w, box);
+  const Value buf = smem_.element(staging_, w) + slot * TmaStoreEpilogue::kBoxBytes;
+  // The box's 128-byte rows: (64 rows of M) x 128 bytes of N for a row-major C; for a column-major
+  // C, R = 128 / ob rows of M per row, row r = n + SUBN (m / R) (the TMA's layout, epilogue.hpp).
+  const int R = kSwizzleRow / ob_, epc = kChunk / ob_;  // rows of M per column-major row; elements per chunk
+  b.note("copier: the box's 16-byte chunks, each the widest cp.async its address allows");
+  b.for_range(b.cvt(u_, Type::S32), b.constant(kBoxChunks, Type::S32), kThreads, [&](Value i) {
+    const Value r = i >> 3, q = i & (kChunksPerRow - 1);
+    const Value m = b.select(column_, row0 + (r / subn_) * R, row0 + r);
+    const Value n = b.select(column_, n0 + r % subn_, n0);
+    // The chunk's first element along C's contiguous mode, and the elements left there.
+    const Value left = b.select(column_, t_.M - m, t_.N - n) - q * epc;
+    // 128-byte swizzle: chunk q of row r lands at chunk q ^ (r mod 8) of the row.
+    const Value dst = buf + b.cvt(r * kSwizzleRow + ((q ^ (r & 7)) << 4), Type::U32);
+    b.if_((m < t_.M) & (n < t_.N) & (left > 0), [&] {
+      const Value src = t_.c + (b.cvt(at.l, Type::S64) * t_.batch_stride + b.cvt(m, Type::S64) * t_.stride_m +
+                                b.cvt(n, Type::S64) * t_.stride_n) *
+                                   int64_t{ob_} +
+                        b.cvt(q * kChunk, Type::S64);
+      // Whole chunks by the widest cp.async their address allows (C's rows need not start on 16
+      // bytes: an odd leading dimension); a 2-byte-aligned or ragged chunk element by element.
+      const Value align = b.cvt(src, Type::U32) & 15, whole = left >= epc;
+      b.if_(
+          whole & (align == 0), [&] { cp_async(b, dst, src, 16); },
+          [&] {
+            b.if_(
+                whole & ((align & 7) == 0),
+                [&] {
+                  for (int k = 0; k < 2; ++k) cp_async(b, dst + int64_t{8 * k}, src + int64_t{8 * k}, 8);
+                },
+                [&] {
+                  b.if_(
+                      whole & ((align & 3) == 0),
+                      [&] {
+                        for (int k = 0; k < 4; ++k) cp_async(b, dst + int64_t{4 * k}, src + int64_t{4 * k}, 4);
+                      },
+                      [&] { copy_elements(dst, src, left); });
+                });
+          });
+    },
+    [&] {  // outside C: zeros, as the TMA fills there (the consumers read whole boxes)
+      const Value zero = b.reg(Type::B32);
+      b.assign(zero, 0);
+      b.store(Space::Shared, Type::B32, dst, {zero, zero, zero, zero});
+    });
+  });
+  b.note("copier: every copy of the box has landed; one thread tells the consumers");
+  cp_async_wait_all(b);
+  bar_sync(b, kNamedBarrier, kThreads);
+  b.if_(u_ == 0, [&] { mbarrier_arrive(b, smem_.mbarrier(c_full_, bit)); });
+}
+
+// A chunk element by element (an address only 2-byte aligned, or C's ragged edge: `left` elements
+// of it inside C, at most the chunk's): loads first, then the stores, so the loads overlap.
+void CStagingFill::copy_elements(Value dst, Value src, Value left) const {
+  KernelBuilder& b = b_;
+  const Type t = ob_ == 2 ? Type::B16 : Type::B32;
+  const int epc = kChunk / ob_;
+  std::vector<Value> v;
+  for (int e = 0; e < epc; ++e) {
+    v.push_back(b.reg(t));
+    b.assign(v.back(), 0);
+    b.if_(left > e, [&] { b.assign(v.back(), b.load(Space::Global, t, src, int64_t{e * ob_})[0]); });
+  }
+  for (int e = 0; e < epc; ++e) b.store(Space::Shared, t, dst, {v[static_cast<size_t>(e)]}, int64_t{e * ob_});
+}
+
+}  // namespace tessel::kernels::sm90
