@@ -29,6 +29,7 @@ CStagingFill::CStagingFill(KernelBuilder& b, const TmaStoreEpilogue::Params& p, 
   if (subn_ * ob_ != kSwizzleRow)
     fail("CStagingFill: a box of " + std::to_string(subn_) + " columns of " + std::to_string(ob_) +
          "-byte C is not 128 bytes wide (hopper_gemm_has_c_fill excludes such tiles)");
+  if (p.pingpong) fail("CStagingFill: ping-pong kernels have no copier (hopper_gemm_has_c_fill)");
   column_ = (t.flags & kHopperGemmColumnMajorC) != 0;
 }
 
@@ -40,124 +41,129 @@ void CStagingFill::run(const PersistentTileScheduler& scheduler) const {
   KernelBuilder& b = b_;
   b.note("copier warps: where the TMA cannot read C, each tile's C into the staging boxes as they free up");
   const Value on = ((t_.flags & kHopperGemmCopiedC) != 0) & (t_.beta != b.constant_f32(0.0f));
-  // The parities of the C-empty mbarriers' phases, bit 2w + slot; ping-pong: which warpgroup's tile.
-  const Value phases = b.constant(0, Type::U32);
-  const Value turn = b.constant(0, Type::U32);
+  const Value phase = b.constant(0, Type::U32);  // of the C-empty mbarriers (all boxes alike)
   const int boxes = TmaStoreEpilogue::box_count(p_);
-  // Cooperative: the warpgroups take their slabs' boxes side by side (box 0 of each, then box 1,
-  // ...); ping-pong: a tile's boxes are all one warpgroup's, the tiles alternating between them.
-  const int per_tile = p_.pingpong ? boxes : boxes * p_.consumers;
   b.if_(on, [&] {
     scheduler.for_each_tile([&](const WorkTile& at) {
-      prefetch_tile(at);
-      b.for_range(b.constant(0, Type::U32), b.constant(per_tile, Type::U32), 1, [&](Value i) {
-        if (p_.pingpong)
-          fill_box(at, turn, i, phases);
-        else
-          fill_box(at, i % p_.consumers, i / p_.consumers, phases);
+      // The warpgroups take their slabs' boxes side by side and free them together (they share the
+      // epilogue's named barrier): box b of every warpgroup in one pass, so that one wait for the
+      // copies serves them all.
+      b.for_range(b.constant(0, Type::U32), b.constant(boxes, Type::U32), 1, [&](Value box) {
+        fill_boxes(at, box, phase);
+        // Boxes 0 and 1 fill under the mainloop; the rest wait for the epilogue to free them, and
+        // by then find C in the L2.
+        if (boxes > 2) b.if_(box == 1, [&] { prefetch_rest(at); });
       });
-      if (p_.pingpong) b.assign(turn, turn ^ b.constant(1, Type::U32));
     });
   });
 }
 
-// The tile's C into the L2 (a hint: each line of C the tile covers, rounded out to 16 bytes), so
-// that the boxes' copies after the first two find it there.
-void CStagingFill::prefetch_tile(const WorkTile& at) const {
+// The columns of the tile after the first two boxes' into the L2 (a hint: the part of each line
+// of C they cover, rounded out to 16 bytes).
+void CStagingFill::prefetch_rest(const WorkTile& at) const {
   KernelBuilder& b = b_;
-  b.note("C's lines of the tile into the L2 (bulk prefetches), one line per copier thread at a time");
+  b.note("C's lines of the tile's later boxes into the L2 (bulk prefetches), a line per copier thread at a time");
+  const int first = 2 * subn_;  // the tile's first column after boxes 0 and 1
   // Lines run along C's contiguous mode: rows of N (row-major C) or columns of M (column-major).
-  const Value lines = b.select(column_, b.constant(p_.tile_n, Type::S32), b.constant(p_.tile_m, Type::S32));
-  const Value along = b.select(column_, b.constant(p_.tile_m, Type::S32), b.constant(p_.tile_n, Type::S32));
+  const Value lines = b.select(column_, b.constant(p_.tile_n - first, Type::S32), b.constant(p_.tile_m, Type::S32));
+  const Value along = b.select(column_, b.constant(p_.tile_m, Type::S32), b.constant(p_.tile_n - first, Type::S32));
   b.for_range(b.cvt(u_, Type::S32), lines, kThreads, [&](Value i) {
-    const Value m = b.select(column_, at.m0, at.m0 + i), n = b.select(column_, at.n0 + i, at.n0);
+    const Value m = b.select(column_, at.m0, at.m0 + i), n = b.select(column_, at.n0 + first + i, at.n0 + first);
     const Value e0 = b.select(column_, m, n), extent = b.select(column_, t_.M, t_.N);
-    const Value inside = (m < t_.M) & (n < t_.N);
-    b.if_(inside, [&] {
+    b.if_((m < t_.M) & (n < t_.N), [&] {
       const Value count = b.min(along, extent - e0);  // elements of the line inside C
-      const Value first = t_.c + (b.cvt(at.l, Type::S64) * t_.batch_stride + b.cvt(m, Type::S64) * t_.stride_m +
-                                  b.cvt(n, Type::S64) * t_.stride_n) *
-                                     int64_t{ob_};
-      const Value start = first & int64_t{~int64_t{15}};
-      const Value end = (first + b.cvt(count * ob_, Type::S64) + int64_t{15}) & int64_t{~int64_t{15}};
+      const Value start = address(at, m, n) & int64_t{~int64_t{15}};
+      const Value end = (address(at, m, n) + b.cvt(count * ob_, Type::S64) + int64_t{15}) & int64_t{~int64_t{15}};
       bulk_prefetch_l2(b, start, b.cvt(end - start, Type::U32));
     });
   });
 }
 
-// Box `box` of warpgroup w's tile (both u32): wait until it is free, copy it, arrive on its C mbarrier.
-void CStagingFill::fill_box(const WorkTile& at, Value w, Value box, Value phases) const {
+// C's element (m, n) of the tile's batch (u64, global).
+Value CStagingFill::address(const WorkTile& at, Value m, Value n) const {
+  KernelBuilder& b = b_;
+  return t_.c + (b.cvt(at.l, Type::S64) * t_.batch_stride + b.cvt(m, Type::S64) * t_.stride_m +
+                 b.cvt(n, Type::S64) * t_.stride_n) *
+                    int64_t{ob_};
+}
+
+// Box `box` (u32) of every warpgroup's slab: wait until the consumers free it, copy it, arrive on
+// each warpgroup's C mbarrier of its staging box.
+void CStagingFill::fill_boxes(const WorkTile& at, Value box, Value phase) const {
   KernelBuilder& b = b_;
   const Value slot = box & 1;
-  const Value bit = w * 2 + slot;  // of this box's C-empty mbarrier in `phases`
-  b.note("copier: wait until the consumers have freed the staging box (their store of the box before read it)");
-  mbarrier_wait(b, smem_.mbarrier(c_empty_, bit), (phases >> bit) & 1);
-  b.assign(phases, phases ^ (b.constant(1, Type::U32) << bit));
-  const auto [row0, n0] = TmaStoreEpilogue::box_origin(p_, at, w, box);
-  const Value buf = smem_.element(staging_, w) + slot * TmaStoreEpilogue::kBoxBytes;
-  // The box's 128-byte rows: (64 rows of M) x 128 bytes of N for a row-major C; for a column-major
+  b.note("copier: wait until the consumers have freed the staging boxes (their store of the box before read them)");
+  for (int w = 0; w < p_.consumers; ++w)
+    mbarrier_wait(b, smem_.mbarrier(c_empty_, slot + 2 * w), (phase >> slot) & 1);
+  b.assign(phase, phase ^ (b.constant(1, Type::U32) << slot));
+  // The boxes' 128-byte rows: (64 rows of M) x 128 bytes of N for a row-major C; for a column-major
   // C, R = 128 / ob rows of M per row, row r = n + SUBN (m / R) (the TMA's layout, epilogue.hpp).
   const int R = kSwizzleRow / ob_, epc = kChunk / ob_;  // rows of M per column-major row; elements per chunk
-  b.note("copier: the box's 16-byte chunks, each the widest cp.async its address allows");
-  b.for_range(b.cvt(u_, Type::S32), b.constant(kBoxChunks, Type::S32), kThreads, [&](Value i) {
-    const Value r = i >> 3, q = i & (kChunksPerRow - 1);
+  b.note("copier: the boxes' 16-byte chunks, each by the widest cp.async its address allows");
+  b.for_range(b.cvt(u_, Type::S32), b.constant(kBoxChunks * p_.consumers, Type::S32), kThreads, [&](Value i) {
+    const Value w = i / kBoxChunks, r = (i >> 3) & (TmaStoreEpilogue::kBoxRows - 1), q = i & (kChunksPerRow - 1);
+    const auto [row0, n0] = TmaStoreEpilogue::box_origin(p_, at, b.cvt(w, Type::U32), box);
     const Value m = b.select(column_, row0 + (r / subn_) * R, row0 + r);
     const Value n = b.select(column_, n0 + r % subn_, n0);
     // The chunk's first element along C's contiguous mode, and the elements left there.
     const Value left = b.select(column_, t_.M - m, t_.N - n) - q * epc;
     // 128-byte swizzle: chunk q of row r lands at chunk q ^ (r mod 8) of the row.
-    const Value dst = buf + b.cvt(r * kSwizzleRow + ((q ^ (r & 7)) << 4), Type::U32);
-    b.if_((m < t_.M) & (n < t_.N) & (left > 0), [&] {
-      const Value src = t_.c + (b.cvt(at.l, Type::S64) * t_.batch_stride + b.cvt(m, Type::S64) * t_.stride_m +
-                                b.cvt(n, Type::S64) * t_.stride_n) *
-                                   int64_t{ob_} +
-                        b.cvt(q * kChunk, Type::S64);
-      // Whole chunks by the widest cp.async their address allows (C's rows need not start on 16
-      // bytes: an odd leading dimension); a 2-byte-aligned or ragged chunk element by element.
-      const Value align = b.cvt(src, Type::U32) & 15, whole = left >= epc;
-      b.if_(
-          whole & (align == 0), [&] { cp_async(b, dst, src, 16); },
-          [&] {
-            b.if_(
-                whole & ((align & 7) == 0),
-                [&] {
-                  for (int k = 0; k < 2; ++k) cp_async(b, dst + int64_t{8 * k}, src + int64_t{8 * k}, 8);
-                },
-                [&] {
-                  b.if_(
-                      whole & ((align & 3) == 0),
-                      [&] {
-                        for (int k = 0; k < 4; ++k) cp_async(b, dst + int64_t{4 * k}, src + int64_t{4 * k}, 4);
-                      },
-                      [&] { copy_elements(dst, src, left); });
-                });
-          });
-    },
-    [&] {  // outside C: zeros, as the TMA fills there (the consumers read whole boxes)
-      const Value zero = b.reg(Type::B32);
-      b.assign(zero, 0);
-      b.store(Space::Shared, Type::B32, dst, {zero, zero, zero, zero});
-    });
+    const Value buf = smem_.element(staging_, w) + b.cvt(slot, Type::S32) * TmaStoreEpilogue::kBoxBytes;
+    const Value dst = b.cvt(buf + r * kSwizzleRow + ((q ^ (r & 7)) << 4), Type::U32);
+    b.if_(
+        (m < t_.M) & (n < t_.N) & (left > 0),
+        [&] {
+          const Value src = address(at, m, n) + b.cvt(q * kChunk, Type::S64);
+          // Whole chunks by the widest cp.async their address allows (C's rows need not start on
+          // 16 bytes: an odd leading dimension); a 2-byte-aligned or ragged chunk element by element.
+          const Value align = b.cvt(src, Type::U32) & 15, whole = left >= epc;
+          b.if_(
+              whole & (align == 0), [&] { cp_async(b, dst, src, 16); },
+              [&] {
+                b.if_(
+                    whole & ((align & 7) == 0),
+                    [&] {
+                      for (int k = 0; k < 2; ++k) cp_async(b, dst + int64_t{8 * k}, src + int64_t{8 * k}, 8);
+                    },
+                    [&] {
+                      b.if_(
+                          whole & ((align & 3) == 0),
+                          [&] {
+                            for (int k = 0; k < 4; ++k) cp_async(b, dst + int64_t{4 * k}, src + int64_t{4 * k}, 4);
+                          },
+                          [&] { copy_elements(dst, src, left); });
+                    });
+              });
+        },
+        [&] {  // outside C: zeros, as the TMA fills there (the consumers read whole boxes)
+          const Value zero = b.reg(Type::B32);
+          b.assign(zero, 0);
+          b.store(Space::Shared, Type::B32, dst, {zero, zero, zero, zero});
+        });
   });
-  b.note("copier: every copy of the box has landed; one thread tells the consumers");
+  b.note("copier: every copy of the boxes has landed; one thread per box tells its warpgroup");
   cp_async_wait_all(b);
   bar_sync(b, kNamedBarrier, kThreads);
-  b.if_(u_ == 0, [&] { mbarrier_arrive(b, smem_.mbarrier(c_full_, bit)); });
+  b.if_(u_ < static_cast<int64_t>(p_.consumers),
+        [&] { mbarrier_arrive(b, smem_.mbarrier(c_full_, slot + u_ * 2)); });
 }
 
 // A chunk element by element (an address only 2-byte aligned, or C's ragged edge: `left` elements
-// of it inside C, at most the chunk's): loads first, then the stores, so the loads overlap.
+// of it inside C, at most the chunk's): the loads first, so that they overlap, then one 16-byte
+// store of the chunk (zeros past C's edge).
 void CStagingFill::copy_elements(Value dst, Value src, Value left) const {
   KernelBuilder& b = b_;
-  const Type t = ob_ == 2 ? Type::B16 : Type::B32;
   const int epc = kChunk / ob_;
   std::vector<Value> v;
   for (int e = 0; e < epc; ++e) {
+    const Type t = ob_ == 2 ? Type::B16 : Type::B32;
     v.push_back(b.reg(t));
     b.assign(v.back(), 0);
     b.if_(left > e, [&] { b.assign(v.back(), b.load(Space::Global, t, src, int64_t{e * ob_})[0]); });
   }
-  for (int e = 0; e < epc; ++e) b.store(Space::Shared, t, dst, {v[static_cast<size_t>(e)]}, int64_t{e * ob_});
+  std::vector<Value> words;  // 4 b32 words, 16-bit elements in pairs (the lower address low)
+  for (int k = 0; k < 4; ++k) words.push_back(ob_ == 2 ? pack_halves(v[static_cast<size_t>(2 * k)], v[static_cast<size_t>(2 * k + 1)]) : v[static_cast<size_t>(k)]);
+  b.store(Space::Shared, Type::B32, dst, words);
 }
 
 }  // namespace tessel::kernels::sm90

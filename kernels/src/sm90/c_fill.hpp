@@ -1,13 +1,14 @@
 // sm90/c_fill.hpp: the producer warpgroup's copier warps (1 to 3, idle otherwise), which bring a C
 // that the TMA cannot read (an address or a stride that is not a multiple of 16 bytes: an odd
-// leading dimension) into the epilogue's staging boxes, box by box, where the TMA would have loaded
-// it. Per box: wait until the consumers free it (an arrival on its C-empty mbarrier, where they
-// would issue the TMA load), copy its 64 rows of 128 bytes with cp.async (16, 8 or 4 bytes at once,
-// as each row's alignment allows; 16-bit C whose rows start at odd elements, and the chunks at C's
-// ragged edge, element by element), wait for the copies, and arrive on the box's C mbarrier, which
-// the consumers wait on as for the TMA's load. The boxes stay in the TMA's layout, so the
-// consumers' code reads them as it does the TMA's. The copies run under the mainloop for a tile's
-// first two boxes, as the TMA's loads do; the rest as the boxes free up.
+// leading dimension) into the epilogue's staging boxes, where the TMA would have loaded it, in a
+// cooperative kernel. Per box index b: wait until the consumer warpgroups free their box b (an
+// arrival on its C-empty mbarrier, where they would issue the TMA load), copy every warpgroup's box
+// b (64 rows of 128 bytes each) with cp.async (16, 8 or 4 bytes at once, as each row's alignment
+// allows; 16-bit C whose rows start at odd elements, and the chunks at C's ragged edge, element by
+// element; zeros outside C), wait for the copies, and arrive on each box's C mbarrier, which the
+// consumers wait on as for the TMA's load. The boxes keep the TMA's layout, so the consumers read
+// them as they read the TMA's. Boxes 0 and 1 fill under the mainloop, as the TMA's loads do; the
+// rest as the boxes free up, from the L2, where the copier prefetched them after box 1.
 #pragma once
 
 #include "sm90/epilogue.hpp"
@@ -42,8 +43,9 @@ class CStagingFill {
   void run(const PersistentTileScheduler& scheduler) const;
 
  private:
-  void prefetch_tile(const WorkTile& at) const;
-  void fill_box(const WorkTile& at, codegen::Value w, codegen::Value box, codegen::Value phases) const;
+  void prefetch_rest(const WorkTile& at) const;
+  codegen::Value address(const WorkTile& at, codegen::Value m, codegen::Value n) const;
+  void fill_boxes(const WorkTile& at, codegen::Value box, codegen::Value phase) const;
   void copy_elements(codegen::Value dst, codegen::Value src, codegen::Value left) const;
 
   codegen::KernelBuilder& b_;

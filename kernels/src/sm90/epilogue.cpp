@@ -18,9 +18,6 @@ namespace tessel::kernels::sm90 {
 
 using namespace codegen;
 
-namespace {
-
-// A b32 register of two 16-bit values, `lo` in the low half (stmatrix's and mma's element order).
 Value pack_halves(Value lo, Value hi) {
   KernelBuilder& b = lo.builder();
   Value w = b.reg(Type::B32);
@@ -31,6 +28,8 @@ Value pack_halves(Value lo, Value hi) {
   b.emit(std::move(m));
   return w;
 }
+
+namespace {
 
 // Proves, for every thread, that stmatrix.x4 q puts the accumulator fragment's values where the
 // fragment says: register j of lane t is element (row t/4, columns 2(t%4), +1) of matrix j, whose

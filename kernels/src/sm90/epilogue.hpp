@@ -16,6 +16,10 @@
 
 namespace tessel::kernels::sm90 {
 
+// A b32 register of two 16-bit values, `lo` in the low half (stmatrix's and mma's element order,
+// and a 16-bit array's in memory).
+codegen::Value pack_halves(codegen::Value lo, codegen::Value hi);
+
 class TmaStoreEpilogue {
  public:
   // A box: 64 rows (one slab) x 128 bytes of out, or the tile's columns where fewer (a swapped
