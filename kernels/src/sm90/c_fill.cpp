@@ -89,6 +89,12 @@ Value CStagingFill::address(const WorkTile& at, Value m, Value n) const {
 
 // Box `box` (u32) of every warpgroup's slab: wait until the consumers free it, copy it, arrive on
 // each warpgroup's C mbarrier of its staging box.
+//
+// A box is 64 rows of 128 bytes (kChunksPerRow 16-byte chunks each); thread u copies chunk
+// q = u mod 8 of rows u / 8, + 12, + 24, ... of every warpgroup's box, so that per row only its
+// address moves: row r of a row-major C is row row0 + r of C; of a column-major C (the TMA's
+// layout, epilogue.hpp) column n0 + r mod SUBN, from row row0 + R (r / SUBN) (R = 128 / ob rows of
+// M to a box row; r / SUBN is 0 for 16-bit C, 0 or 1 for f32).
 void CStagingFill::fill_boxes(const WorkTile& at, Value box, Value phase) const {
   KernelBuilder& b = b_;
   const Value slot = box & 1;
@@ -96,56 +102,81 @@ void CStagingFill::fill_boxes(const WorkTile& at, Value box, Value phase) const 
   for (int w = 0; w < p_.consumers; ++w)
     mbarrier_wait(b, smem_.mbarrier(c_empty_, slot + 2 * w), (phase >> slot) & 1);
   b.assign(phase, phase ^ (b.constant(1, Type::U32) << slot));
-  // The boxes' 128-byte rows: (64 rows of M) x 128 bytes of N for a row-major C; for a column-major
-  // C, R = 128 / ob rows of M per row, row r = n + SUBN (m / R) (the TMA's layout, epilogue.hpp).
-  const int R = kSwizzleRow / ob_, epc = kChunk / ob_;  // rows of M per column-major row; elements per chunk
+  const int R = kSwizzleRow / ob_, epc = kChunk / ob_;  // rows of M per column-major box row; elements per chunk
+  const int groups = kThreads / kChunksPerRow;          // 12 rows at a time
+  const bool split_rows = subn_ < TmaStoreEpilogue::kBoxRows;  // f32: a column-major box row r / SUBN = 1 exists
+  b.note("copier: per warpgroup, where its box starts in C and how far C goes from there");
+  const Value q = b.cvt(u_ & (kChunksPerRow - 1), Type::S32), g = b.cvt(u_ >> 3, Type::S32);
+  const Value step = b.select(column_, t_.stride_n, t_.stride_m) * int64_t{ob_};  // between box rows r, r + 1
+  struct Part {
+    Value src, dst, rows, cols;  // chunk q of row 0; rows (lines) and elements of C from the box's corner
+  };
+  std::vector<Part> parts;
+  for (int w = 0; w < p_.consumers; ++w) {
+    const auto [row0, n0] = TmaStoreEpilogue::box_origin(p_, at, b.constant(w, Type::U32), box);
+    Part part;
+    part.src = address(at, row0, n0) + b.cvt(q * kChunk, Type::S64);
+    part.dst = smem_.element(staging_, w) + b.cvt(slot, Type::U32) * TmaStoreEpilogue::kBoxBytes;
+    part.rows = b.select(column_, t_.N - n0, t_.M - row0);  // box rows inside C (the first R x SUBN for column-major)
+    part.cols = b.select(column_, t_.M - row0, t_.N - n0) - q * epc;  // elements of chunk q on inside C
+    parts.push_back(part);
+  }
   b.note("copier: the boxes' 16-byte chunks, each by the widest cp.async its address allows");
-  b.for_range(b.cvt(u_, Type::S32), b.constant(kBoxChunks * p_.consumers, Type::S32), kThreads, [&](Value i) {
-    const Value w = i / kBoxChunks, r = (i >> 3) & (TmaStoreEpilogue::kBoxRows - 1), q = i & (kChunksPerRow - 1);
-    const auto [row0, n0] = TmaStoreEpilogue::box_origin(p_, at, b.cvt(w, Type::U32), box);
-    const Value m = b.select(column_, row0 + (r / subn_) * R, row0 + r);
-    const Value n = b.select(column_, n0 + r % subn_, n0);
-    // The chunk's first element along C's contiguous mode, and the elements left there.
-    const Value left = b.select(column_, t_.M - m, t_.N - n) - q * epc;
+  b.for_range(g, b.constant(TmaStoreEpilogue::kBoxRows, Type::S32), groups, [&](Value r) {
+    // Column-major f32: rows r >= SUBN hold rows R.. of M, at the next SUBN columns' place.
+    const Value hi = split_rows ? b.select(column_, r / subn_, b.constant(0, Type::S32)) : Value();
+    const Value lo = split_rows ? r - hi * subn_ : r;
     // 128-byte swizzle: chunk q of row r lands at chunk q ^ (r mod 8) of the row.
-    const Value buf = smem_.element(staging_, w) + b.cvt(slot, Type::S32) * TmaStoreEpilogue::kBoxBytes;
-    const Value dst = b.cvt(buf + r * kSwizzleRow + ((q ^ (r & 7)) << 4), Type::U32);
-    b.if_(
-        (m < t_.M) & (n < t_.N) & (left > 0),
-        [&] {
-          const Value src = address(at, m, n) + b.cvt(q * kChunk, Type::S64);
-          // Whole chunks by the widest cp.async their address allows (C's rows need not start on
-          // 16 bytes: an odd leading dimension); a 2-byte-aligned or ragged chunk element by element.
-          const Value align = b.cvt(src, Type::U32) & 15, whole = left >= epc;
-          b.if_(
-              whole & (align == 0), [&] { cp_async(b, dst, src, 16); },
-              [&] {
-                b.if_(
-                    whole & ((align & 7) == 0),
-                    [&] {
-                      for (int k = 0; k < 2; ++k) cp_async(b, dst + int64_t{8 * k}, src + int64_t{8 * k}, 8);
-                    },
-                    [&] {
-                      b.if_(
-                          whole & ((align & 3) == 0),
-                          [&] {
-                            for (int k = 0; k < 4; ++k) cp_async(b, dst + int64_t{4 * k}, src + int64_t{4 * k}, 4);
-                          },
-                          [&] { copy_elements(dst, src, left); });
-                    });
-              });
-        },
-        [&] {  // outside C: zeros, as the TMA fills there (the consumers read whole boxes)
-          const Value zero = b.reg(Type::B32);
-          b.assign(zero, 0);
-          b.store(Space::Shared, Type::B32, dst, {zero, zero, zero, zero});
-        });
+    const Value at_row = b.cvt(r * kSwizzleRow + ((q ^ (r & 7)) << 4), Type::U32);
+    for (const Part& part : parts) {
+      Value src = part.src + b.cvt(lo, Type::S64) * step;
+      Value left = part.cols;
+      if (split_rows) {
+        src = src + b.cvt(hi * R, Type::S64) * t_.stride_m * int64_t{ob_};
+        left = left - hi * R;
+      }
+      copy_chunk(part.dst + at_row, src, lo < part.rows, left);
+    }
   });
   b.note("copier: every copy of the boxes has landed; one thread per box tells its warpgroup");
   cp_async_wait_all(b);
   bar_sync(b, kNamedBarrier, kThreads);
-  b.if_(u_ < static_cast<int64_t>(p_.consumers),
-        [&] { mbarrier_arrive(b, smem_.mbarrier(c_full_, slot + u_ * 2)); });
+  b.if_(u_ < static_cast<int64_t>(p_.consumers), [&] { mbarrier_arrive(b, smem_.mbarrier(c_full_, slot + u_ * 2)); });
+}
+
+// One 16-byte chunk: `left` of its elements inside C (none where the row is outside it).
+void CStagingFill::copy_chunk(Value dst, Value src, Value row_inside, Value left) const {
+  KernelBuilder& b = b_;
+  const int epc = kChunk / ob_;
+  b.if_(
+      row_inside & (left > 0),
+      [&] {
+        // Whole chunks by the widest cp.async their address allows (C's rows need not start on 16
+        // bytes: an odd leading dimension); a 2-byte-aligned or ragged chunk element by element.
+        const Value align = b.cvt(src, Type::U32) & 15, whole = left >= epc;
+        b.if_(
+            whole & (align == 0), [&] { cp_async(b, dst, src, 16); },
+            [&] {
+              b.if_(
+                  whole & ((align & 7) == 0),
+                  [&] {
+                    for (int k = 0; k < 2; ++k) cp_async(b, dst + int64_t{8 * k}, src + int64_t{8 * k}, 8);
+                  },
+                  [&] {
+                    b.if_(
+                        whole & ((align & 3) == 0),
+                        [&] {
+                          for (int k = 0; k < 4; ++k) cp_async(b, dst + int64_t{4 * k}, src + int64_t{4 * k}, 4);
+                        },
+                        [&] { copy_elements(dst, src, left); });
+                  });
+            });
+      },
+      [&] {  // outside C: zeros, as the TMA fills there (the consumers read whole boxes)
+        const Value zero = b.reg(Type::B32);
+        b.assign(zero, 0);
+        b.store(Space::Shared, Type::B32, dst, {zero, zero, zero, zero});
+      });
 }
 
 // A chunk element by element (an address only 2-byte aligned, or C's ragged edge: `left` elements

@@ -46,6 +46,7 @@ class CStagingFill {
   void prefetch_rest(const WorkTile& at) const;
   codegen::Value address(const WorkTile& at, codegen::Value m, codegen::Value n) const;
   void fill_boxes(const WorkTile& at, codegen::Value box, codegen::Value phase) const;
+  void copy_chunk(codegen::Value dst, codegen::Value src, codegen::Value row_inside, codegen::Value left) const;
   void copy_elements(codegen::Value dst, codegen::Value src, codegen::Value left) const;
 
   codegen::KernelBuilder& b_;
