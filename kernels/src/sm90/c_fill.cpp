@@ -105,38 +105,32 @@ void CStagingFill::fill_boxes(const WorkTile& at, Value box, Value phase) const 
   const int R = kSwizzleRow / ob_, epc = kChunk / ob_;  // rows of M per column-major box row; elements per chunk
   const int groups = kThreads / kChunksPerRow;          // 12 rows at a time
   const bool split_rows = subn_ < TmaStoreEpilogue::kBoxRows;  // f32: a column-major box row r / SUBN = 1 exists
-  b.note("copier: per warpgroup, where its box starts in C and how far C goes from there");
   const Value q = b.cvt(u_ & (kChunksPerRow - 1), Type::S32), g = b.cvt(u_ >> 3, Type::S32);
   const Value step = b.select(column_, t_.stride_n, t_.stride_m) * int64_t{ob_};  // between box rows r, r + 1
-  struct Part {
-    Value src, dst, rows, cols;  // chunk q of row 0; rows (lines) and elements of C from the box's corner
-  };
-  std::vector<Part> parts;
-  for (int w = 0; w < p_.consumers; ++w) {
-    const auto [row0, n0] = TmaStoreEpilogue::box_origin(p_, at, b.constant(w, Type::U32), box);
-    Part part;
-    part.src = address(at, row0, n0) + b.cvt(q * kChunk, Type::S64);
-    part.dst = smem_.element(staging_, w) + b.cvt(slot, Type::U32) * TmaStoreEpilogue::kBoxBytes;
-    part.rows = b.select(column_, t_.N - n0, t_.M - row0);  // box rows inside C (the first R x SUBN for column-major)
-    part.cols = b.select(column_, t_.M - row0, t_.N - n0) - q * epc;  // elements of chunk q on inside C
-    parts.push_back(part);
-  }
-  b.note("copier: the boxes' 16-byte chunks, each by the widest cp.async its address allows");
-  b.for_range(g, b.constant(TmaStoreEpilogue::kBoxRows, Type::S32), groups, [&](Value r) {
-    // Column-major f32: rows r >= SUBN hold rows R.. of M, at the next SUBN columns' place.
-    const Value hi = split_rows ? b.select(column_, r / subn_, b.constant(0, Type::S32)) : Value();
-    const Value lo = split_rows ? r - hi * subn_ : r;
-    // 128-byte swizzle: chunk q of row r lands at chunk q ^ (r mod 8) of the row.
-    const Value at_row = b.cvt(r * kSwizzleRow + ((q ^ (r & 7)) << 4), Type::U32);
-    for (const Part& part : parts) {
-      Value src = part.src + b.cvt(lo, Type::S64) * step;
-      Value left = part.cols;
+  // Per warpgroup (a run-time loop: the copies are asynchronous, so its boxes' loads overlap all
+  // the same, and one box's values at a time fit the producer's 40 registers).
+  b.for_range(b.constant(0, Type::U32), b.constant(p_.consumers, Type::U32), 1, [&](Value w) {
+    b.note("copier: where warpgroup w's box starts in C, and how far C goes from there");
+    const auto [row0, n0] = TmaStoreEpilogue::box_origin(p_, at, w, box);
+    const Value src0 = address(at, row0, n0) + b.cvt(q * kChunk, Type::S64);  // chunk q of row 0
+    const Value dst0 = smem_.element(staging_, w) + b.cvt(slot, Type::U32) * TmaStoreEpilogue::kBoxBytes;
+    const Value rows = b.select(column_, t_.N - n0, t_.M - row0);  // box rows inside C (of the first R x SUBN)
+    const Value cols = b.select(column_, t_.M - row0, t_.N - n0) - q * epc;  // elements of chunk q inside C
+    b.note("copier: the box's 16-byte chunks, each by the widest cp.async its address allows");
+    b.for_range(g, b.constant(TmaStoreEpilogue::kBoxRows, Type::S32), groups, [&](Value r) {
+      // Column-major f32: rows r >= SUBN hold rows R.. of M, at the next SUBN columns' place.
+      const Value hi = split_rows ? b.select(column_, r / subn_, b.constant(0, Type::S32)) : Value();
+      const Value lo = split_rows ? r - hi * subn_ : r;
+      Value src = src0 + b.cvt(lo, Type::S64) * step;
+      Value left = cols;
       if (split_rows) {
         src = src + b.cvt(hi * R, Type::S64) * t_.stride_m * int64_t{ob_};
         left = left - hi * R;
       }
-      copy_chunk(part.dst + at_row, src, lo < part.rows, left);
-    }
+      // 128-byte swizzle: chunk q of row r lands at chunk q ^ (r mod 8) of the row.
+      const Value dst = dst0 + b.cvt(r * kSwizzleRow + ((q ^ (r & 7)) << 4), Type::U32);
+      copy_chunk(dst, src, lo < rows, left);
+    });
   });
   b.note("copier: every copy of the boxes has landed; one thread per box tells its warpgroup");
   cp_async_wait_all(b);
