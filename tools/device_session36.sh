@@ -6,7 +6,7 @@
 # sweep rows 16-33 through the one call. Logs under $OUT.
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 B=build/device/bin
-bench() { timeout 120 $B/tessel bench gemm "$@" --iters 20 --warmup 5 --seed 36 2>&1 | grep -vE "^\s*$" | tail -4; }
+bench() { timeout 120 $B/tessel bench gemm "$@" --iters 20 --warmup 5 --seed 36 2>&1 | grep -E "^ *[0-9]+x" | cut -c1-42,60-; }
 if [ "${1:-1}" = 1 ]; then
   device_build tessel tessel_tests
   timeout "${TEST_S:-240}" ctest --test-dir build/device -R "copier|C of its own|one-call|one call" -j8 --output-on-failure \
@@ -14,15 +14,17 @@ if [ "${1:-1}" = 1 ]; then
   echo "ctest: rc=$?"
   grep -E "tests passed|tests failed|Failed|\*\*\*|Timeout" "$OUT/gpu_tests.log" | head -20
   for r in 1 2; do
-    timeout 150 $B/tessel bench gemm --sweep --rows 20-20 --one-call --iters 20 --warmup 5 --seed 36 2>&1 | grep -E "^\s*20"
-    timeout 150 $B/tessel bench gemm --sweep --rows 28-28 --one-call --iters 20 --warmup 5 --seed 36 2>&1 | grep -E "^\s*28"
+    timeout 150 $B/tessel bench gemm --sweep --rows 20-20 --one-call --iters 20 --warmup 5 --seed 36 2>&1 | grep "tessel::gemm"
+    timeout 150 $B/tessel bench gemm --sweep --rows 28-28 --one-call --iters 20 --warmup 5 --seed 36 2>&1 | grep "tessel::gemm"
   done
-  echo "== C row-major, odd N, out column-major (row 28's form, larger)"
-  bench --m 4096 --n 3001 --k 4096 --a-major k --b-major k --out-major m --c-major n --beta 1 --one-call
-  echo "== C column-major, odd M, out row-major, f32 out"
-  bench --m 3001 --n 4096 --k 2048 --dtype f16 --out f32 --a-major k --b-major k --out-major n --c-major m --beta 1 --one-call
-  echo "== C row-major, odd N, out row-major with N padded"
-  bench --m 2048 --n 1999 --k 4096 --a-major k --b-major k --out-major n --c-major n --beta -1 --one-call
+  # A C the TMA cannot read, not in the issue: rows 4-byte aligned (the copier), odd (copied), padded (the TMA).
+  for n in 3002 3001 3008; do
+    bench --m 4096 --n $n --k 4096 --a-major k --b-major k --out-major m --c-major n --beta 1 --one-call
+  done
+  for m in 3002 3008; do
+    bench --m $m --n 4096 --k 2048 --dtype f16 --out f32 --a-major k --b-major k --out-major n --c-major m --beta 1 --one-call
+  done
+  bench --m 1000 --n 1500 --k 2000 --a-major k --b-major k --out-major m --c-major n --beta 1 --one-call
   echo "== 3000x2000x1000, B N-major, out M-major, beta 1: the two clusters of 128x192"
   for k in tessel_hopper_gemm_bf16_bf16_128x192x64_s4_knc_c1x2 tessel_hopper_gemm_bf16_bf16_128x192x64_s4_knc_c2x1; do
     bench --m 3000 --n 2000 --k 1000 --beta 1 --kernel $k

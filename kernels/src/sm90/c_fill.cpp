@@ -1,13 +1,13 @@
 // sm90/c_fill.cpp: the copier warps that fill the epilogue's staging boxes with a C the TMA cannot read.
 #include "sm90/c_fill.hpp"
 
+#include <string>
+#include <vector>
+
 #include "tessel/codegen/async_copy.hpp"
 #include "tessel/codegen/mbarrier.hpp"
 #include "tessel/codegen/sync.hpp"
 #include "tessel/kernels/hopper_gemm.hpp"
-
-#include <string>
-#include <vector>
 
 namespace tessel::kernels::sm90 {
 
@@ -15,14 +15,15 @@ using namespace codegen;
 
 namespace {
 
-constexpr int kChunk = 16;                                // bytes: one cp.async, one swizzle unit
-constexpr int kChunksPerRow = kSwizzleRow / kChunk;       // 8 per 128-byte box row
+constexpr int kChunk = 16;                                              // bytes: one cp.async, one swizzle unit
+constexpr int kChunksPerRow = kSwizzleRow / kChunk;                     // 8 per 128-byte box row
 constexpr int kBoxChunks = TmaStoreEpilogue::kBoxRows * kChunksPerRow;  // 512
 
 }  // namespace
 
 CStagingFill::CStagingFill(KernelBuilder& b, const TmaStoreEpilogue::Params& p, const Tensors& t,
-                           const SharedStorage& smem, SmemRegion staging, SmemRegion c_full, SmemRegion c_empty, Value u)
+                           const SharedStorage& smem, SmemRegion staging, SmemRegion c_full, SmemRegion c_empty,
+                           Value u)
     : b_(b), p_(p), t_(t), smem_(smem), staging_(staging), c_full_(c_full), c_empty_(c_empty), u_(u) {
   ob_ = bytes(p.out);
   subn_ = TmaStoreEpilogue::box_columns(p);
@@ -99,11 +100,10 @@ void CStagingFill::fill_boxes(const WorkTile& at, Value box, Value phase) const 
   KernelBuilder& b = b_;
   const Value slot = box & 1;
   b.note("copier: wait until the consumers have freed the staging boxes (their store of the box before read them)");
-  for (int w = 0; w < p_.consumers; ++w)
-    mbarrier_wait(b, smem_.mbarrier(c_empty_, slot + 2 * w), (phase >> slot) & 1);
+  for (int w = 0; w < p_.consumers; ++w) mbarrier_wait(b, smem_.mbarrier(c_empty_, slot + 2 * w), (phase >> slot) & 1);
   b.assign(phase, phase ^ (b.constant(1, Type::U32) << slot));
-  const int R = kSwizzleRow / ob_, epc = kChunk / ob_;  // rows of M per column-major box row; elements per chunk
-  const int groups = kThreads / kChunksPerRow;          // 12 rows at a time
+  const int R = kSwizzleRow / ob_, epc = kChunk / ob_;         // rows of M per column-major box row; elements per chunk
+  const int groups = kThreads / kChunksPerRow;                 // 12 rows at a time
   const bool split_rows = subn_ < TmaStoreEpilogue::kBoxRows;  // f32: a column-major box row r / SUBN = 1 exists
   const Value q = b.cvt(u_ & (kChunksPerRow - 1), Type::S32), g = b.cvt(u_ >> 3, Type::S32);
   const Value step = b.select(column_, t_.stride_n, t_.stride_m) * int64_t{ob_};  // between box rows r, r + 1
@@ -187,7 +187,9 @@ void CStagingFill::copy_elements(Value dst, Value src, Value left) const {
     b.if_(left > e, [&] { b.assign(v.back(), b.load(Space::Global, t, src, int64_t{e * ob_})[0]); });
   }
   std::vector<Value> words;  // 4 b32 words, 16-bit elements in pairs (the lower address low)
-  for (int k = 0; k < 4; ++k) words.push_back(ob_ == 2 ? pack_halves(v[static_cast<size_t>(2 * k)], v[static_cast<size_t>(2 * k + 1)]) : v[static_cast<size_t>(k)]);
+  for (int k = 0; k < 4; ++k)
+    words.push_back(ob_ == 2 ? pack_halves(v[static_cast<size_t>(2 * k)], v[static_cast<size_t>(2 * k + 1)])
+                             : v[static_cast<size_t>(k)]);
   b.store(Space::Shared, Type::B32, dst, words);
 }
 

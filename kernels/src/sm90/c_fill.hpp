@@ -20,8 +20,8 @@ namespace tessel::kernels::sm90 {
 
 class CStagingFill {
  public:
-  static constexpr int kThreads = 96;        // warps 1 to 3 of the producer warpgroup
-  static constexpr int kNamedBarrier = 5;    // theirs (the epilogue's are 1 and 2, A's registers' 3 and 4)
+  static constexpr int kThreads = 96;      // warps 1 to 3 of the producer warpgroup
+  static constexpr int kNamedBarrier = 5;  // theirs (the epilogue's are 1 and 2, A's registers' 3 and 4)
 
   // C (u64 global) and its strides along the kernel's M and N and the batch (s64, elements), the
   // problem's M and N (s32), beta (f32) and the kernel's flags (u32: kHopperGemmColumnMajorC,
@@ -32,8 +32,8 @@ class CStagingFill {
 
   // `staging` and `c_full` as the epilogue's; `c_empty`: one mbarrier per staging box (init()); `u`
   // the thread's index among the copier threads (u32, 0 to 95).
-  CStagingFill(codegen::KernelBuilder& b, const TmaStoreEpilogue::Params& p, const Tensors& t, const SharedStorage& smem,
-               SmemRegion staging, SmemRegion c_full, SmemRegion c_empty, codegen::Value u);
+  CStagingFill(codegen::KernelBuilder& b, const TmaStoreEpilogue::Params& p, const Tensors& t,
+               const SharedStorage& smem, SmemRegion staging, SmemRegion c_full, SmemRegion c_empty, codegen::Value u);
 
   // One thread, with the kernel's other barriers: one arrival (a consumer's) per phase.
   static void init(const SharedStorage& smem, SmemRegion c_empty);
