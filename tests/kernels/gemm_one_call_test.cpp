@@ -151,14 +151,13 @@ TEST_CASE("gemm: one-call choices through copies match the host in the emulator"
         matrix_view(Type::BF16, 2, 80, 64, true, 64), std::nullopt, 1.0, 0.0, {true, false, false, false});
 }
 
-// A C that the TMA cannot read: with rows 4-byte aligned (an even leading dimension of 16-bit C),
-// read in place by a kernel with the copier warps (c_fill.hpp); otherwise (an odd one, or a kernel
-// without the copier) copied in its own major (rows as they lie, only padded), not out's, unless
-// the kernel's tile is narrower than the 128 bytes of N in which it loads a C of the other major
-// (then in out's).
+// A C that the TMA cannot read (an odd or an even leading dimension of 16-bit C): read in place by
+// a kernel with the copier warps (c_fill.hpp); for one without them, copied in its own major (rows
+// as they lie, only padded), not out's, unless the kernel's tile is narrower than the 128 bytes of
+// N in which it loads a C of the other major (then in out's).
 TEST_CASE("gemm: an unaligned C is read by the copier warps, or copied in its own major") {
   int in_place = 0;
-  for (int64_t pad : {1, 2}) {  // C's leading dimension past its rows: odd, or 4-byte rows
+  for (int64_t pad : {1, 2}) {  // C's leading dimension past its rows: odd, or even
   for (bool c_row : {true, false}) {
     for (bool out_row : {true, false}) {
       for (int64_t m : {40, 2000}) {  // a few rows (a swapped kernel's) and issue 18 row 28's
@@ -180,7 +179,7 @@ TEST_CASE("gemm: an unaligned C is read by the copier warps, or copied in its ow
       const std::string what = choice.describe() + ", C " + (c_row ? "row" : "column") + "-major, out " +
                                (out_row ? "row" : "column") + "-major";
       INFO(what << ", C's leading dimension " << (c_row ? 1500 : m) << " + " << pad);
-      if (pad == 2 && kernels::hopper_gemm_has_c_fill(kernels::hopper_gemm_config(choice.kernel->metadata().options))) {
+      if (kernels::hopper_gemm_has_c_fill(kernels::hopper_gemm_config(choice.kernel->metadata().options))) {
         CHECK_FALSE(choice.packed[kernels::kPackC]);
         for (const kernels::GemmStep& step : kernels::gemm_steps(choice, args, uint64_t{5} << 32))
           CHECK(step.what.rfind("copy C", 0) != 0);

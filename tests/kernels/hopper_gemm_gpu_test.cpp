@@ -211,12 +211,13 @@ TEST_CASE("hopper_gemm: gpu a C of its own in either major, beta 0 with C NaN, b
   check_distinct_c(3, 4);
 }
 
-// A C of its own that the TMA cannot read (a leading dimension and a base of 4-byte but not
-// 16-byte multiples): the producer's copier warps bring it into the staging boxes (sm90/c_fill.hpp).
+// A C of its own that the TMA cannot read (a leading dimension that is not a multiple of 16 bytes,
+// odd half the time, and a base aligned only to its element): the producer's copier warps bring
+// it into the staging boxes (sm90/c_fill.hpp).
 // Cooperative kernels (16-bit and f32 out, a cluster, tf32, both out majors), C in either major,
 // some batches broadcast; ragged, K around the ring, on 3 and 132 persistent CTAs; out poisoned,
 // every element against the host, C's bytes unchanged.
-TEST_CASE("hopper_gemm: gpu the copier warps read a C the TMA cannot (4-byte aligned rows and base)") {
+TEST_CASE("hopper_gemm: gpu the copier warps read a C the TMA cannot (odd leading dimension, element-aligned base)") {
   TESSEL_REQUIRE_GPU(90);
   std::mt19937_64 rng = test::gpu_rng();
   using codegen::Major::K;
@@ -244,11 +245,11 @@ TEST_CASE("hopper_gemm: gpu the copier warps read a C the TMA cannot (4-byte ali
         const int64_t L = out.rank() == 3 ? out.shape[0] : 0, M = out.shape[out.rank() - 2], N = out.shape[out.rank() - 1];
         const bool row = cm == Major::Row, broadcast = L > 1 && coin(rng) == 1;
         const int64_t eb = codegen::bytes(c.out);
-        int64_t ld = (row ? N : M) + pad(rng);  // 4-byte but not 16-byte multiples
-        while ((ld * eb) % 4 != 0 || (ld * eb) % 16 == 0) ++ld;
+        int64_t ld = (row ? N : M) + pad(rng);  // not a multiple of 16 bytes; odd for 16-bit C half the time
+        while ((ld * eb) % 16 == 0 || (eb == 2 && coin(rng) == 1 && ld % 2 == 0)) ++ld;
         const TensorView cv = kernels::matrix_view(c.out, L, M, N, row, ld, broadcast ? 0 : -1);
         const test::GemmProblem p = test::make_gemm_problem(shape.A.view, shape.B.view, out, cv, 0.5, 2.0, rng);
-        const int64_t base = 4 * offset(rng) % 16;
+        const int64_t base = eb * offset(rng) % 16;
         std::vector<uint8_t> c_bytes(static_cast<size_t>(base), 0);
         c_bytes.insert(c_bytes.end(), p.C->bytes.begin(), p.C->bytes.end());
         rt::DeviceBuffer a = rt::DeviceBuffer::from(p.A.bytes), b = rt::DeviceBuffer::from(p.B.bytes),

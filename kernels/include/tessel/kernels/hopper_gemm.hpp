@@ -147,8 +147,8 @@ struct HopperGemmTensorMaps {
 // (row-major) problem, i.e. M-contiguous. Of the kernel's operands (for a column-major out, the
 // transposed ones: its A is B^T).
 // kHopperGemmCopiedC (set by the launch, not by hopper_gemm_flags): the producer warpgroup's copier
-// warps copy C into the epilogue's staging boxes, not the TMA (C's address or strides are 4-byte
-// but not 16-byte multiples; tmap_c is then not C's). Only kernels with hopper_gemm_has_c_fill.
+// warps copy C into the epilogue's staging boxes, not the TMA (C's address or strides are not
+// 16-byte multiples; tmap_c is then not C's). Only kernels with hopper_gemm_has_c_fill.
 constexpr uint32_t kHopperGemmBroadcastA = 1, kHopperGemmBroadcastB = 2, kHopperGemmBroadcastC = 4,
                    kHopperGemmColumnMajorC = 8, kHopperGemmCopiedC = 16;
 uint32_t hopper_gemm_flags(const TensorView& A, const TensorView& B, const TensorView& C);
