@@ -193,18 +193,28 @@ struct Printer {
     n.size = static_cast<uint8_t>(end - n.text);
   }
 
-  void spell_register_names() {
-    // The highest index of each class; every register's class and index checked here once.
-    constexpr int kCached = 1 << 16;
+  // The highest register index of each class, and whether every index is one the names below
+  // are spelled for (kCached): one walk over the kernel's registers, checking each one's class,
+  // for the `.reg` lines and for spell_register_names.
+  static constexpr int kCached = 1 << 16;
+  struct RegisterCounts {
     int top[kClasses] = {};
     bool cached = true;  // else every name is spelled as it comes (reg()), as for one instruction
+  };
+  static RegisterCounts count_registers(const Kernel& k) {
+    RegisterCounts n;
     for (const RegInfo& r : k.regs) {
       const auto c = static_cast<size_t>(r.cls);
       if (c >= kClasses) fail("codegen: register class " + std::to_string(c) + " outside the printer's table");
-      if (r.index < 0 || r.index >= kCached) cached = false;
-      top[c] = std::max(top[c], r.index);
+      if (r.index < 0 || r.index >= kCached) n.cached = false;
+      n.top[c] = std::max(n.top[c], r.index);
     }
-    if (!cached) return;
+    return n;
+  }
+
+  void spell_register_names(const RegisterCounts& counts) {
+    if (!counts.cached) return;
+    const int* top = counts.top;
     // Each class's names up to its highest, spelled where this thread has not yet.
     thread_local std::vector<RegName> spelled[kClasses];  // [class][index]
     for (int c = 0; c < kClasses; ++c) {
@@ -423,18 +433,17 @@ Requirement print_kernel(const Kernel& k, Out& os, const PrintOptions& o) {
   if (k.cluster_dims) os << ".reqnctapercluster " << dims(*k.cluster_dims) << "\n";
   os << "{\n";
   // One `.reg` line per class in use, declaring %x<n+1> for registers numbered 1..n.
-  int count[6] = {};
-  for (const RegInfo& r : k.regs) count[static_cast<int>(r.cls)] = std::max(count[static_cast<int>(r.cls)], r.index);
-  for (int c = 0; c < 6; ++c) {
-    if (count[c] == 0) continue;
+  const Printer::RegisterCounts counts = Printer::count_registers(k);
+  for (int c = 0; c < Printer::kClasses; ++c) {
+    if (counts.top[c] == 0) continue;
     RegClass rc = static_cast<RegClass>(c);
-    os << "\t.reg ." << ptx_name(rc) << " \t" << reg_prefix(rc) << "<" << count[c] + 1 << ">;\n";
+    os << "\t.reg ." << ptx_name(rc) << " \t" << reg_prefix(rc) << "<" << counts.top[c] + 1 << ">;\n";
   }
   os << "\n";
   // The output grows by about a line per instruction; room made ahead spares most of its copies.
   os.room(48 * k.regs.size() + 4096);
   Printer pr{k, os, {}, false, {}};
-  pr.spell_register_names();
+  pr.spell_register_names(counts);
   auto visit = [&](const Instr& i) { pr.instr(i, o.comments); };
   detail::flatten(k, visit);  // for_each_legalized, calling the printer directly
   os << "}\n";
