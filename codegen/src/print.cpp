@@ -391,6 +391,22 @@ struct Printer {
         p = number(p, o.imm);
         continue;
       }
+      if (o.kind == Operand::Kind::Addr && o.elems.size() == 1 && o.elems[0].kind == Operand::Kind::Reg) {
+        // [base] or [base+offset], every load's and store's address: spelled here as operand()
+        // spells it, without its calls (and bound()'s walk) for the address and its base.
+        constexpr size_t kAddress = 2 + 16 + 1 + 24;  // brackets, the base, `+` and the offset
+        os.n = static_cast<size_t>(p - os.buf.get());
+        os.room(kAddress + 2 + kPlain * (n_ops - j));
+        p = os.at();
+        *p++ = '[';
+        p = reg(p, o.elems[0].reg);
+        if (o.imm != 0) {
+          *p++ = '+';
+          p = number(p, o.imm);
+        }
+        *p++ = ']';
+        continue;
+      }
       if (o.kind == Operand::Kind::Special || o.kind == Operand::Kind::Sink) [[unlikely]]
         mnemonics.requirement = raise(mnemonics.requirement, operand_requirement(o));
       os.n = static_cast<size_t>(p - os.buf.get());  // room for this one and what follows it
