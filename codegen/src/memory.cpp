@@ -407,8 +407,10 @@ void KernelBuilder::store_tensor(const Tensor& dst, const std::vector<Value>& va
   const int64_t eb = bytes(dst.elem);
   const int64_t v = max_vector(dst, 16 / eb);
   auto [unit, count] = vector_units(dst.elem, v);
+  std::vector<Value> words;  // one list for every store (a list per store was an allocation each)
+  words.reserve(static_cast<size_t>(count));
   for (int64_t g = 0; g < n.value(); g += v) {
-    std::vector<Value> words;
+    words.clear();
     if (unit == Type::B32 && eb < 4) {
       for (int w = 0; w < count; ++w) {  // join halves into a word: mov.b32 w, {lo, hi}
         OperandList parts;
