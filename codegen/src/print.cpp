@@ -183,6 +183,9 @@ struct Printer {
   const RegName* class_names[kClasses] = {};
   bool named = false;
   MnemonicCache mnemonics;
+  // k.regs.data(), read once: through k, the vector's start was reloaded after every write of the
+  // line (a char store may alias anything), at every register the printer spells.
+  const RegInfo* const regs = k.regs.data();
 
   // The register `index` of the class whose prefix (`%rd`, in n's place) is `prefix`, spelled
   // into n.
@@ -297,7 +300,7 @@ struct Printer {
     if (named) [[likely]] {
       // Read without at(): with the names spelled, the printer is walking a kernel, and the walk
       // (flatten.hpp) checked each register of an instruction before handing it over.
-      const RegInfo& r = k.regs[static_cast<size_t>(id)];
+      const RegInfo& r = regs[id];
       const RegName& n = class_names[static_cast<size_t>(r.cls)][r.index];
       static_assert(sizeof(RegName) == 16, "a register name is copied as 16 bytes");
       std::memcpy(p, &n, 16);
