@@ -125,7 +125,7 @@ bool a_from_registers(const HopperGemmConfig& c);
 // epilogue's staging boxes (kHopperGemmCopiedC, sm90/c_fill.hpp): the cooperative data-parallel
 // kernels whose tile is at least 128 bytes of out wide. Not split-K or stream-K (only a tile's last
 // unit reads C), not the swapped kernels' narrow tiles (the copier fills 128-byte box rows), not
-// ping-pong (its kernels are the largest already, and the copier's code adds about 6% to a
+// ping-pong (its kernels are the largest already, and the copier's code adds about 8% to a
 // kernel's PTX and its generation time: the one call copies C for those).
 bool hopper_gemm_has_c_fill(const HopperGemmConfig& c);
 
