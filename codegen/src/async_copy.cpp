@@ -147,17 +147,6 @@ void tma_prefetch(KernelBuilder& b, Value tensor_map, const std::vector<Value>& 
   b.emit(std::move(i));
 }
 
-void bulk_prefetch_l2(KernelBuilder& b, Value gmem_src, Value size) {
-  const Type a = gmem_src.type(), n = size.type();
-  if (a != Type::U64 && a != Type::S64 && a != Type::B64)
-    fail(std::string("bulk_prefetch_l2: the source is a ") + ptx_name(a) + " value (a 64-bit global address)");
-  if (n != Type::U32 && n != Type::S32 && n != Type::B32)
-    fail(std::string("bulk_prefetch_l2: the size is a ") + ptx_name(n) + " value (a 32-bit integer, .u32)");
-  Instr i = make(Op::BulkPrefetch);
-  i.set_ops(Operand::addr(gmem_src.op()), size.op());
-  b.emit(std::move(i));
-}
-
 void cp_async_bulk_commit_group(KernelBuilder& b) { b.emit(make(Op::BulkCommit)); }
 
 void cp_async_bulk_wait_group(KernelBuilder& b, int n, bool read) {

@@ -138,9 +138,6 @@ bool KernelLowering::intrinsic(const Instr& i) {
       call(tma_prefetch_id(i.n), args);
       return true;
     }
-    case Op::BulkPrefetch:  // source, size, cache hint, then the flag: use the hint
-      call(I::nvvm_cp_async_bulk_prefetch_L2, {pointer(i.ops.at(0), kGlobal), u32(1), b.getInt64(0), b.getFalse()});
-      return true;
     case Op::BulkCommit:
       call(I::nvvm_cp_async_bulk_commit_group, {});
       return true;

@@ -461,7 +461,6 @@ TEST_CASE("codegen: TMA loads of rank 1 to 5, multicast, the tensor store and bu
   cp_async_bulk_wait_group(b, 1);
   cp_async_bulk_wait_group(b, 0, true);
   tma_prefetch(b, tmap, {x, y, x});
-  bulk_prefetch_l2(b, b.cvta_to_global(tmap), b.cvt(x, Type::U32) << 4);  // a plain L2 prefetch of 16-byte multiples
   Module m = one(b.finish());
   const std::string ptx = print_ptx(m);
   // A kernel with a tensor-map parameter targets sm_90 (PTX ISA 8.0); multicast asks for sm_90a.
@@ -496,7 +495,6 @@ TEST_CASE("codegen: TMA loads of rank 1 to 5, multicast, the tensor store and bu
                        "\tcp.async.bulk.wait_group.read \t0;",
                        "\tcp.async.bulk.prefetch.tensor.3d.L2.global.tile \t[%rd2, {%r1, %r2, %r1}];",
                    });
-  CHECK(ptx.find("\tcp.async.bulk.prefetch.L2.global \t[%rd4], %r6;") != std::string::npos);
   test::check_assembles(m);
 }
 
@@ -542,10 +540,6 @@ TEST_CASE("codegen: async copy errors name the value and the rule") {
   CHECK_THROWS_WITH_AS(
       tma_prefetch(b, tmap, {wide}),
       doctest::Contains("tma_prefetch: coordinate 0 is a s64 value (coordinates are 32-bit integers, .s32)"), Error);
-  CHECK_THROWS_WITH_AS(bulk_prefetch_l2(b, x, n32),
-                       doctest::Contains("bulk_prefetch_l2: the source is a s32 value (a 64-bit global address)"), Error);
-  CHECK_THROWS_WITH_AS(bulk_prefetch_l2(b, wide, wide),
-                       doctest::Contains("bulk_prefetch_l2: the size is a s64 value (a 32-bit integer, .u32)"), Error);
   CHECK_THROWS_WITH_AS(cp_async_bulk_wait_group(b, -2, true),
                        doctest::Contains("cp_async_bulk_wait_group: group count -2 is negative"), Error);
 }

@@ -9,7 +9,6 @@
 #include "algebra/support.hpp"
 #include "tessel/kernels/elementwise.hpp"
 #include "tessel/kernels/gemm.hpp"
-#include "tessel/kernels/hopper_gemm.hpp"
 #include "tessel/testing/kernel_run.hpp"
 
 using namespace tessel;
@@ -97,10 +96,6 @@ TEST_CASE("gemm: one-call choices through copies match the host in the emulator"
                                                         uint64_t{4} << 32));
     INFO(choice.describe() << ": " << choice.terms);
     CHECK(choice.kernel->metadata().kernel_class == "hopper_gemm");
-    // A C the TMA cannot read is copied only for a kernel without the copier warps (c_fill.hpp).
-    if (c && choice.kernel->metadata().kernel_class == "hopper_gemm" &&
-        kernels::hopper_gemm_has_c_fill(kernels::hopper_gemm_config(choice.kernel->metadata().options)))
-      expect_packed[kernels::kPackC] = false;
     CHECK(choice.packed == expect_packed);
     const kernels::DemoRun r = kernels::run_gemm_choice(choice, p, *emulator);
     INFO(r.problem << ": " << r.result);
@@ -135,14 +130,12 @@ TEST_CASE("gemm: one-call choices through copies match the host in the emulator"
   check("column-major unaligned out with beta", matrix_view(Type::BF16, 0, 90, 64, true, 64),
         matrix_view(Type::BF16, 0, 64, 70, true, 72), matrix_view(Type::BF16, 0, 90, 70, false, 91), std::nullopt, 0.5, 2.0,
         {false, false, true, true});
-  // A C of its own that TMA cannot read (odd leading dimension): read by the copier warps, or
-  // copied for a kernel without them.
+  // A C of its own that TMA cannot read (odd leading dimension): copied.
   check("distinct unaligned C", matrix_view(Type::BF16, 0, 90, 64, true, 64), matrix_view(Type::BF16, 0, 64, 72, true, 72),
         matrix_view(Type::BF16, 0, 90, 72, true, 72), matrix_view(Type::BF16, 0, 90, 72, true, 73), 1.0, -1.0,
         {false, false, true, false});
   // Issue 18's row 28, small: a row-major C of its own with an odd leading dimension under a
-  // column-major out (the kernel reads C M-contiguous through its transposed problem); the
-  // copier warps read it, or it is copied for a kernel without them.
+  // column-major out (the kernel reads C M-contiguous through its transposed problem).
   check("distinct unaligned row-major C, column-major out", matrix_view(Type::BF16, 0, 90, 64, true, 64),
         matrix_view(Type::BF16, 0, 64, 72, false, 64), matrix_view(Type::BF16, 0, 90, 72, false, 96),
         matrix_view(Type::BF16, 0, 90, 72, true, 75), 0.5, 2.0, {false, false, true, false});
@@ -151,19 +144,16 @@ TEST_CASE("gemm: one-call choices through copies match the host in the emulator"
         matrix_view(Type::BF16, 2, 80, 64, true, 64), std::nullopt, 1.0, 0.0, {true, false, false, false});
 }
 
-// A C that the TMA cannot read (an odd or an even leading dimension of 16-bit C): read in place by
-// a kernel with the copier warps (c_fill.hpp); for one without them, copied in its own major (rows
-// as they lie, only padded), not out's, unless the kernel's tile is narrower than the 128 bytes of
-// N in which it loads a C of the other major (then in out's).
-TEST_CASE("gemm: an unaligned C is read by the copier warps, or copied in its own major") {
-  int in_place = 0;
-  for (int64_t pad : {1, 2}) {  // C's leading dimension past its rows: odd, or even
+// A C that the TMA cannot read is copied in its own major (rows as they lie, only padded), not
+// out's, unless the kernel's tile is narrower than the
+// 128 bytes of N in which it loads a C of the other major (then in out's).
+TEST_CASE("gemm: an unaligned C is copied in its own major") {
   for (bool c_row : {true, false}) {
     for (bool out_row : {true, false}) {
       for (int64_t m : {40, 2000}) {  // a few rows (a swapped kernel's) and issue 18 row 28's
       const TensorView a = matrix_view(Type::BF16, 0, m, 1000, true, 1000), b = matrix_view(Type::BF16, 0, 1000, 1500, false, 1000);
       const TensorView out = matrix_view(Type::BF16, 0, m, 1500, out_row, out_row ? 1504 : m + 8);
-      const TensorView c = matrix_view(Type::BF16, 0, m, 1500, c_row, c_row ? 1500 + pad : m + pad);
+      const TensorView c = matrix_view(Type::BF16, 0, m, 1500, c_row, c_row ? 1501 : m + 1);
       kernels::GemmArguments args;
       args.A = a;
       args.B = b;
@@ -178,14 +168,7 @@ TEST_CASE("gemm: an unaligned C is read by the copier warps, or copied in its ow
       const kernels::GemmChoice choice = best(args);
       const std::string what = choice.describe() + ", C " + (c_row ? "row" : "column") + "-major, out " +
                                (out_row ? "row" : "column") + "-major";
-      INFO(what << ", C's leading dimension " << (c_row ? 1500 : m) << " + " << pad);
-      if (kernels::hopper_gemm_has_c_fill(kernels::hopper_gemm_config(choice.kernel->metadata().options))) {
-        CHECK_FALSE(choice.packed[kernels::kPackC]);
-        for (const kernels::GemmStep& step : kernels::gemm_steps(choice, args, uint64_t{5} << 32))
-          CHECK(step.what.rfind("copy C", 0) != 0);
-        ++in_place;
-        continue;
-      }
+      INFO(what);
       // A kernel whose tile is narrower than 128 bytes of N (a swapped one) takes C only in out's major.
       const bool narrow = choice.kernel->metadata().design.tile[1] * 2 < 128;
       const bool want_row = narrow ? out_row : c_row;
@@ -202,8 +185,6 @@ TEST_CASE("gemm: an unaligned C is read by the copier warps, or copied in its ow
       }
     }
   }
-  }
-  CHECK(in_place > 0);  // issue 18 row 28's shape, at least
 }
 
 // The persistent scheduler hands out whole clusters of tiles, so the model counts a grid padded to

@@ -123,10 +123,7 @@ TEST_CASE("hopper_gemm: the PTX has the pipeline's instructions") {
   CHECK(count("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group") == 256 / 64);
   CHECK(count("fence.proxy.async.shared::cta") == 256 / 64);
   CHECK(count("stmatrix.sync.aligned.m8n8.x4.shared.b16") == 256 / 16);
-  // The epilogue itself writes shared memory only by stmatrix; the other st.shared are the copier
-  // warps' (a C the TMA cannot read: zeros outside C, and a chunk loaded element by element).
-  CHECK(count("st.shared") == 2);
-  CHECK(count("st.shared.v4.b32") == 2);
+  CHECK(count("st.shared") == 0);
   // Before each store but the slab's first (which waits for every store); C's loads wait for
   // every store: the tile's first two boxes at the tile's start (once), and box b + 1 at the
   // start of box b for b = 1 .. 2 (the box before's store has read the staging box).
@@ -395,19 +392,8 @@ TEST_CASE("hopper_gemm: supports() explains what it refuses") {
       g.C->stride = {g.C->stride[0], 2 * g.C->stride[1], 2};
       CHECK(hopper_gemm_supports(c, g).reason.find("has stride 1 in neither M nor N") != std::string::npos);
     }
-    SUBCASE("misaligned: read by the copier warps, where the kernel has them") {
-      g.C->data += 2;  // aligned only to its element: the copier takes it
-      CHECK(hopper_gemm_has_c_fill(c) == !c.pingpong);
-      if (hopper_gemm_has_c_fill(c)) {
-        CHECK(hopper_gemm_supports(c, g).ok);
-        HopperGemmConfig pp = c;  // no copier: the TMA's rule
-        pp.pingpong = true;
-        pp.cluster_m = pp.cluster_n = 1;
-        CHECK(hopper_gemm_supports(pp, g).reason.find("C at ") != std::string::npos);
-      } else {
-        CHECK(hopper_gemm_supports(c, g).reason.find("C at ") != std::string::npos);
-      }
-      g.C->data -= 1;  // not even aligned to its elements
+    SUBCASE("misaligned: read by the TMA") {
+      g.C->data += 2;
       CHECK(hopper_gemm_supports(c, g).reason.find("C at ") != std::string::npos);
       g.beta = 0;  // never read: its alignment does not matter
       CHECK(hopper_gemm_supports(c, g).ok);
@@ -459,9 +445,8 @@ TEST_CASE("hopper_gemm: the plan's tensor maps, persistent grid and parameters")
       CHECK(p.grid == std::array<unsigned, 3>{132, 1, 1});
       CHECK(p.block == std::array<unsigned, 3>{384, 1, 1});
       CHECK(p.dynamic_shared_bytes == static_cast<unsigned>(c.shared_bytes()));
-      // tmap_a, tmap_b, tmap_out, tmap_c, out, M, N, K, L, ld_out, batch_stride_out, alpha, beta, flags,
-      // c and its strides along M, N and the batch.
-      REQUIRE(p.params.size() == 18);
+      // tmap_a, tmap_b, tmap_out, tmap_c, out, M, N, K, L, ld_out, batch_stride_out, alpha, beta, flags.
+      REQUIRE(p.params.size() == 14);
       for (int i = 0; i < 4; ++i) CHECK(p.params[static_cast<size_t>(i)].size() == 128);
       int32_t m = 0;
       std::memcpy(&m, p.params[5].data(), 4);

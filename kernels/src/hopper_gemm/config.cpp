@@ -115,11 +115,6 @@ bool a_from_registers(const HopperGemmConfig& c) {
   return k.ab == Type::F32 && k.a_major == codegen::Major::MN;
 }
 
-bool hopper_gemm_has_c_fill(const HopperGemmConfig& c) {
-  const HopperGemmConfig k = kernel_config(c);
-  return !k.split_k && !k.stream_k && !k.pingpong && k.tile_n * codegen::bytes(k.out) >= 128;
-}
-
 bool runs_transposed(const HopperGemmConfig& c) { return (c.out_major == Major::Column) != c.swap_ab; }
 
 HopperGemmConfig kernel_config(const HopperGemmConfig& c) {

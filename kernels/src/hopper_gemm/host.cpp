@@ -49,10 +49,9 @@ int unit_mode(bool is_b, codegen::Major major) {
 }
 
 // `broadcast`: the operand may have a batch stride of 0 (A, B and C: the kernel then loads batch 0
-// for every batch; out's batches would alias). `tma`: the TMA reads it (16-byte address and
-// strides); otherwise the threads' own loads do (C's element-wise path: the element's alignment).
+// for every batch; out's batches would alias).
 Status check_operand(const std::string& n, const TensorView& v, Type dtype, int unit, const char* rows,
-                     const char* cols, bool broadcast = false, bool tma = true) {
+                     const char* cols, bool broadcast = false) {
   if (v.rank() != 2 && v.rank() != 3) {
     return Status::failure(n + " has rank " + str(v.rank()) + "; hopper_gemm takes rank 3 (L, " + rows + ", " + cols +
                            ") or rank 2 (" + rows + ", " + cols + ")");
@@ -63,9 +62,7 @@ Status check_operand(const std::string& n, const TensorView& v, Type dtype, int 
   if (v.dtype != dtype)
     return Status::failure(n + " is " + codegen::ptx_name(v.dtype) + "; this kernel takes " + codegen::ptx_name(dtype));
   const int eb = codegen::bytes(dtype);
-  if (!tma && v.data % eb != 0)
-    return Status::failure(n + " at " + v.to_string() + " is not aligned to its " + str(eb) + "-byte elements");
-  if (tma && v.data % 16 != 0) {
+  if (v.data % 16 != 0) {
     return Status::failure(n + " at " + v.to_string() +
                            " is not 16-byte aligned (the TMA and the vector stores need 16 bytes)");
   }
@@ -85,7 +82,6 @@ Status check_operand(const std::string& n, const TensorView& v, Type dtype, int 
                              (i == 0 ? (broadcast ? " or a batch stride of 0 (broadcast)" : " (out's batches may not alias)")
                                      : std::string(" (a batch stride of 0 broadcasts, no other)")));
     }
-    if (!tma) continue;
     if ((s * eb) % 16 != 0) {
       return Status::failure(
           n + " has stride " + str(s) + " in " + names[i] + ": " + str(s * eb) +
@@ -117,27 +113,6 @@ int c_unit_mode(const TensorView& c) {
 
 // The C the kernel reads: args.c(), or with beta == 0 (C never read) out, whatever C is.
 const TensorView& c_read(const GemmArguments& g) { return g.beta != 0 ? g.c() : g.out; }
-
-// Whether the TMA can read C: its address and every stride but the unit one (of an extent over 1,
-// a broadcast's 0 aside) 16-byte multiples.
-bool c_tma_readable(const TensorView& C) {
-  const int64_t eb = codegen::bytes(C.dtype);
-  if (C.data % 16 != 0) return false;
-  for (size_t i = 0; i < C.shape.size() && i < C.stride.size(); ++i) {
-    const int64_t s = C.stride[i];
-    if (C.shape[i] > 1 && s != 0 && s != 1 && (s * eb) % 16 != 0) return false;
-  }
-  return true;
-}
-
-// Whether the producer's copier warps bring C (beta != 0, a C of its own that the TMA cannot read)
-// into the staging boxes (sm90/c_fill.hpp) instead of the TMA: in kernels that have them. Even a
-// 16-bit C with an odd leading dimension, whose every other row goes element by element, measured
-// faster so than copied into the workspace first (4096 x 3001 x 4096 bf16, out M-major, C N-major:
-// 0.79 of cuBLAS against 0.68; session 36).
-bool c_by_copier(const HopperGemmConfig& c, const GemmArguments& g) {
-  return g.C && g.beta != 0 && !c_tma_readable(*g.C) && hopper_gemm_has_c_fill(c);
-}
 
 // A batch stride of 0 over more than one batch: one matrix for every batch.
 bool broadcast_batches(const TensorView& v) {
@@ -190,12 +165,10 @@ Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& g) {
     const int uc = c_unit_mode(*g.C);
     if (uc == 0) {
       return Status::failure("C " + g.C->to_string() +
-                             " has stride 1 in neither M nor N; hopper_gemm reads C in rows or columns (the TMA's "
-                             "boxes, or the L2 prefetch of its own loads), which need a contiguous mode (simt_gemm "
-                             "takes any strides; tessel::gemm copies such a C)");
+                             " has stride 1 in neither M nor N; hopper_gemm loads C through the TMA, whose boxes need a "
+                             "contiguous mode (simt_gemm takes any strides)");
     }
-    // Through the TMA where it can describe C, else by the copier warps' own copies.
-    if (Status s = check_operand("C", *g.C, c.out, uc, "M", "N", true, !c_by_copier(c, g)); !s) return s;
+    if (Status s = check_operand("C", *g.C, c.out, uc, "M", "N", true); !s) return s;
     // A C with N contiguous in the kernel's problem loads in boxes 128 bytes of N wide.
     const HopperGemmConfig k = kernel_config(c);
     if ((uc == 2) != runs_transposed(c) && k.tile_n * codegen::bytes(c.out) < 128)
@@ -304,12 +277,10 @@ HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& config, con
   const int box_n = std::min(out_chunk, c.tile_n);
   maps.out = c.out_major == Major::Row ? spec(c.out, N, M, o.stride[1], o.stride[0], {out_chunk, 64, 1})
                                        : spec(c.out, M, N, o.stride[2], o.stride[0], {out_chunk, box_n, 1});
-  // The epilogue loads C into the same boxes, in C's own major; a C it reads by its threads' loads
-  // has no map (out's stands in: the kernel never reads it then).
+  // The epilogue loads C into the same boxes, in C's own major.
   const Matrix cm = as_matrix(c_read(g));
-  maps.c = c_by_copier(config, args)        ? maps.out
-           : c_unit_mode(c_read(g)) == 2 ? spec(c.out, N, M, cm.stride[1], cm.stride[0], {out_chunk, 64, 1})
-                                         : spec(c.out, M, N, cm.stride[2], cm.stride[0], {out_chunk, box_n, 1});
+  maps.c = c_unit_mode(c_read(g)) == 2 ? spec(c.out, N, M, cm.stride[1], cm.stride[0], {out_chunk, 64, 1})
+                                   : spec(c.out, M, N, cm.stride[2], cm.stride[0], {out_chunk, box_n, 1});
   return maps;
 }
 
@@ -346,14 +317,10 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const Gem
   p.dynamic_shared_bytes = static_cast<unsigned>(c.shared_bytes());
   const int64_t ld = c.out_major == Major::Row ? o.stride[1] : o.stride[2];  // between rows (columns, M-contiguous)
   p.arg(encode(maps.a, g.A.data)).arg(encode(maps.b, g.B.data)).arg(encode(maps.out, g.out.data));
-  const bool c_copier = c_by_copier(config, args);
-  p.arg(encode(maps.c, c_copier ? g.out.data : c_read(g).data)).arg(g.out.data);
+  p.arg(encode(maps.c, c_read(g).data)).arg(g.out.data);
   p.arg(static_cast<int32_t>(M)).arg(static_cast<int32_t>(N)).arg(static_cast<int32_t>(K)).arg(static_cast<int32_t>(L));
   p.arg(ld).arg(o.stride[0]).arg(static_cast<float>(g.alpha)).arg(static_cast<float>(g.beta));
-  p.arg(hopper_gemm_flags(g.A, g.B, c_read(g)) | (c_copier ? kHopperGemmCopiedC : 0u));
-  // C itself and its strides (elements; the kernel's problem), which the epilogue's own loads use.
-  const Matrix cv = as_matrix(c_read(g));
-  p.arg(c_read(g).data).arg(cv.stride[1]).arg(cv.stride[2]).arg(cv.stride[0]);
+  p.arg(hopper_gemm_flags(g.A, g.B, c_read(g)));
   if (c.split_k) {
     const std::size_t ws = hopper_gemm_workspace_size(config, args);
     if (ws > 0 && args.workspace == 0)
@@ -504,7 +471,6 @@ class HopperGemm : public Kernel {
     append_layout_key(key, g.B);
     append_layout_key(key, g.out);
     append_layout_key(key, c_read(g));
-    key.push_back(c_by_copier(config_, g) ? 'L' : 'T');  // C's map or out's (C's address can decide)
     std::lock_guard lock(maps_mutex_);
     auto it = maps_.find(key);
     if (it == maps_.end()) {

@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "hopper_gemm/shared_storage.hpp"
-#include "sm90/c_fill.hpp"
 #include "sm90/epilogue.hpp"
 #include "sm90/pipeline.hpp"
 #include "sm90/shared_storage.hpp"
@@ -47,14 +46,12 @@ constexpr int kRegABarrier = 3;
 // The kernel's parameters, in the order of hopper_gemm.hpp.
 struct GemmParams {
   Value tmap_a, tmap_b, tmap_out, tmap_c, out, M, N, K, L, ld_out, batch_stride_out, alpha, beta, flags;
-  Value c, c_stride_m, c_stride_n, c_batch_stride;
   Value splits, workspace, launch;  // split-K only (workspace and launch: stream-K too)
   Value dp_tiles, slots;            // stream-K only
 };
 
 GemmParams declare_params(KernelBuilder& b, bool split_k, bool stream_k) {
-  b.note("parameters: the TMA descriptors of A, B, out and C, out, the sizes, out's strides, alpha, beta, flags, C and "
-         "its strides");
+  b.note("parameters: the TMA descriptors of A, B, out and C, out, the sizes, out's strides, alpha, beta, flags");
   GemmParams p;
   p.tmap_a = b.tensor_map_param("tmap_a");
   p.tmap_b = b.tensor_map_param("tmap_b");
@@ -70,10 +67,6 @@ GemmParams declare_params(KernelBuilder& b, bool split_k, bool stream_k) {
   p.alpha = b.param("alpha", Type::F32);
   p.beta = b.param("beta", Type::F32);
   p.flags = b.param("flags", Type::U32);
-  p.c = b.global_pointer_param("c");
-  p.c_stride_m = b.param("c_stride_m", Type::S64);
-  p.c_stride_n = b.param("c_stride_n", Type::S64);
-  p.c_batch_stride = b.param("c_batch_stride", Type::S64);
   if (split_k) {
     b.note("split-K: the split count, the workspace (counters, then partial tiles) and the launch's id");
     p.splits = b.param("splits", Type::S32);
@@ -164,22 +157,12 @@ void load_k_tile(const GemmKernel& k, PipelineState& state, const WorkTile& at, 
 
 TmaStoreEpilogue::Params epilogue_params(const GemmKernel& k) {
   return TmaStoreEpilogue::Params{k.c.out,         k.c.tile_m, k.c.tile_n, k.c.pingpong, k.c.consumers(), k.c.slabs(),
-                                  k.c.out_major == Major::Column, hopper_gemm_has_c_fill(k.c)};
+                                  k.c.out_major == Major::Column};
 }
 
 TmaStoreEpilogue::Tensors epilogue_tensors(const GemmKernel& k) {
   return TmaStoreEpilogue::Tensors{k.p.tmap_out, k.p.tmap_c, k.p.out,   k.p.M,    k.p.N,    k.p.ld_out,
                                    k.p.batch_stride_out, k.p.alpha, k.p.beta, k.p.flags};
-}
-
-// Warps 1 to 3 of the producer warpgroup (idle otherwise): a C the TMA cannot read into the
-// staging boxes (sm90/c_fill.hpp), where the launch asks for it.
-void copier(const GemmKernel& k) {
-  const CStagingFill::Tensors t{k.p.c, k.p.c_stride_m, k.p.c_stride_n, k.p.c_batch_stride,
-                                k.p.M, k.p.N,          k.p.beta,       k.p.flags};
-  const CStagingFill fill(k.b, epilogue_params(k), t, k.smem, k.regions.epilogue, k.regions.c_full, k.regions.c_empty,
-                          k.tid - 32);
-  fill.run(k.scheduler);
 }
 
 // Warpgroup 0: gives its registers away; one thread issues every TMA load (and, with beta != 0,
@@ -188,7 +171,7 @@ void producer(const GemmKernel& k) {
   KernelBuilder& b = k.b;
   b.note("producer warpgroup: gives registers away; thread 0 issues every TMA load");
   setmaxnreg(b, false, 40);
-  const auto tma = [&] {
+  b.if_(k.tid == 0, [&] {
     PipelineState state = k.pipeline.make_state();
     k.scheduler.for_each_tile([&](const WorkTile& at) {
       const bool units = k.c.split_k || k.c.stream_k;
@@ -202,11 +185,7 @@ void producer(const GemmKernel& k) {
       if (!units) TmaStoreEpilogue::prefetch_c(b, epilogue_params(k), epilogue_tensors(k), at);
     });
     k.pipeline.producer_tail(state);
-  };
-  if (hopper_gemm_has_c_fill(k.c))
-    b.if_(k.tid == 0, tma, [&] { b.if_(k.tid >= 32, [&] { copier(k); }); });
-  else
-    b.if_(k.tid == 0, tma);
+  });
 }
 
 // ---- The consumers' mainloop ---------------------------------------------------------------------
@@ -372,7 +351,7 @@ void ConsumerMainloop::mma_k_tile_reg_a() {
 
 TmaStoreEpilogue make_epilogue(const GemmKernel& k, Value w, Value t128) {
   return TmaStoreEpilogue(k.b, epilogue_params(k), epilogue_tensors(k), k.smem, k.regions.epilogue, k.regions.c_full,
-                          k.regions.c_empty, w, t128);
+                          w, t128);
 }
 
 SplitKFixup make_fixup(const GemmKernel& k, Value w, Value t128) {
@@ -475,7 +454,6 @@ Module hopper_gemm(const HopperGemmConfig& config) {
     pipeline.init();
     if (turns) turns->init();
     TmaStoreEpilogue::init(smem, regions.c_full);
-    if (hopper_gemm_has_c_fill(c)) CStagingFill::init(smem, regions.c_empty);
     fence_mbarrier_init(b);
   });
   // In a cluster the peer's barriers must be initialized before anything multicasts or arrives on them:

@@ -18,6 +18,9 @@ namespace tessel::kernels::sm90 {
 
 using namespace codegen;
 
+namespace {
+
+// A b32 register of two 16-bit values, `lo` in the low half (stmatrix's and mma's element order).
 Value pack_halves(Value lo, Value hi) {
   KernelBuilder& b = lo.builder();
   Value w = b.reg(Type::B32);
@@ -28,8 +31,6 @@ Value pack_halves(Value lo, Value hi) {
   b.emit(std::move(m));
   return w;
 }
-
-namespace {
 
 // Proves, for every thread, that stmatrix.x4 q puts the accumulator fragment's values where the
 // fragment says: register j of lane t is element (row t/4, columns 2(t%4), +1) of matrix j, whose
@@ -85,14 +86,14 @@ struct TmaStoreEpilogue::Slab {
 };
 
 TmaStoreEpilogue::TmaStoreEpilogue(KernelBuilder& b, const Params& p, const Tensors& t, const SharedStorage& smem,
-                                   SmemRegion staging, SmemRegion c_full, SmemRegion c_empty, Value w, Value t128)
-    : b_(b), p_(p), t_(t), smem_(smem), staging_(staging), c_full_(c_full), c_empty_(c_empty), w_(w), t128_(t128) {
+                                   SmemRegion staging, SmemRegion c_full, Value w, Value t128)
+    : b_(b), p_(p), t_(t), smem_(smem), staging_(staging), c_full_(c_full), w_(w), t128_(t128) {
   // Ping-pong warpgroups are in different tiles, so each has its own named barrier (1 and 2).
   if (p.pingpong) barrier_ = b.cvt(w, Type::U32) + kNamedBarrier;
   for (Value& phase : c_phase_) phase = b.constant(0, Type::U32);
   c_column_ = (t.flags & kHopperGemmColumnMajorC) != 0;
   ob_ = bytes(p.out);
-  subn_ = box_columns(p);
+  subn_ = std::min(kSwizzleRow / ob_, p.tile_n);
   box_bytes_ = kBoxRows * subn_ * ob_;
   // The fragment of one box, (T128, V) -> (M64, SUBN) at m + 64 n; the accumulators of box s are
   // values [s nv, (s+1) nv) of the whole slab's fragment (it repeats every 8 columns).
@@ -125,10 +126,7 @@ void TmaStoreEpilogue::init(const SharedStorage& smem, SmemRegion c_full) {
 void TmaStoreEpilogue::prefetch_c(KernelBuilder& b, const Params& p, const Tensors& t, const WorkTile& at) {
   const int chunk = kSwizzleRow / bytes(p.out);  // C's elements per 128-byte box row
   const int subn = std::min(chunk, p.tile_n), tile_m = p.tile_m;  // a box's columns
-  // A C the copier warps bring (kHopperGemmCopiedC) has no tensor map: they prefetch it themselves.
-  const Value by_tma = p.c_fill ? (t.flags & kHopperGemmCopiedC) == 0 : Value();
-  const Value wanted = t.beta != b.constant_f32(0.0f);
-  b.if_(by_tma.valid() ? wanted & by_tma : wanted, [&] {
+  b.if_(t.beta != b.constant_f32(0.0f), [&] {
     b.note("C's tile into the L2 (TMA prefetches of the epilogue's boxes): its loads then wait on the L2, not DRAM");
     const Value batch = b.select((t.flags & kHopperGemmBroadcastC) != 0, b.constant(0, Type::S32), at.l);
     b.if_(
@@ -226,48 +224,26 @@ void TmaStoreEpilogue::store_box(const Tile& tile, const Slab& slab, const std::
 // loaded at the tile's start (preload_c), under the mainloop; box b + 1 at the start of box b,
 // once the store of box b - 1 has read that staging box. The TMA zero-fills C outside the problem
 // (those values are never stored), so every box is whole and its loads complete the box's bytes.
-int TmaStoreEpilogue::box_count(const Params& p) { return (p.pingpong ? p.tile_slabs : 1) * (p.tile_n / box_columns(p)); }
-int TmaStoreEpilogue::box_columns(const Params& p) { return std::min(kSwizzleRow / bytes(p.out), p.tile_n); }
-int TmaStoreEpilogue::boxes() const { return box_count(p_); }
-
-std::pair<Value, Value> TmaStoreEpilogue::box_origin(const Params& p, const WorkTile& at, Value w, int box) {
-  const int per_slab = p.tile_n / box_columns(p);
-  const int j = box / per_slab, s = box % per_slab;
-  return {p.pingpong ? at.m0 + j * 64 : at.m0 + w * 64, at.n0 + s * box_columns(p)};
-}
-
-std::pair<Value, Value> TmaStoreEpilogue::box_origin(const Params& p, const WorkTile& at, Value w, Value box) {
-  KernelBuilder& b = box.builder();
-  const int per_slab = p.tile_n / box_columns(p);
-  const Value j = b.cvt(box / per_slab, Type::S32), s = b.cvt(box % per_slab, Type::S32);
-  return {p.pingpong ? at.m0 + j * 64 : at.m0 + b.cvt(w, Type::S32) * 64, at.n0 + s * box_columns(p)};
-}
+int TmaStoreEpilogue::boxes() const { return (p_.pingpong ? p_.tile_slabs : 1) * (p_.tile_n / subn_); }
 
 void TmaStoreEpilogue::issue_c(const WorkTile& at, int box) const {
   KernelBuilder& b = b_;
-  const auto [row0, n0] = box_origin(p_, at, w_, box);
+  const int per_slab = p_.tile_n / subn_;
+  const int j = box / per_slab, s = box % per_slab;
+  const Value row0 = p_.pingpong ? at.m0 + j * 64 : at.m0 + w_ * 64;
+  const Value n0 = at.n0 + s * subn_;
   const Value batch = b.select((t_.flags & kHopperGemmBroadcastC) != 0, b.constant(0, Type::S32), at.l);
   const Value buf = smem_.element(staging_, w_) + int64_t{(box % 2) * kBoxBytes};
   const Value bar = smem_.mbarrier(c_full_, w_ * 2 + (box % 2));
-  auto by_tma = [&] {
-    mbarrier_arrive_expect_tx(b, bar, box_bytes_);
-    b.if_(
-        c_column_,
-        [&] {
-          const int R = c_column_rows_;
-          for (int i = 0; i < kBoxRows / R; ++i)
-            tma_load(b, buf + int64_t{i} * R * subn_ * ob_, t_.tmap_c, {row0 + i * R, n0, batch}, bar);
-        },
-        [&] { tma_load(b, buf, t_.tmap_c, {n0, row0, batch}, bar); });
-  };
-  if (!p_.c_fill) {
-    by_tma();
-    return;
-  }
-  // The copier warps fill the box once told it is free (c_fill.hpp); they complete `bar` themselves.
+  mbarrier_arrive_expect_tx(b, bar, box_bytes_);
   b.if_(
-      (t_.flags & kHopperGemmCopiedC) != 0, [&] { mbarrier_arrive(b, smem_.mbarrier(c_empty_, w_ * 2 + (box % 2))); },
-      by_tma);
+      c_column_,
+      [&] {
+        const int R = c_column_rows_;
+        for (int i = 0; i < kBoxRows / R; ++i)
+          tma_load(b, buf + int64_t{i} * R * subn_ * ob_, t_.tmap_c, {row0 + i * R, n0, batch}, bar);
+      },
+      [&] { tma_load(b, buf, t_.tmap_c, {n0, row0, batch}, bar); });
 }
 
 void TmaStoreEpilogue::preload_c(const WorkTile& at) const {

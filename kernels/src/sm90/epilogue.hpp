@@ -6,7 +6,6 @@
 #pragma once
 
 #include <array>
-#include <utility>
 #include <vector>
 
 #include "sm90/shared_storage.hpp"
@@ -15,10 +14,6 @@
 #include "tessel/codegen/builder.hpp"
 
 namespace tessel::kernels::sm90 {
-
-// A b32 register of two 16-bit values, `lo` in the low half (stmatrix's and mma's element order,
-// and a 16-bit array's in memory).
-codegen::Value pack_halves(codegen::Value lo, codegen::Value hi);
 
 class TmaStoreEpilogue {
  public:
@@ -42,9 +37,6 @@ class TmaStoreEpilogue {
     // layout of a column-major C's box), written element by element and stored by the TMA in
     // loads of 128 bytes of M; otherwise rows of N, written by stmatrix for 16-bit out.
     bool column_out = false;
-    // The kernel has the producer's copier warps (c_fill.hpp): where the launch sets
-    // kHopperGemmCopiedC, a freed box is signalled on its C-empty mbarrier instead of loaded.
-    bool c_fill = false;
   };
   // The kernel's parameters the epilogue reads: the TMA descriptors of out and of C, out itself
   // (u64, for the element-wise boxes), its sizes (s32) and strides in elements (s64), alpha and
@@ -54,21 +46,11 @@ class TmaStoreEpilogue {
   };
 
   // `staging`: a region of kStagingBytes per consumer warpgroup; `c_full`: two mbarriers per
-  // consumer warpgroup, one per staging box (initialized by init()); `c_empty` the same, for the
-  // copier warps (p.c_fill; CStagingFill::init()); `w` the warpgroup's index among the consumers and
-  // `t128` the thread's index in it (u32). Emits the named barrier's id and C's phase registers.
+  // consumer warpgroup, one per staging box (initialized by init()); `w` the warpgroup's index
+  // among the consumers and `t128` the thread's index in it (u32). Emits the named barrier's id and
+  // C's phase registers.
   TmaStoreEpilogue(codegen::KernelBuilder& b, const Params& p, const Tensors& t, const SharedStorage& smem,
-                   SmemRegion staging, SmemRegion c_full, SmemRegion c_empty, codegen::Value w, codegen::Value t128);
-
-  // C's boxes of a warpgroup's tile, and a box's columns (128 bytes of out, or the tile's if fewer).
-  static int box_count(const Params& p);
-  static int box_columns(const Params& p);
-  // Where box `box` of warpgroup w's tile starts in the kernel's problem: its row (M) and column (N).
-  static std::pair<codegen::Value, codegen::Value> box_origin(const Params& p, const WorkTile& at, codegen::Value w,
-                                                              int box);
-  // The same, `box` a run-time value (u32): the copier warps' loop over a tile's boxes.
-  static std::pair<codegen::Value, codegen::Value> box_origin(const Params& p, const WorkTile& at, codegen::Value w,
-                                                              codegen::Value box);
+                   SmemRegion staging, SmemRegion c_full, codegen::Value w, codegen::Value t128);
 
   // One thread, with the kernel's other barriers: C's mbarriers, one arrival (the loading thread's
   // expect_tx) per phase.
@@ -108,7 +90,7 @@ class TmaStoreEpilogue {
   Params p_;
   Tensors t_;
   const SharedStorage& smem_;
-  SmemRegion staging_, c_full_, c_empty_;
+  SmemRegion staging_, c_full_;
   codegen::Value w_, t128_;
   codegen::Value barrier_;     // ping-pong: the warpgroup's own named barrier
   std::array<codegen::Value, 2> c_phase_;  // the parities of the warpgroup's two C mbarriers' phases (u32)

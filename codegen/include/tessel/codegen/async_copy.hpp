@@ -73,12 +73,6 @@ void tma_store(KernelBuilder& b, Value tensor_map, const std::vector<Value>& coo
 // loads.
 void tma_prefetch(KernelBuilder& b, Value tensor_map, const std::vector<Value>& coords);
 
-// `cp.async.bulk.prefetch.L2.global [src], size`: starts bringing `size` bytes of global memory
-// from `src` into the L2 cache (a hint, nothing to wait for): for data no tensor map describes.
-// PTX ISA 9.0, cp.async.bulk.prefetch (PTX ISA 8.0, sm_90): `src` (u64, global) 16-byte aligned,
-// `size` a u32 multiple of 16 (the kernel's to guarantee: both are runtime values here).
-void bulk_prefetch_l2(KernelBuilder& b, Value gmem_src, Value size);
-
 // `cp.async.bulk.commit_group`: closes a bulk async-group of this thread's prior bulk copies.
 // PTX ISA 9.0 §9.7.9.25.6.1 cp.async.bulk.commit_group.
 void cp_async_bulk_commit_group(KernelBuilder& b);

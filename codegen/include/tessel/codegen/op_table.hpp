@@ -154,7 +154,6 @@ consteval Signature parse_signature(std::string_view text) {
   ROW(TmaLoad,              "cp.async.bulk.tensor",                Custom,       "a t a [s]",         Tma,         80, 90, false, "cp.async.bulk.tensor")      \
   ROW(TmaStore,             "cp.async.bulk.tensor",                Custom,       "t a",               Tma,         80, 90, false, "cp.async.bulk.tensor")      \
   ROW(TmaPrefetch,          "cp.async.bulk.prefetch.tensor",       Custom,       "t",                 Nop,         80, 90, false, "cp.async.bulk.prefetch.tensor") \
-  ROW(BulkPrefetch,         "cp.async.bulk.prefetch.L2.global",    Root,         "a s",               Nop,         80, 90, false, "cp.async.bulk.prefetch") \
   ROW(BulkCommit,           "cp.async.bulk.commit_group",          Root,         "",                  AsyncGroup,  80, 90, false, "cp.async.bulk.tensor")      \
   ROW(BulkWait,             "cp.async.bulk.wait_group",            Custom,       "i",                 AsyncGroup,  80, 90, false, "cp.async.bulk.tensor")      \
   ROW(MbarInit,             "mbarrier.init.shared::cta.b64",       Root,         "a s",               Mbarrier,    78, 80, false, "mbarrier on shared::cta")   \

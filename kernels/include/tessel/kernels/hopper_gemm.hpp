@@ -98,8 +98,7 @@ struct HopperGemmConfig {
 
 // The kernel. Parameters, in order: tmap_a, tmap_b, tmap_out, tmap_c (TMA descriptors, see
 // hopper_gemm_tensor_maps), out (u64), M, N, K, L (s32), ld_out, batch_stride_out (s64, elements),
-// alpha, beta (f32), flags (u32, hopper_gemm_flags), c (u64) and its strides along M, N and the
-// batch (s64, elements: read by the copier warps when kHopperGemmCopiedC); split-K kernels also splits (s32), workspace
+// alpha, beta (f32), flags (u32, hopper_gemm_flags); split-K kernels also splits (s32), workspace
 // (u64) and launch (u64, hopper_gemm_split_k_launch_id); stream-K kernels dp_tiles and slots (s32:
 // hopper_gemm_stream_k_plan), workspace and launch. C is loaded through tmap_c only when beta != 0.
 // Block threads(), dynamic shared memory shared_bytes(), any grid (persistent: CTA i takes tiles
@@ -121,14 +120,6 @@ bool runs_transposed(const HopperGemmConfig& c);
 // row-major out, or B N-major under a column-major one). The kernel's B stays K-major.
 bool a_from_registers(const HopperGemmConfig& c);
 
-// Whether the kernel of `c` has the copier warps that bring a C the TMA cannot read into the
-// epilogue's staging boxes (kHopperGemmCopiedC, sm90/c_fill.hpp): the cooperative data-parallel
-// kernels whose tile is at least 128 bytes of out wide. Not split-K or stream-K (only a tile's last
-// unit reads C), not the swapped kernels' narrow tiles (the copier fills 128-byte box rows), not
-// ping-pong (its kernels are the largest already, and the copier's code adds about 8% to a
-// kernel's PTX and its generation time: the one call copies C for those).
-bool hopper_gemm_has_c_fill(const HopperGemmConfig& c);
-
 // Whether the configuration runs `args`, and why not: ranks and shapes, types, majors, the TMA's
 // 16-byte rules on addresses and strides (C's too when beta != 0, in either major), batch strides
 // of 0 only for A, B and C, C's shape, type and overlap with out, extents above 2^31, alpha/beta
@@ -146,11 +137,8 @@ struct HopperGemmTensorMaps {
 // tensor map has one batch, loaded at batch 0), and whether C is column-major in the kernel's
 // (row-major) problem, i.e. M-contiguous. Of the kernel's operands (for a column-major out, the
 // transposed ones: its A is B^T).
-// kHopperGemmCopiedC (set by the launch, not by hopper_gemm_flags): the producer warpgroup's copier
-// warps copy C into the epilogue's staging boxes, not the TMA (C's address or strides are not
-// 16-byte multiples; tmap_c is then not C's). Only kernels with hopper_gemm_has_c_fill.
 constexpr uint32_t kHopperGemmBroadcastA = 1, kHopperGemmBroadcastB = 2, kHopperGemmBroadcastC = 4,
-                   kHopperGemmColumnMajorC = 8, kHopperGemmCopiedC = 16;
+                   kHopperGemmColumnMajorC = 8;
 uint32_t hopper_gemm_flags(const TensorView& A, const TensorView& B, const TensorView& C);
 HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& c, const GemmArguments& args);
 
