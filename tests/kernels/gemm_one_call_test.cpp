@@ -4,6 +4,7 @@
 // C, broadcast batches) reach a Hopper kernel through copies, and match the f64 reference.
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <random>
 
 #include "algebra/support.hpp"
@@ -19,6 +20,22 @@ using kernels::matrix_view;
 namespace {
 
 const kernels::GemmDevice kH100{90, 132};
+
+// Arguments on these layouts at distinct 16-byte-aligned addresses (A, B, out, then C), as the
+// caller's buffers would lie; alpha 1, beta 0.
+kernels::GemmArguments placed(const TensorView& a, const TensorView& b, const TensorView& out,
+                              const std::optional<TensorView>& c = std::nullopt) {
+  kernels::GemmArguments g;
+  g.A = a;
+  g.B = b;
+  g.out = out;
+  g.C = c;
+  g.A.data = uint64_t{1} << 32;
+  g.B.data = uint64_t{2} << 32;
+  g.out.data = uint64_t{3} << 32;
+  if (g.C) g.C->data = uint64_t{4} << 32;
+  return g;
+}
 
 kernels::GemmChoice best(const kernels::GemmArguments& g, const kernels::GemmDevice& dev = kH100) {
   const kernels::GemmRanking r = kernels::rank_gemm(g, dev);
@@ -154,16 +171,7 @@ TEST_CASE("gemm: an unaligned C is copied in its own major") {
       const TensorView a = matrix_view(Type::BF16, 0, m, 1000, true, 1000), b = matrix_view(Type::BF16, 0, 1000, 1500, false, 1000);
       const TensorView out = matrix_view(Type::BF16, 0, m, 1500, out_row, out_row ? 1504 : m + 8);
       const TensorView c = matrix_view(Type::BF16, 0, m, 1500, c_row, c_row ? 1501 : m + 1);
-      kernels::GemmArguments args;
-      args.A = a;
-      args.B = b;
-      args.out = out;
-      args.C = c;
-      args.A.data = uint64_t{1} << 32;
-      args.B.data = uint64_t{2} << 32;
-      args.out.data = uint64_t{3} << 32;
-      args.C->data = uint64_t{4} << 32;
-      args.alpha = 1;
+      kernels::GemmArguments args = placed(a, b, out, c);
       args.beta = 1;
       const kernels::GemmChoice choice = best(args);
       const std::string what = choice.describe() + ", C " + (c_row ? "row" : "column") + "-major, out " +
@@ -192,13 +200,9 @@ TEST_CASE("gemm: an unaligned C is copied in its own major") {
 // cluster (`_c2x1` for this column-major out) makes 12 x 6 = 72 cluster tiles on 66 clusters, a
 // second round (measured 32.9 us against 20.3 for the 2x1, session 35), the 2x1 66, one round.
 TEST_CASE("gemm: the model counts the tiles a cluster pads the grid to") {
-  kernels::GemmArguments g;
-  g.A = matrix_view(Type::BF16, 0, 2000, 1000, true, 1000);
-  g.B = matrix_view(Type::BF16, 0, 1000, 1500, false, 1000);
-  g.out = matrix_view(Type::BF16, 0, 2000, 1500, false, 2000);
-  g.A.data = uint64_t{1} << 32;
-  g.B.data = uint64_t{2} << 32;
-  g.out.data = uint64_t{3} << 32;
+  kernels::GemmArguments g = placed(matrix_view(Type::BF16, 0, 2000, 1000, true, 1000),
+                                    matrix_view(Type::BF16, 0, 1000, 1500, false, 1000),
+                                    matrix_view(Type::BF16, 0, 2000, 1500, false, 2000));
   g.alpha = 0.5;
   g.beta = 2;
   const kernels::GemmRanking r = kernels::rank_gemm(g, kH100);
@@ -219,25 +223,21 @@ TEST_CASE("gemm: the model counts the tiles a cluster pads the grid to") {
 // of 16: each box row costs the L2 2.5 times); the cluster that multicasts A measured 32.9 us, the
 // other 37.1 (session 35), and both ranked 28.3 us.
 TEST_CASE("gemm: a near tie between two clusters goes to the one that multicasts the costlier operand") {
-  kernels::GemmArguments g;
-  g.A = matrix_view(Type::BF16, 0, 3000, 1000, true, 1000);
-  g.B = matrix_view(Type::BF16, 0, 1000, 2000, true, 2000);
-  g.out = matrix_view(Type::BF16, 0, 3000, 2000, false, 3000);
-  g.A.data = uint64_t{1} << 32;
-  g.B.data = uint64_t{2} << 32;
-  g.out.data = uint64_t{3} << 32;
+  kernels::GemmArguments g = placed(matrix_view(Type::BF16, 0, 3000, 1000, true, 1000),
+                                    matrix_view(Type::BF16, 0, 1000, 2000, true, 2000),
+                                    matrix_view(Type::BF16, 0, 3000, 2000, false, 3000));
   g.beta = 1;
   const kernels::GemmRanking r = kernels::rank_gemm(g, kH100);
   REQUIRE(r.ranked.size() >= 2);
   const kernels::GemmChoice& pick = r.ranked.front();
   INFO(pick.describe() << ": " << pick.terms);
-  const auto& tile = pick.kernel->metadata().design.tile;
+  const kernels::Design& chosen = pick.kernel->metadata().design;
+  auto cluster_size = [](const kernels::Design& d) { return d.cluster[0] * d.cluster[1]; };
   int tied = 0;
   for (const kernels::GemmChoice& c : r.ranked) {
-    const kernels::KernelMetadata& md = c.kernel->metadata();
-    if (&c == &pick || md.design.tile != tile || c.estimate_us > pick.estimate_us * 1.005) continue;
-    if (md.design.cluster[0] * md.design.cluster[1] != pick.kernel->metadata().design.cluster[0] *
-                                                            pick.kernel->metadata().design.cluster[1])
+    const kernels::Design& d = c.kernel->metadata().design;
+    if (&c == &pick || d.tile != chosen.tile || cluster_size(d) != cluster_size(chosen) ||
+        c.estimate_us > pick.estimate_us * 1.005)
       continue;
     INFO(c.describe() << ": " << c.terms);
     ++tied;

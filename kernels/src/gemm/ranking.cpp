@@ -408,7 +408,7 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
       c.workspace_bytes = k->workspace_size(run);
     } else {
       // Tensor-core kernels of the problem's types may take it after copies (packing.hpp).
-      const std::optional<Packing> p = md.min_cc >= 90 ? plan_packing(md, run, kNominalWorkspace) : std::nullopt;
+      const std::optional<Packing> p = tensor_kernel ? plan_packing(md, run, kNominalWorkspace) : std::nullopt;
       if (!p) {
         r.refused.emplace_back(k->name(), direct.reason);
         continue;
@@ -434,7 +434,7 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
     }
     if (split) c.splits = run.split_k;
     if (stream) c.workers = run.stream_k_workers;
-    tensor_candidate = tensor_candidate || md.min_cc >= 90;
+    tensor_candidate = tensor_candidate || tensor_kernel;
     std::ostringstream t;
     const int tm = md.design.tile[0], tn = md.design.tile[1], tk = std::max(md.design.tile[2], 1);
     const int64_t tiles = tile_count(md, e);
