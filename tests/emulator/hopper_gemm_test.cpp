@@ -256,3 +256,57 @@ TEST_CASE("emulator: the Hopper GEMM loads C into a box freed across element-wis
     });
   }
 }
+
+// A C of its own whose leading dimension and address are aligned only to the element (issue 18's
+// row 28: rows 3000 bytes apart): read in place as hopper_gemm_c_groups() interleaved sub-tensors,
+// each box as that many sub-boxes. Both of C's majors under both of out's, f32 out (4 sub-tensors),
+// ping-pong, a cluster, a broadcast C, a swapped kernel's narrow tile (fewer sub-tensors, so a
+// pitch that is a multiple of 16 / G bytes), and problems with fewer rows than sub-tensors.
+TEST_CASE("emulator: the Hopper GEMM reads a C aligned only to its elements in place") {
+  TESSEL_RNG(rng);
+  using codegen::Major::K;
+  using codegen::Major::MN;
+  HopperGemmConfig clustered = test::hopper_config(Type::BF16, Type::BF16, K, MN, Major::Row, 128, 128, 2);
+  clustered.cluster_n = 2;
+  HopperGemmConfig swapped = test::hopper_config(Type::BF16, Type::BF16, K, K, Major::Row, 64, 16, 3);
+  swapped.swap_ab = true;
+  const HopperGemmConfig configs[] = {
+      test::hopper_config(Type::BF16, Type::BF16, K, K, Major::Row, 64, 64, 2),
+      test::hopper_config(Type::F16, Type::F32, K, MN, Major::Row, 64, 128, 2),
+      test::hopper_config(Type::BF16, Type::BF16, MN, K, Major::Column, 128, 64, 2),
+      pingpong(test::hopper_config(Type::BF16, Type::F32, K, K, Major::Column, 128, 64, 2)),
+      clustered,
+      swapped,
+  };
+  for (const HopperGemmConfig& c : configs) {
+    const HopperGemmConfig kc = kernel_config(c);
+    const int ob = codegen::bytes(c.out), groups = hopper_gemm_c_groups(kc.out, kc.tile_n);
+    for (Major cm : {Major::Row, Major::Column}) {
+      // A swapped kernel (out^T) reads a column-major C N-contiguous, in boxes wider than its tile.
+      if (c.swap_ab && cm == Major::Column) continue;
+      for (bool tiny : {false, true}) {
+        const int64_t L = tiny ? 1 : 1 + static_cast<int64_t>(rng() % 2);
+        const int64_t M = tiny ? 1 + static_cast<int64_t>(rng() % 5) : 70 + static_cast<int64_t>(rng() % 100);
+        const int64_t N = tiny ? 1 + static_cast<int64_t>(rng() % 5) : 70 + static_cast<int64_t>(rng() % 100);
+        const int64_t k = 1 + static_cast<int64_t>(rng() % 100);
+        const bool row = cm == Major::Row;
+        // C's pitch a multiple of 16 / G bytes, the least the kernel reads in place (any for G = 16 / ob).
+        const int64_t step = 16 / groups / ob;
+        const int64_t ld = ((row ? N : M) + step - 1) / step * step + step * (1 + 2 * static_cast<int64_t>(rng() % 3));
+        const int64_t batch = ((ld * (row ? M : N)) * ob + 15) / 16 * 16 / ob;
+        const bool broadcast = !tiny && L > 1 && rng() % 2 == 0;
+        // A, B and out padded to 16 bytes and one granule more.
+        auto padded = [](int64_t x, Type t) { return (x + 16 / codegen::bytes(t) - 1) / (16 / codegen::bytes(t)) * (16 / codegen::bytes(t)) + 16 / codegen::bytes(t); };
+        const TensorView A = matrix_view(c.ab, L, M, k, c.a_major == K, padded(c.a_major == K ? k : M, c.ab));
+        const TensorView B = matrix_view(c.ab, L, k, N, c.b_major != K, padded(c.b_major == K ? k : N, c.ab));
+        const bool out_row = c.out_major == Major::Row;
+        const TensorView out = matrix_view(c.out, L, M, N, out_row, padded(out_row ? N : M, c.out));
+        const TensorView C = matrix_view(c.out, L, M, N, row, ld, broadcast ? 0 : batch);
+        const test::GemmProblem p = make_gemm_problem(A, B, out, C, 0.75, -1.5, rng);
+        const int offset = ob * static_cast<int>(1 + rng() % static_cast<uint64_t>(16 / ob - 1));  // inside a granule
+        INFO(c.name() << ": " << p.describe() << ", C at +" << offset << " bytes, " << groups << " sub-tensors");
+        CHECK(test::emulate_hopper_gemm(c, p, c.pingpong ? 1 : 2 * c.cluster_size(), 1, offset) == "");
+      }
+    }
+  }
+}

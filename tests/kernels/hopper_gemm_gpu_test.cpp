@@ -264,3 +264,62 @@ TEST_CASE("hopper_gemm: gpu a 4096 x 4096 x 4096 bf16 problem, sampled against t
   }
   CHECK(wrong == 0);
 }
+
+// Issue 18's C that the TMA cannot take as one tensor: its leading dimension odd (or, for f32, any
+// multiple of the element) and its address inside a 16-byte granule, read in place as interleaved
+// sub-tensors (hopper_gemm_c_groups). Both of C's majors under both of out's, 16-bit and f32 out,
+// cooperative, ping-pong, clusters and a swapped kernel's narrow tile; ragged, batched or
+// broadcast, K around the ring; out poisoned, C checked unchanged.
+TEST_CASE("hopper_gemm: gpu a C aligned only to its elements, read in place") {
+  TESSEL_REQUIRE_GPU(90);
+  std::mt19937_64 rng = test::gpu_rng();
+  using codegen::Major::K;
+  std::vector<HopperGemmConfig> configs;
+  for (const HopperGemmConfig& c : HopperGemmClass::configurations()) {
+    const bool pick = (c.ab == Type::BF16 && c.out == Type::BF16 && c.tile_m == 128 && c.tile_n == 256 &&
+                       c.cluster_size() == 1 && !c.swap_ab) ||
+                      (c.ab == Type::F16 && c.out == Type::F32 && c.tile_m == 128 && c.tile_n == 128 && c.pingpong) ||
+                      (c.ab == Type::F32 && c.tile_m == 128 && c.tile_n == 128 && c.cluster_m == 2) ||
+                      (c.ab == Type::BF16 && c.out == Type::BF16 && c.tile_n == 192 && c.cluster_n == 2) ||
+                      (c.ab == Type::BF16 && c.out == Type::BF16 && c.swap_ab && c.tile_n == 16 && !c.split_k);
+    if (pick && c.a_major == K && c.b_major == K) configs.push_back(c);
+  }
+  REQUIRE(configs.size() >= 8);
+  for (const HopperGemmConfig& c : configs) {
+    const HopperGemmConfig kc = kernel_config(c);
+    const int ob = codegen::bytes(c.out), groups = hopper_gemm_c_groups(kc.out, kc.tile_n);
+    for (Major cm : {Major::Row, Major::Column}) {
+      if (c.swap_ab && (cm == Major::Row) != (c.out_major == Major::Row)) continue;  // C N-contiguous in a narrow kernel
+      const int64_t L = 1 + static_cast<int64_t>(rng() % 3);
+      const int64_t M = c.swap_ab ? 1 + static_cast<int64_t>(rng() % 64) : 200 + static_cast<int64_t>(rng() % 500);
+      const int64_t N = 200 + static_cast<int64_t>(rng() % 500), k = 1 + static_cast<int64_t>(rng() % 900);
+      const bool row = cm == Major::Row, out_row = c.out_major == Major::Row;
+      const int64_t step = 16 / groups / ob;  // the smallest pitch step the kernel reads in place
+      const int64_t ld = ((row ? N : M) + step - 1) / step * step + step * (1 + 2 * static_cast<int64_t>(rng() % 3));
+      const int64_t batch = ((ld * (row ? M : N)) * ob + 15) / 16 * 16 / ob;
+      const bool broadcast = L > 1 && rng() % 2 == 0;
+      auto padded = [](int64_t x, Type t) {
+        const int64_t a = 16 / codegen::bytes(t);
+        return (x + a - 1) / a * a + a;
+      };
+      const TensorView A = matrix_view(c.ab, L, M, k, true, padded(k, c.ab));
+      const TensorView B = matrix_view(c.ab, L, k, N, false, padded(k, c.ab));
+      const TensorView out = matrix_view(c.out, L, M, N, out_row, padded(out_row ? N : M, c.out));
+      const TensorView C = matrix_view(c.out, L, M, N, row, ld, broadcast ? 0 : batch);
+      const test::GemmProblem p = make_gemm_problem(A, B, out, C, 0.75, -1.5, rng);
+      const int offset = ob * static_cast<int>(1 + rng() % static_cast<uint64_t>(16 / ob - 1));
+      std::vector<uint8_t> c_bytes(static_cast<size_t>(offset), 0xFF);
+      c_bytes.insert(c_bytes.end(), p.C->bytes.begin(), p.C->bytes.end());
+      rt::DeviceBuffer a = rt::DeviceBuffer::from(p.A.bytes), b = rt::DeviceBuffer::from(p.B.bytes),
+                       o = rt::DeviceBuffer::from(p.out.bytes), cb = rt::DeviceBuffer::from(c_bytes);
+      const GemmArguments args = p.arguments(a.ptr(), b.ptr(), o.ptr(), cb.ptr() + static_cast<uint64_t>(offset));
+      INFO(c.name() << ": " << p.describe() << ", C at +" << offset << " bytes, " << groups
+                    << " sub-tensors (reproduce with TESSEL_SEED=" << test::gpu_seed() << ")");
+      REQUIRE(hopper_gemm_supports(c, args));
+      launch_plan(hopper_gemm_plan(c, args, hopper_gemm(c), 132, encode));
+      test::gpu_context().synchronize();
+      CHECK(test::check_gemm(p, o.to_vector<uint8_t>()) == "");
+      CHECK(cb.to_vector<uint8_t>() == c_bytes);
+    }
+  }
+}
