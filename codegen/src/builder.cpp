@@ -173,9 +173,8 @@ Value KernelBuilder::global_pointer_param(const std::string& name) {
   return g;
 }
 
-Value KernelBuilder::tensor_map_param(const std::string& name, int count) {
-  if (count < 1) fail("codegen: tensor map parameter '" + name + "' with " + std::to_string(count) + " descriptors");
-  declare(Param{Param::Kind::TensorMap, name, Type::B8, count});
+Value KernelBuilder::tensor_map_param(const std::string& name) {
+  declare(Param{Param::Kind::TensorMap, name, Type::B8});
   // The descriptor stays in the parameter space (a __grid_constant__ parameter); TMA takes its
   // generic address (PTX ISA, cp.async.bulk.tensor: "tensorMap ... in .param space").
   Value g;

@@ -15,18 +15,6 @@
 
 namespace tessel::codegen {
 
-int64_t Param::bytes() const {
-  switch (kind) {
-    case Kind::TensorMap:
-      return int64_t{128} * count;
-    case Kind::Pointer:
-      return 8;
-    case Kind::Scalar:
-      break;
-  }
-  return codegen::bytes(type);
-}
-
 void InstrOperands::free_heap() noexcept {
   operand_pool::deallocate(data_, cap_ * sizeof(Operand));
   data_ = inline_;

@@ -443,7 +443,7 @@ Requirement print_kernel(const Kernel& k, Out& os, const PrintOptions& o) {
         os << ".u64 " << p.name;
         break;
       case Param::Kind::TensorMap:
-        os << ".align 64 .b8 " << p.name << "[" << p.bytes() << "]";
+        os << ".align 64 .b8 " << p.name << "[128]";
         break;
     }
   }

@@ -61,7 +61,7 @@ void lower_kernel(llvm::Module& mod, const codegen::Kernel& k, std::set<std::str
     l.params[p.name] = static_cast<int>(j);
     l.fn->getArg(static_cast<unsigned>(j))->setName(p.name);
     if (p.kind == codegen::Param::Kind::TensorMap) {
-      auto* desc = llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx), static_cast<uint64_t>(p.bytes()));
+      auto* desc = llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx), 128);
       l.fn->addParamAttr(static_cast<unsigned>(j), llvm::Attribute::getWithByValType(ctx, desc));
       l.fn->addParamAttr(static_cast<unsigned>(j), llvm::Attribute::getWithAlignment(ctx, llvm::Align(64)));
       l.fn->addParamAttr(static_cast<unsigned>(j), llvm::Attribute::get(ctx, "nvvm.grid_constant"));

@@ -392,7 +392,9 @@ Program decode(const Kernel& k, unsigned dynamic_shared_bytes) {
   Decoder dec{k, p, {}, {}};
   uint32_t at = 0;
   for (const Param& q : k.params) {
-    const uint32_t bytes = static_cast<uint32_t>(q.bytes());
+    const uint32_t bytes = q.kind == Param::Kind::TensorMap ? 128
+                           : q.kind == Param::Kind::Pointer ? 8
+                                                            : codegen::bytes(q.type);
     const uint32_t align = q.kind == Param::Kind::TensorMap ? 64 : bytes;
     at = align_up(at, align);
     p.params.push_back(ParamSlot{q.name, at, bytes});

@@ -176,19 +176,3 @@ TEST_CASE("codegen: a memoized view at other bases emits what the view itself em
   CHECK_FALSE(v.compose(threads).offsets);
   CHECK_FALSE(v(SliceCoord{_, Int(1)}).offsets);
 }
-
-// An array of TMA descriptors (the Hopper GEMM's C sub-tensors) is one parameter of 128 n bytes,
-// 64-aligned, whose i-th descriptor is at its generic address + 128 i; ptxas takes a TMA on it.
-TEST_CASE("codegen: an array of tensor maps is one parameter of 128 bytes each") {
-  KernelBuilder b("tessel_test_maps");
-  const Value maps = b.tensor_map_param("maps", 3);
-  const Value i = b.param("i", Type::S32);
-  tma_prefetch(b, maps + b.cvt(i, Type::U64) * 128, {b.constant(0, Type::S32), b.constant(0, Type::S32)});
-  Module m = one(b.finish());
-  REQUIRE(m.kernels[0].params.size() == 2);
-  CHECK(m.kernels[0].params[0].bytes() == 384);
-  CHECK(print_ptx(m).find(".param .align 64 .b8 maps[384]") != std::string::npos);
-  test::check_assembles(m);
-  KernelBuilder bad("tessel_test_no_maps");
-  CHECK_THROWS_WITH_AS(bad.tensor_map_param("none", 0), doctest::Contains("with 0 descriptors"), Error);
-}

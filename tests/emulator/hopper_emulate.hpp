@@ -13,18 +13,12 @@ namespace tessel::test {
 
 // Runs `c` on `p` with `ctas` persistent CTAs (and `split_k`, a workspace of 0xFF bytes where it
 // needs one); "" or what went wrong: a refusal, no TMA load or wgmma, the elements that differ, C
-// written. `c_offset`: C's bytes start that far into their allocation (an address aligned only to
-// the element), after bytes that are NaN in every type.
+// written.
 inline std::string emulate_hopper_gemm(const kernels::HopperGemmConfig& c, const GemmProblem& p, int ctas,
-                                       int split_k = 1, int c_offset = 0) {
+                                       int split_k = 1) {
   emu::Memory mem;
   const uint64_t a = mem.upload(p.A.bytes), b = mem.upload(p.B.bytes), out = mem.upload(p.out.bytes);
-  uint64_t cc = 0;
-  if (p.C) {
-    std::vector<uint8_t> padded(static_cast<size_t>(c_offset), 0xFF);
-    padded.insert(padded.end(), p.C->bytes.begin(), p.C->bytes.end());
-    cc = mem.upload(padded) + static_cast<uint64_t>(c_offset);
-  }
+  const uint64_t cc = p.C ? mem.upload(p.C->bytes) : 0;
   kernels::GemmArguments args = p.arguments(a, b, out, cc);
   args.split_k = split_k;
   if (const kernels::Status s = kernels::hopper_gemm_supports(c, args); !s) return "supports() refused: " + s.reason;

@@ -142,29 +142,29 @@ TEST_CASE("gemm: one-call choices through copies match the host in the emulator"
   check("unaligned N-major B, column-major out with beta", matrix_view(Type::BF16, 0, 90, 64, true, 64),
         matrix_view(Type::BF16, 0, 64, 70, true, 70), matrix_view(Type::BF16, 0, 90, 70, false, 96), std::nullopt, 0.5,
         2.0, {false, true, false, false});
-  // A column-major out with an odd leading dimension and beta: computed in the workspace, reading
-  // C (out itself, in place: the kernel reads a C aligned only to its elements), then copied back.
+  // A column-major out with an odd leading dimension and beta: computed in the workspace from a
+  // copy of C (out itself), then copied back.
   check("column-major unaligned out with beta", matrix_view(Type::BF16, 0, 90, 64, true, 64),
         matrix_view(Type::BF16, 0, 64, 70, true, 72), matrix_view(Type::BF16, 0, 90, 70, false, 91), std::nullopt, 0.5, 2.0,
-        {false, false, false, true});
-  // A C of its own with an odd leading dimension: read in place.
+        {false, false, true, true});
+  // A C of its own that TMA cannot read (odd leading dimension): copied.
   check("distinct unaligned C", matrix_view(Type::BF16, 0, 90, 64, true, 64), matrix_view(Type::BF16, 0, 64, 72, true, 72),
         matrix_view(Type::BF16, 0, 90, 72, true, 72), matrix_view(Type::BF16, 0, 90, 72, true, 73), 1.0, -1.0,
-        {false, false, false, false});
+        {false, false, true, false});
   // Issue 18's row 28, small: a row-major C of its own with an odd leading dimension under a
   // column-major out (the kernel reads C M-contiguous through its transposed problem).
   check("distinct unaligned row-major C, column-major out", matrix_view(Type::BF16, 0, 90, 64, true, 64),
         matrix_view(Type::BF16, 0, 64, 72, false, 64), matrix_view(Type::BF16, 0, 90, 72, false, 96),
-        matrix_view(Type::BF16, 0, 90, 72, true, 75), 0.5, 2.0, {false, false, false, false});
+        matrix_view(Type::BF16, 0, 90, 72, true, 75), 0.5, 2.0, {false, false, true, false});
   // A broadcast over the batch with an odd leading dimension: one matrix copied.
   check("broadcast unaligned A", matrix_view(Type::BF16, 2, 80, 33, true, 33, 0), matrix_view(Type::BF16, 2, 33, 64, true, 64),
         matrix_view(Type::BF16, 2, 80, 64, true, 64), std::nullopt, 1.0, 0.0, {true, false, false, false});
 }
 
-// A C with an odd leading dimension is read in place (hopper_gemm_c_groups' sub-tensors), but by a
-// kernel whose tile is narrower than 128 bytes of out, which reads fewer sub-tensors: such a kernel
-// copies it, in out's major (it loads a C of the other major in boxes 128 bytes of N wide).
-TEST_CASE("gemm: an unaligned C is read in place, or copied for a narrow tile") {
+// A C that the TMA cannot read is copied in its own major (rows as they lie, only padded), not
+// out's, unless the kernel's tile is narrower than the
+// 128 bytes of N in which it loads a C of the other major (then in out's).
+TEST_CASE("gemm: an unaligned C is copied in its own major") {
   for (bool c_row : {true, false}) {
     for (bool out_row : {true, false}) {
       for (int64_t m : {40, 2000}) {  // a few rows (a swapped kernel's) and issue 18 row 28's
@@ -179,11 +179,7 @@ TEST_CASE("gemm: an unaligned C is read in place, or copied for a narrow tile") 
       INFO(what);
       // A kernel whose tile is narrower than 128 bytes of N (a swapped one) takes C only in out's major.
       const bool narrow = choice.kernel->metadata().design.tile[1] * 2 < 128;
-      if (!narrow) {
-        CHECK(!choice.packed[kernels::kPackC]);
-        continue;
-      }
-      const bool want_row = out_row;
+      const bool want_row = narrow ? out_row : c_row;
       REQUIRE(choice.packed[kernels::kPackC]);
       bool found = false;
       for (const kernels::GemmStep& step : kernels::gemm_steps(choice, args, uint64_t{5} << 32)) {

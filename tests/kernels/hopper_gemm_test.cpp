@@ -447,8 +447,7 @@ TEST_CASE("hopper_gemm: the plan's tensor maps, persistent grid and parameters")
       CHECK(p.dynamic_shared_bytes == static_cast<unsigned>(c.shared_bytes()));
       // tmap_a, tmap_b, tmap_out, tmap_c, out, M, N, K, L, ld_out, batch_stride_out, alpha, beta, flags.
       REQUIRE(p.params.size() == 14);
-      for (int i = 0; i < 3; ++i) CHECK(p.params[static_cast<size_t>(i)].size() == 128);
-      CHECK(p.params[3].size() == 128 * 8);  // C's 8 sub-tensors (bf16 out)
+      for (int i = 0; i < 4; ++i) CHECK(p.params[static_cast<size_t>(i)].size() == 128);
       int32_t m = 0;
       std::memcpy(&m, p.params[5].data(), 4);
       CHECK(m == 1000);
@@ -464,10 +463,7 @@ TEST_CASE("hopper_gemm: the plan's tensor maps, persistent grid and parameters")
   const HopperGemmTensorMaps t = hopper_gemm_tensor_maps(col, arguments_for(col, 3, 1000, 700, 333));
   CHECK(t.out.dims == std::vector<int64_t>{1000, 700, 3});
   CHECK(t.out.box == std::vector<int64_t>{32, 64, 1});
-  // C is out, as 4 sub-tensors of every 4th row (f32), 16 rows of a box each.
-  REQUIRE(t.c.size() == 4);
-  CHECK(t.c[0].dims == std::vector<int64_t>{1000, 175, 3});
-  CHECK(t.c[0].box == std::vector<int64_t>{32, 16, 1});
+  CHECK(t.c.dims == t.out.dims);  // C is out
   // A row-major C of a column-major out is column-major in the kernel's problem: (N contiguous,
   // M, L) with boxes of 128 bytes of the kernel's M (32 f32) by a box's 32 columns; broadcast:
   // one batch.
@@ -476,62 +472,11 @@ TEST_CASE("hopper_gemm: the plan's tensor maps, persistent grid and parameters")
   with_c.C = TensorView{0x900000, Type::F32, {3, 1000, 700}, {0, 704, 1}};
   REQUIRE(hopper_gemm_supports(col, with_c));
   const HopperGemmTensorMaps tc = hopper_gemm_tensor_maps(col, with_c);
-  REQUIRE(tc.c.size() == 4);
-  CHECK(tc.c[1].dims == std::vector<int64_t>{700, 250, 1});  // columns 1, 5, ... of the kernel's 1000
-  CHECK(tc.c[1].strides == std::vector<int64_t>{1, 4 * 704, 4 * 704 * 250});
-  CHECK(tc.c[1].box == std::vector<int64_t>{32, 8, 1});
-  CHECK(tc.c_offset[1] == 704 * 4);
+  CHECK(tc.c.dims == std::vector<int64_t>{700, 1000, 1});
+  CHECK(tc.c.box == std::vector<int64_t>{32, 32, 1});
   CHECK(hopper_gemm_flags(with_c.B, with_c.A, TensorView{0, Type::F32, {3, 700, 1000}, {0, 1, 704}}) ==
         (kHopperGemmBroadcastC | kHopperGemmColumnMajorC));
   HopperGemmConfig c;
   const codegen::LaunchPlan small = hopper_gemm_plan(c, arguments_for(c, 1, 100, 100, 10), hopper_gemm(c), 132, fake_encode);
   CHECK(small.grid[0] == 1);
-}
-
-// Issue 18's C that the TMA cannot describe as one tensor (rows 1402 bytes apart, its address 6
-// bytes into a 16-byte granule): eight sub-tensors of every 8th row, each from the granule that
-// holds its first row, 8 * 1402 bytes a row; the plan passes their shifts in the flags.
-TEST_CASE("hopper_gemm: a C aligned only to its elements is read as interleaved sub-tensors") {
-  HopperGemmConfig c;
-  GemmArguments g = arguments_for(c, 1, 1000, 700, 333);
-  g.beta = 1;
-  const uint64_t base = 0x90000006;
-  g.C = TensorView{base, Type::BF16, {1, 1000, 700}, {701 * 1000, 701, 1}};
-  REQUIRE(hopper_gemm_supports(c, g));
-  const HopperGemmTensorMaps m = hopper_gemm_tensor_maps(c, g);
-  REQUIRE(m.c.size() == 8);
-  uint32_t shifts = 0;
-  for (size_t j = 0; j < 8; ++j) {
-    INFO("sub-tensor " << j << ": " << rt::to_string(m.c[j]));
-    const uint64_t at = base + static_cast<uint64_t>(m.c_offset[j]);
-    CHECK(at % 16 == 0);
-    CHECK(at + 2 * static_cast<uint64_t>(m.c_shift[j]) == base + j * 1402);  // row j's first element
-    CHECK(m.c[j].dims == std::vector<int64_t>{700 + m.c_shift[j], 125, 1});
-    CHECK(m.c[j].strides[1] == 8 * 701);
-    CHECK(m.c[j].box == std::vector<int64_t>{64, 8, 1});
-    shifts |= static_cast<uint32_t>(m.c_shift[j]) << (kHopperGemmCShiftBit + 3 * j);
-  }
-  CHECK(m.c_shift[0] == 3);  // 6 bytes in
-  CHECK(m.c_shift[1] == 0);  // 6 + 1402 = 88 granules
-  const codegen::LaunchPlan p = hopper_gemm_plan(c, g, hopper_gemm(c), 132, fake_encode);
-  uint32_t flags = 0;
-  std::memcpy(&flags, p.params[13].data(), 4);
-  CHECK(flags == shifts);
-  // Fewer rows than sub-tensors: the empty ones miss every box (one element, at inner coordinate 0).
-  GemmArguments few = arguments_for(c, 1, 3, 700, 333);
-  few.beta = 1;
-  few.C = TensorView{base, Type::BF16, {1, 3, 700}, {701 * 3, 701, 1}};
-  REQUIRE(hopper_gemm_supports(c, few));
-  const HopperGemmTensorMaps f = hopper_gemm_tensor_maps(c, few);
-  CHECK(f.c[2].dims == std::vector<int64_t>{700 + f.c_shift[2], 1, 1});
-  CHECK(f.c[3].dims == std::vector<int64_t>{1, 1, 1});
-  CHECK(f.c_shift[3] >= 1);
-  // An address inside an element is refused, naming it.
-  g.C->data = base + 1;
-  CHECK(hopper_gemm_supports(c, g).reason.find("not aligned to its 2-byte elements") != std::string::npos);
-  // A batch stride that is not a 16-byte multiple stays the TMA's rule.
-  GemmArguments batched = arguments_for(c, 2, 1000, 700, 333);
-  batched.beta = 1;
-  batched.C = TensorView{base, Type::BF16, {2, 1000, 700}, {701 * 1000 + 1, 701, 1}};
-  CHECK(hopper_gemm_supports(c, batched).reason.find("in L") != std::string::npos);
 }

@@ -95,9 +95,6 @@ ReadyLaunch ready_launch(const rt::Function& f, const Kernel& k, const LaunchPla
   r.function = f;
   for (size_t i = 0; i < plan.params.size(); ++i) {
     const auto& p = plan.params[i];
-    if (static_cast<int64_t>(p.size()) != k.params[i].bytes())
-      fail("launch plan for " + k.name + ": argument " + std::to_string(i) + " (" + k.params[i].name + ") has " +
-           std::to_string(p.size()) + " bytes, the parameter " + std::to_string(k.params[i].bytes()));
     r.args.add_bytes(p.data(), p.size(), k.params[i].kind == Param::Kind::TensorMap ? 64 : p.size());
   }
   allow_dynamic_shared(f, plan.dynamic_shared_bytes);

@@ -2,7 +2,6 @@
 #include "gemm/packing.hpp"
 
 #include "tessel/kernels/gemm.hpp"
-#include "tessel/kernels/hopper_gemm.hpp"
 
 namespace tessel::kernels {
 
@@ -75,19 +74,6 @@ bool tma_aligned(const TensorView& v) {
   return true;
 }
 
-bool c_readable(const TensorView& c, int tile_n) {
-  const int64_t eb = codegen::bytes(c.dtype), groups = hopper_gemm_c_groups(c.dtype, tile_n);
-  if (c.data % static_cast<uint64_t>(eb) != 0) return false;
-  const int r = c.rank();
-  for (int i = 0; i < r; ++i) {
-    const int64_t s = c.stride[static_cast<size_t>(i)];
-    if (c.shape[static_cast<size_t>(i)] <= 1 || s == 1) continue;
-    if (r == 3 && i == 0 && s == 0) continue;  // a broadcast batch
-    if ((s * eb * (r == 3 && i == 0 ? 1 : groups)) % kTmaBytes != 0) return false;
-  }
-  return true;
-}
-
 std::optional<Packing> plan_packing(const KernelMetadata& md, const GemmArguments& args, uint64_t workspace) {
   if (md.operation != Operation::Gemm || md.operands.size() != 3) return std::nullopt;
   const OperandAttributes &ma = md.operand("A"), &mb = md.operand("B"), &mo = md.operand("out");
@@ -134,7 +120,7 @@ std::optional<Packing> plan_packing(const KernelMetadata& md, const GemmArgument
   // (the caller's out, when out itself is computed in the workspace).
   if (args.beta != 0) {
     const TensorView& c = args.c();
-    const bool c_fits = (has_major(c, Major::Row) || has_major(c, Major::Column)) && c_readable(c, md.design.tile[1]);
+    const bool c_fits = (has_major(c, Major::Row) || has_major(c, Major::Column)) && tma_aligned(c);
     if (c_fits) {
       if (!out_fits || args.distinct_c()) p.packed_args.C = c;
       else p.packed_args.C.reset();  // C is out, in place

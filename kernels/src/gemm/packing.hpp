@@ -32,9 +32,5 @@ inline std::size_t split_k_workspace_offset(std::size_t copies) { return (copies
 // Whether TMA can describe the view: its address and every stride of a mode longer than 1 (but the
 // unit one) multiples of 16 bytes.
 bool tma_aligned(const TensorView& v);
-// Whether the Hopper GEMM's epilogue reads `v` as C in place with a kernel tile `tile_n` wide: its
-// address aligned to the element and its strides, times hopper_gemm_c_groups' sub-tensors (the
-// batch stride alone), 16-byte multiples.
-bool c_readable(const TensorView& v, int tile_n);
 
 }  // namespace tessel::kernels

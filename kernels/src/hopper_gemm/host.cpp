@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstring>
 #include <atomic>
 #include <limits>
 #include <mutex>
@@ -50,11 +49,9 @@ int unit_mode(bool is_b, codegen::Major major) {
 }
 
 // `broadcast`: the operand may have a batch stride of 0 (A, B and C: the kernel then loads batch 0
-// for every batch; out's batches would alias). `groups` > 0 (C): the TMA reads it as that many
-// interleaved sub-tensors (hopper_gemm_c_groups), so its address need only be aligned to the
-// element and its row (column) pitch times `groups` to 16 bytes.
+// for every batch; out's batches would alias).
 Status check_operand(const std::string& n, const TensorView& v, Type dtype, int unit, const char* rows,
-                     const char* cols, bool broadcast = false, int groups = 0) {
+                     const char* cols, bool broadcast = false) {
   if (v.rank() != 2 && v.rank() != 3) {
     return Status::failure(n + " has rank " + str(v.rank()) + "; hopper_gemm takes rank 3 (L, " + rows + ", " + cols +
                            ") or rank 2 (" + rows + ", " + cols + ")");
@@ -65,9 +62,7 @@ Status check_operand(const std::string& n, const TensorView& v, Type dtype, int 
   if (v.dtype != dtype)
     return Status::failure(n + " is " + codegen::ptx_name(v.dtype) + "; this kernel takes " + codegen::ptx_name(dtype));
   const int eb = codegen::bytes(dtype);
-  if (groups > 0 && v.data % static_cast<uint64_t>(eb) != 0)
-    return Status::failure(n + " at " + v.to_string() + " is not aligned to its " + str(eb) + "-byte elements");
-  if (groups == 0 && v.data % 16 != 0) {
+  if (v.data % 16 != 0) {
     return Status::failure(n + " at " + v.to_string() +
                            " is not 16-byte aligned (the TMA and the vector stores need 16 bytes)");
   }
@@ -86,13 +81,6 @@ Status check_operand(const std::string& n, const TensorView& v, Type dtype, int 
                              "); hopper_gemm needs positive strides" +
                              (i == 0 ? (broadcast ? " or a batch stride of 0 (broadcast)" : " (out's batches may not alias)")
                                      : std::string(" (a batch stride of 0 broadcasts, no other)")));
-    }
-    if (groups > 0 && i > 0) {
-      if ((s * eb * groups) % 16 != 0)
-        return Status::failure(n + " has stride " + str(s) + " in " + names[i] + ": " + str(s * eb) + " bytes, times " +
-                               str(groups) + " (the sub-tensors this kernel reads it as) is not a multiple of 16 (the "
-                               "TMA's rule; a kernel with a tile of 128 bytes of out or more reads any stride)");
-      continue;
     }
     if ((s * eb) % 16 != 0) {
       return Status::failure(
@@ -180,10 +168,9 @@ Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& g) {
                              " has stride 1 in neither M nor N; hopper_gemm loads C through the TMA, whose boxes need a "
                              "contiguous mode (simt_gemm takes any strides)");
     }
+    if (Status s = check_operand("C", *g.C, c.out, uc, "M", "N", true); !s) return s;
     // A C with N contiguous in the kernel's problem loads in boxes 128 bytes of N wide.
     const HopperGemmConfig k = kernel_config(c);
-    if (Status s = check_operand("C", *g.C, c.out, uc, "M", "N", true, hopper_gemm_c_groups(k.out, k.tile_n)); !s)
-      return s;
     if ((uc == 2) != runs_transposed(c) && k.tile_n * codegen::bytes(c.out) < 128)
       return Status::failure("C " + g.C->to_string() + " is " + (uc == 2 ? "row" : "column") + "-major and out " +
                              (c.out_major == Major::Row ? "row" : "column") + "-major: " + c.name() +
@@ -290,32 +277,10 @@ HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& config, con
   const int box_n = std::min(out_chunk, c.tile_n);
   maps.out = c.out_major == Major::Row ? spec(c.out, N, M, o.stride[1], o.stride[0], {out_chunk, 64, 1})
                                        : spec(c.out, M, N, o.stride[2], o.stride[0], {out_chunk, box_n, 1});
-  // The epilogue loads C into the same boxes, in C's own major, as G interleaved sub-tensors
-  // (hopper_gemm_c_groups): sub-tensor j holds rows (columns, M-contiguous) j, j + G, ... from the
-  // granule of row j on, its first element c_shift[j] in; one without rows (C has fewer than G)
-  // is a single element, which every box, at an inner coordinate of at least 1, misses.
-  const TensorView& cv = c_read(g);
-  const Matrix cm = as_matrix(cv);
-  const bool c_rows = c_unit_mode(cv) == 2;
-  const int G = hopper_gemm_c_groups(c.out, c.tile_n);
-  const int64_t ob = codegen::bytes(c.out);
-  const int64_t inner = c_rows ? N : M, strided = c_rows ? M : N, pitch = c_rows ? cm.stride[1] : cm.stride[2];
-  const int64_t pitch_bytes = strided <= 1 ? ob * inner : pitch * ob;  // a single row's is never followed
-  const std::vector<int64_t> box =
-      c_rows ? std::vector<int64_t>{out_chunk, 64 / G, 1} : std::vector<int64_t>{out_chunk, box_n / G, 1};
-  for (int j = 0; j < G; ++j) {
-    const int64_t at = static_cast<int64_t>(cv.data % 16) + j * pitch_bytes;  // row j's first byte, from C's granule
-    const int64_t shift = (at % 16) / ob, rows = strided > j ? (strided - j + G - 1) / G : 0;
-    if (rows == 0) {
-      maps.c.push_back(spec(c.out, 1, 1, 0, 0, box));
-      maps.c_offset.push_back(-static_cast<int64_t>(cv.data % 16));
-      maps.c_shift.push_back(1);
-      continue;
-    }
-    maps.c.push_back(spec(c.out, inner + shift, rows, G * pitch_bytes / ob, cm.stride[0], box));
-    maps.c_offset.push_back(j * pitch_bytes - shift * ob);
-    maps.c_shift.push_back(shift);
-  }
+  // The epilogue loads C into the same boxes, in C's own major.
+  const Matrix cm = as_matrix(c_read(g));
+  maps.c = c_unit_mode(c_read(g)) == 2 ? spec(c.out, N, M, cm.stride[1], cm.stride[0], {out_chunk, 64, 1})
+                                   : spec(c.out, M, N, cm.stride[2], cm.stride[0], {out_chunk, box_n, 1});
   return maps;
 }
 
@@ -352,18 +317,10 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const Gem
   p.dynamic_shared_bytes = static_cast<unsigned>(c.shared_bytes());
   const int64_t ld = c.out_major == Major::Row ? o.stride[1] : o.stride[2];  // between rows (columns, M-contiguous)
   p.arg(encode(maps.a, g.A.data)).arg(encode(maps.b, g.B.data)).arg(encode(maps.out, g.out.data));
-  std::vector<std::byte> c_maps(maps.c.size() * sizeof(rt::TensorMap));
-  uint32_t c_shifts = 0;
-  for (size_t j = 0; j < maps.c.size(); ++j) {
-    const rt::TensorMap m = encode(maps.c[j], static_cast<uint64_t>(static_cast<int64_t>(c_read(g).data) + maps.c_offset[j]));
-    std::memcpy(c_maps.data() + j * sizeof(rt::TensorMap), &m, sizeof(rt::TensorMap));
-    c_shifts |= static_cast<uint32_t>(maps.c_shift[j]) << (kHopperGemmCShiftBit + 3 * j);
-  }
-  p.params.push_back(std::move(c_maps));
-  p.arg(g.out.data);
+  p.arg(encode(maps.c, c_read(g).data)).arg(g.out.data);
   p.arg(static_cast<int32_t>(M)).arg(static_cast<int32_t>(N)).arg(static_cast<int32_t>(K)).arg(static_cast<int32_t>(L));
   p.arg(ld).arg(o.stride[0]).arg(static_cast<float>(g.alpha)).arg(static_cast<float>(g.beta));
-  p.arg(hopper_gemm_flags(g.A, g.B, c_read(g)) | c_shifts);
+  p.arg(hopper_gemm_flags(g.A, g.B, c_read(g)));
   if (c.split_k) {
     const std::size_t ws = hopper_gemm_workspace_size(config, args);
     if (ws > 0 && args.workspace == 0)
@@ -506,7 +463,7 @@ class HopperGemm : public Kernel {
   }
 
   // hopper_gemm_tensor_maps(config_, g), kept by everything it reads: the layouts of A, B, out and of
-  // the C the kernel reads (out's when beta is 0), and that C's address modulo 16.
+  // the C the kernel reads (out's when beta is 0).
   HopperGemmTensorMaps tensor_maps(const GemmArguments& g) const {
     std::string key;
     key.reserve(256);
@@ -514,7 +471,6 @@ class HopperGemm : public Kernel {
     append_layout_key(key, g.B);
     append_layout_key(key, g.out);
     append_layout_key(key, c_read(g));
-    key += std::to_string(c_read(g).data % 16);  // C's sub-tensors start on its granules
     std::lock_guard lock(maps_mutex_);
     auto it = maps_.find(key);
     if (it == maps_.end()) {

@@ -50,13 +50,13 @@ struct GemmParams {
   Value dp_tiles, slots;            // stream-K only
 };
 
-GemmParams declare_params(KernelBuilder& b, bool split_k, bool stream_k, int c_groups) {
+GemmParams declare_params(KernelBuilder& b, bool split_k, bool stream_k) {
   b.note("parameters: the TMA descriptors of A, B, out and C, out, the sizes, out's strides, alpha, beta, flags");
   GemmParams p;
   p.tmap_a = b.tensor_map_param("tmap_a");
   p.tmap_b = b.tensor_map_param("tmap_b");
   p.tmap_out = b.tensor_map_param("tmap_out");
-  p.tmap_c = b.tensor_map_param("tmap_c", c_groups);  // C's sub-tensors (hopper_gemm_c_groups)
+  p.tmap_c = b.tensor_map_param("tmap_c");
   p.out = b.global_pointer_param("out");
   p.M = b.param("M", Type::S32);
   p.N = b.param("N", Type::S32);
@@ -436,7 +436,7 @@ Module hopper_gemm(const HopperGemmConfig& config) {
   atom.check();
   KernelBuilder b(config.name());
   set_launch_bounds(b, c);
-  const GemmParams p = declare_params(b, c.split_k, c.stream_k, hopper_gemm_c_groups(c.out, c.tile_n));
+  const GemmParams p = declare_params(b, c.split_k, c.stream_k);
 
   const HopperGemmSharedStorage regions(c);
   b.note("shared memory: the base rounded up to the 1024-byte period of the 128-byte swizzle");

@@ -70,9 +70,7 @@ struct TmaStoreEpilogue::Tile {
   const WorkTile& at;
   Int t, ld;
   Tensor box_frag;       // a staging box, row-major (box_layout_), at the fragment's values
-  Tensor c_column_frag;  // a staging box of a column-major out (c_column_layout_), at the fragment's values
-  Tensor c_rows_frag;    // a staging box of C (c_rows_layout_), at the fragment's values
-  Tensor c_columns_frag; // a staging box of a column-major C (c_columns_layout_), at the fragment's values
+  Tensor c_column_frag;  // a staging box of a column-major C (c_column_layout_), at the fragment's values
   Tensor box_stm;        // a staging box at stmatrix's rows (16-bit out)
   Tensor out_frag;       // out's (64, SUBN) box in global memory at the fragment's values
 };
@@ -119,37 +117,7 @@ TmaStoreEpilogue::TmaStoreEpilogue(KernelBuilder& b, const Params& p, const Tens
   const int R = c_column_rows_;
   c_column_layout_ = composition(element_swizzle(SmemSwizzle::B128, p.out),
                                  make_layout(IntTuple{IntTuple{R, kBoxRows / R}, subn_}, IntTuple{IntTuple{1, R * subn_}, R}));
-  // C's boxes, loaded as G sub-boxes, one per sub-tensor (hopper_gemm_c_groups): sub-box j holds
-  // the box's rows (columns, M-contiguous) j, j + G, ..., one after the other, so row m = j + G r
-  // of the box is at row j (64 / G) + r: (m, n) -> ((m % G) (64 / G) + m / G) SUBN + n; a
-  // column-major C's column n = j + G c at column j (SUBN / G) + c of each load of R rows.
-  groups_ = c_groups(p);
-  const int G = groups_;
-  c_rows_layout_ = composition(element_swizzle(SmemSwizzle::B128, p.out),
-                               make_layout(IntTuple{IntTuple{G, kBoxRows / G}, subn_},
-                                           IntTuple{IntTuple{(kBoxRows / G) * subn_, subn_}, 1}));
-  c_columns_layout_ = composition(element_swizzle(SmemSwizzle::B128, p.out),
-                                  make_layout(IntTuple{IntTuple{R, kBoxRows / R}, IntTuple{G, subn_ / G}},
-                                              IntTuple{IntTuple{1, R * subn_}, IntTuple{R * subn_ / G, R}}));
 }
-
-int TmaStoreEpilogue::c_groups(const Params& p) { return hopper_gemm_c_groups(p.out, p.tile_n); }
-
-namespace {
-
-// Sub-tensor j's first element within its 16-byte granule (flags, kHopperGemmCShiftBit), s32.
-Value c_shift(const TmaStoreEpilogue::Tensors& t, Value j) {
-  KernelBuilder& b = j.builder();
-  const Value bit = b.cvt(j, Type::U32) * 3 + kHopperGemmCShiftBit;
-  return b.cvt((t.flags >> bit) & 7, Type::S32);
-}
-
-// Sub-tensor j's TMA descriptor: the j-th of the tmap_c array.
-Value c_tensor_map(const TmaStoreEpilogue::Tensors& t, Value j) {
-  return t.tmap_c + j.builder().cvt(j, Type::U64) * 128;
-}
-
-}  // namespace
 
 void TmaStoreEpilogue::init(const SharedStorage& smem, SmemRegion c_full) {
   for (int i = 0; i < c_full.count; ++i) mbarrier_init(smem.base().builder(), smem.element(c_full, i), 1);
@@ -158,25 +126,20 @@ void TmaStoreEpilogue::init(const SharedStorage& smem, SmemRegion c_full) {
 void TmaStoreEpilogue::prefetch_c(KernelBuilder& b, const Params& p, const Tensors& t, const WorkTile& at) {
   const int chunk = kSwizzleRow / bytes(p.out);  // C's elements per 128-byte box row
   const int subn = std::min(chunk, p.tile_n), tile_m = p.tile_m;  // a box's columns
-  const int G = c_groups(p);
   b.if_(t.beta != b.constant_f32(0.0f), [&] {
-    b.note("C's tile into the L2 (TMA prefetches of the epilogue's boxes, per sub-tensor): its loads then wait on the L2, not DRAM");
+    b.note("C's tile into the L2 (TMA prefetches of the epilogue's boxes): its loads then wait on the L2, not DRAM");
     const Value batch = b.select((t.flags & kHopperGemmBroadcastC) != 0, b.constant(0, Type::S32), at.l);
-    b.for_range(b.constant(0, Type::S32), b.constant(G, Type::S32), 1, [&](Value j) {
-      const Value map = c_tensor_map(t, j), e = c_shift(t, j);
-      b.if_(
-          (t.flags & kHopperGemmColumnMajorC) != 0,
-          [&] {  // (M, N / G, L), boxes of 128 bytes of M x subn / G columns
-            for (int r = 0; r < tile_m / chunk; ++r)
-              for (int i = 0; i < p.tile_n / subn; ++i)
-                tma_prefetch(b, map, {at.m0 + r * chunk + e, (at.n0 + i * subn) / G, batch});
-          },
-          [&] {  // (N, M / G, L), boxes of 128 bytes of N x 64 / G rows
-            for (int r = 0; r < tile_m / kBoxRows; ++r)
-              for (int i = 0; i < p.tile_n / subn; ++i)
-                tma_prefetch(b, map, {at.n0 + i * subn + e, (at.m0 + r * kBoxRows) / G, batch});
-          });
-    });
+    b.if_(
+        (t.flags & kHopperGemmColumnMajorC) != 0,
+        [&] {  // (M, N, L), boxes of 128 bytes of M x `chunk` columns
+          for (int j = 0; j < tile_m / chunk; ++j)
+            for (int i = 0; i < p.tile_n / subn; ++i) tma_prefetch(b, t.tmap_c, {at.m0 + j * chunk, at.n0 + i * subn, batch});
+        },
+        [&] {  // (N, M, L), boxes of 128 bytes of N x 64 rows
+          for (int j = 0; j < tile_m / kBoxRows; ++j)
+            for (int i = 0; i < p.tile_n / subn; ++i)
+              tma_prefetch(b, t.tmap_c, {at.n0 + i * subn, at.m0 + j * kBoxRows, batch});
+        });
   });
 }
 
@@ -197,8 +160,6 @@ void TmaStoreEpilogue::store(const WorkTile& at, const std::vector<std::vector<V
                   ld,
                   view(Space::Shared, box_layout_, Type::U32, 1024, frag_),
                   view(Space::Shared, c_column_layout_, Type::U32, 1024, frag_),
-                  view(Space::Shared, c_rows_layout_, Type::U32, 1024, frag_),
-                  view(Space::Shared, c_columns_layout_, Type::U32, 1024, frag_),
                   ob_ == 2 && !p_.column_out ? view(Space::Shared, box_layout_, Type::U32, 1024, stm_) : Tensor(),
                   view(Space::Global, composition(Swizzle(), out_box), Type::S64, 16, frag_)};
   for (int j = 0; j < static_cast<int>(accs.size()); ++j) {
@@ -275,21 +236,14 @@ void TmaStoreEpilogue::issue_c(const WorkTile& at, int box) const {
   const Value buf = smem_.element(staging_, w_) + int64_t{(box % 2) * kBoxBytes};
   const Value bar = smem_.mbarrier(c_full_, w_ * 2 + (box % 2));
   mbarrier_arrive_expect_tx(b, bar, box_bytes_);
-  const int G = groups_;
-  b.for_range(b.constant(0, Type::S32), b.constant(G, Type::S32), 1, [&](Value j) {
-    const Value map = c_tensor_map(t_, j), e = c_shift(t_, j), ju = b.cvt(j, Type::U32);
-    b.if_(
-        c_column_,
-        [&] {  // per R rows of M, sub-box j: columns j, j + G, ... of the box
-          const int R = c_column_rows_;
-          for (int i = 0; i < kBoxRows / R; ++i)
-            tma_load(b, buf + ju * int64_t{R * (subn_ / G) * ob_} + int64_t{i} * R * subn_ * ob_, map,
-                     {row0 + i * R + e, n0 / G, batch}, bar);
-        },
-        [&] {  // sub-box j: rows j, j + G, ... of the box
-          tma_load(b, buf + ju * int64_t{(kBoxRows / G) * subn_ * ob_}, map, {n0 + e, row0 / G, batch}, bar);
-        });
-  });
+  b.if_(
+      c_column_,
+      [&] {
+        const int R = c_column_rows_;
+        for (int i = 0; i < kBoxRows / R; ++i)
+          tma_load(b, buf + int64_t{i} * R * subn_ * ob_, t_.tmap_c, {row0 + i * R, n0, batch}, bar);
+      },
+      [&] { tma_load(b, buf, t_.tmap_c, {n0, row0, batch}, bar); });
 }
 
 void TmaStoreEpilogue::preload_c(const WorkTile& at) const {
@@ -321,7 +275,7 @@ void TmaStoreEpilogue::load_c(const Tile& tile, const Slab& slab, int box, Value
     mbarrier_wait(b, smem_.mbarrier(c_full_, w_ * 2 + (box % 2)), phase);
     b.assign(phase, phase ^ b.constant(1, Type::U32));
     b.if_(
-        c_column_, [&] { add_c(tile.c_columns_frag.at_base(buf), v); }, [&] { add_c(tile.c_rows_frag.at_base(buf), v); });
+        c_column_, [&] { add_c(tile.c_column_frag.at_base(buf), v); }, [&] { add_c(tile.box_frag.at_base(buf), v); });
   });
 }
 

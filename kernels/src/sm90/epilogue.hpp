@@ -38,10 +38,9 @@ class TmaStoreEpilogue {
     // loads of 128 bytes of M; otherwise rows of N, written by stmatrix for 16-bit out.
     bool column_out = false;
   };
-  // The kernel's parameters the epilogue reads: the TMA descriptors of out and of C (an array of
-  // hopper_gemm_c_groups() sub-tensors), out itself (u64, for the element-wise boxes), its sizes
-  // (s32) and strides in elements (s64), alpha and beta (f32), and the flags (u32:
-  // kHopperGemmBroadcastC, kHopperGemmColumnMajorC, C's shifts from kHopperGemmCShiftBit).
+  // The kernel's parameters the epilogue reads: the TMA descriptors of out and of C, out itself
+  // (u64, for the element-wise boxes), its sizes (s32) and strides in elements (s64), alpha and
+  // beta (f32), and the flags (u32: kHopperGemmBroadcastC, kHopperGemmColumnMajorC).
   struct Tensors {
     codegen::Value tmap_out, tmap_c, out, M, N, ld_out, batch_stride_out, alpha, beta, flags;
   };
@@ -62,9 +61,6 @@ class TmaStoreEpilogue {
   // TMA prefetches of the boxes the epilogue will load, so that those loads, which wait, find C
   // there instead of in DRAM (the mainloop hides the prefetch).
   static void prefetch_c(codegen::KernelBuilder& b, const Params& p, const Tensors& t, const WorkTile& at);
-
-  // C's sub-tensors: hopper_gemm_c_groups() of this kernel.
-  static int c_groups(const Params& p);
 
   // At the start of the warpgroup's tile, before its mainloop (beta != 0): the tile's first two C
   // boxes into the staging boxes, so that the mainloop hides their loads.
@@ -105,11 +101,8 @@ class TmaStoreEpilogue {
   std::vector<int64_t> frag_v_;  // its offset of value i at thread 0 (m + 64 n), kept: inside() reads it per element
   Layout stm_;                 // stmatrix.x4's row addresses in a box (16-bit out)
   ComposedLayout box_layout_;  // a staging box in shared memory, as the TMA store reads it
-  // A box of a column-major out as the epilogue writes it: 128-byte swizzle rows of M, (M64, SUBN).
+  // A box of a column-major C as its TMA loads leave it: 128-byte swizzle rows of M, (M64, SUBN).
   ComposedLayout c_column_layout_;
-  // C's box as its sub-tensors' loads leave it (hopper_gemm_c_groups): row-major, and column-major.
-  ComposedLayout c_rows_layout_, c_columns_layout_;
-  int groups_ = 1;
   int c_column_rows_ = 0;  // M per 128-byte row of the column-major C box (one TMA load each)
 };
 

@@ -169,9 +169,7 @@ class KernelBuilder {
   // --- Parameters: declared in order, loaded in the kernel's entry block. ---
   Value param(const std::string& name, Type t);
   Value global_pointer_param(const std::string& name);  // u64, converted with cvta.to.global
-  // The generic address of a 128-byte TMA descriptor; with `count` > 1 of an array of them, the
-  // i-th at + 128 i.
-  Value tensor_map_param(const std::string& name, int count = 1);
+  Value tensor_map_param(const std::string& name);      // the generic address of a 128-byte TMA descriptor
 
   // --- Registers and constants. ---
   Value reg(Type t);

@@ -454,9 +454,7 @@ struct Param {
   enum class Kind : uint8_t { Scalar, Pointer, TensorMap };
   Kind kind = Kind::Scalar;
   std::string name;
-  Type type = Type::U64;  // Scalar: its type; Pointer: u64; TensorMap: b8 [128 count], align 64
-  int count = 1;          // TensorMap: descriptors one after the other (an array of them)
-  int64_t bytes() const;  // its size in the parameter space
+  Type type = Type::U64;  // Scalar: its type; Pointer: u64; TensorMap: b8 [128], align 64
 };
 
 struct SharedAlloc {

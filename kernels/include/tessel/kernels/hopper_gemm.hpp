@@ -130,28 +130,8 @@ Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& args
 // supports; for a column-major out, the kernel's A is B^T, its B is A^T and its out is out^T).
 // c: C's, in its own major (out's map when beta == 0: C is never read then).
 struct HopperGemmTensorMaps {
-  rt::TensorMapSpec a, b, out;
-  // C as hopper_gemm_c_groups() interleaved sub-tensors (see there): sub-tensor j's descriptor
-  // spec, its base in bytes from C's address, and its first element's offset from that base
-  // (c_shift, < 16 bytes) in elements; all of them depend on C's address modulo 16 only.
-  std::vector<rt::TensorMapSpec> c;
-  std::vector<int64_t> c_offset, c_shift;
+  rt::TensorMapSpec a, b, out, c;
 };
-
-// C's strided mode (rows of a C N-contiguous in the kernel's problem, columns of an M-contiguous
-// one) splits into G = hopper_gemm_c_groups(out, the kernel's tile_n) interleaved sub-tensors:
-// sub-tensor j holds rows j, j + G, j + 2G, ... at a row pitch G times C's, a multiple of 16 bytes
-// for any leading dimension (G = 16 / bytes(out)), and starts at the 16-byte granule that holds
-// its row j, its first column `c_shift` elements in. So the TMA reads a C whose leading dimension
-// or address is aligned only to the element, and the epilogue loads each box as G sub-boxes of
-// whole 1024-byte swizzle atoms (hence fewer groups for a narrow tile). The shifts reach the kernel
-// in `flags` (kHopperGemmCShiftBit).
-inline int hopper_gemm_c_groups(codegen::Type out, int tile_n) {
-  const int ob = codegen::bytes(out);
-  const int subn = 128 / ob < tile_n ? 128 / ob : tile_n;  // a box's columns
-  const int g = subn / 8 < 16 / ob ? subn / 8 : 16 / ob;
-  return g < 1 ? 1 : g;
-}
 
 // The kernel's `flags` parameter: which operands broadcast one batch to all (batch stride 0: their
 // tensor map has one batch, loaded at batch 0), and whether C is column-major in the kernel's
@@ -159,8 +139,6 @@ inline int hopper_gemm_c_groups(codegen::Type out, int tile_n) {
 // transposed ones: its A is B^T).
 constexpr uint32_t kHopperGemmBroadcastA = 1, kHopperGemmBroadcastB = 2, kHopperGemmBroadcastC = 4,
                    kHopperGemmColumnMajorC = 8;
-// Bits kHopperGemmCShiftBit + 3 j of `flags`: C's sub-tensor j's c_shift (hopper_gemm_launch sets them).
-constexpr int kHopperGemmCShiftBit = 8;
 uint32_t hopper_gemm_flags(const TensorView& A, const TensorView& B, const TensorView& C);
 HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& c, const GemmArguments& args);
 
