@@ -39,6 +39,16 @@ struct Box {
   int64_t elements = 1;
 
   Box(const TmaMap& map, const std::array<int32_t, 5>& at) : m(map), start(at) {
+    // The box's first element must lie on a 16-byte granule of the tensor's address: an H200
+    // raised an illegal instruction on loads otherwise (session 37: boxes of bf16 rows at an inner
+    // coordinate 3 elements past a granule; Triton's issue 7385 reports the same on loads). Stores
+    // are held to the same rule, not measured. The address and the strides past dimension 0 are
+    // 16-byte multiples already, so dimension 0's coordinate decides.
+    if ((int64_t{start[0]} * m.esize) % 16 != 0) {
+      fault("misaligned address", "a TMA box at " + coords() + " starts " + std::to_string(int64_t{start[0]} * m.esize) +
+                                      " bytes into dimension 0, which is not a multiple of 16 (the hardware's rule: "
+                                      "dimension 0's coordinate times the element size)");
+    }
     for (int k = 0; k < 5; ++k) {
       count[k] = (m.box[k] + m.estride[k] - 1) / m.estride[k];
       elements *= count[k];

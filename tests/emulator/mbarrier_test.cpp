@@ -58,7 +58,7 @@ TEST_CASE("emulator: mbarrier phases follow arrivals, parity and the tx-count") 
     store_u32(b, out, u32(b, 18), u32(b, 3));
   });
   const std::vector<uint32_t> src = random_words(rng, 40);
-  const int32_t at = static_cast<int32_t>(test::uniform(rng, 0, 24));
+  const int32_t at = 4 * static_cast<int32_t>(test::uniform(rng, 0, 6));  // on a 16-byte granule (the hardware's rule)
   emu::Memory mem;
   const uint64_t dsrc = mem.upload(src), dout = mem.alloc(19 * 4);
   rt::TensorMapSpec spec;
@@ -76,6 +76,47 @@ TEST_CASE("emulator: mbarrier phases follow arrivals, parity and the tx-count") 
   CHECK(got[18] == 3);
   CHECK(stats.mbarrier_phases == 3);
   CHECK(stats.tma_loads == 1);
+}
+
+// The hardware faults on a TMA box whose first element is not on a 16-byte granule of the tensor
+// (an illegal instruction on an H200, session 37), though the descriptor and every coordinate are
+// valid: the emulator says so, for loads and stores.
+TEST_CASE("emulator: a TMA box whose start is not on a 16-byte granule is misaligned") {
+  TESSEL_RNG(rng);
+  for (bool store : {false, true}) {
+    KernelBuilder b(store ? "tessel_test_tma_store_granule" : "tessel_test_tma_load_granule");
+    Value tmap = b.tensor_map_param("tmap");
+    Value x = b.param("x", Type::S32);
+    Value bar = b.shared_array("bar", 8, 8);
+    Value tile = b.shared_array("tile", 64, 128);
+    b.if_(b.special(Special::TidX) == 0, [&] {
+      if (store) {
+        fence_proxy_async(b, Space::Shared);
+        tma_store(b, tmap, {x}, tile);
+        cp_async_bulk_commit_group(b);
+        cp_async_bulk_wait_group(b, 0);
+        return;
+      }
+      mbarrier_init(b, bar, 1);
+      mbarrier_arrive_expect_tx(b, bar, 64);
+      tma_load(b, tile, tmap, {x}, bar);
+      mbarrier_wait(b, bar, 0);
+    });
+    const int32_t at = 4 * static_cast<int32_t>(test::uniform(rng, 0, 5)) + static_cast<int32_t>(test::uniform(rng, 1, 3));
+    emu::Memory mem;
+    const uint64_t dsrc = mem.upload(random_words(rng, 40));
+    rt::TensorMapSpec spec;
+    spec.type = rt::TensorMapDataType::U32;
+    spec.dims = {40};
+    spec.strides = {1};
+    spec.box = {16};
+    LaunchPlan plan = test::plan_of(b.finish(), 1, 32);
+    plan.arg(emu::encode_tensor_map(spec, dsrc)).arg(at);
+    INFO("coordinate " << at << (store ? ", store" : ", load"));
+    test::check_contains(test::emulation_error(plan, mem),
+                         {"misaligned address", "a TMA box at (" + std::to_string(at) + ") starts " +
+                                                    std::to_string(4 * at) + " bytes into dimension 0"});
+  }
 }
 
 TEST_CASE("emulator: a phase with bytes still expected does not complete: a deadlock names it") {
@@ -214,7 +255,8 @@ TEST_CASE("emulator: a TMA load fills out-of-bound elements with zero, negative 
   store_u32(b, out, tid, b.load(Space::Shared, Type::U32, tile + tid * 4)[0]);
   const Kernel k = b.finish();
   const std::vector<std::pair<int32_t, int32_t>> corners = {
-      {-3, -2}, {int32_t(w - 5), int32_t(h - 1)}, {-8, 0}, {int32_t(test::uniform(rng, 0, w - 8)), 0}, {-1, int32_t(h - 3)}};
+      {-4, -2}, {int32_t((w - 5) / 4 * 4), int32_t(h - 1)}, {-8, 0}, {int32_t(4 * test::uniform(rng, 0, (w - 8) / 4)), 0},
+      {-4, int32_t(h - 3)}};  // x on 16-byte granules (the hardware's rule; see below)
   for (const auto& [x, y] : corners) {
     INFO("box at (" << x << "," << y << ") of a " << w << "x" << h << " tensor");
     emu::Memory mem;
@@ -255,7 +297,7 @@ TEST_CASE("emulator: a TMA store writes the box clipped to the tensor") {
   });
   const Kernel k = b.finish();
   const std::vector<std::pair<int32_t, int32_t>> corners = {
-      {-3, -2}, {int32_t(w - 5), int32_t(h - 1)}, {int32_t(test::uniform(rng, 0, w - 8)), 1}};
+      {-4, -2}, {int32_t((w - 5) / 4 * 4), int32_t(h - 1)}, {int32_t(4 * test::uniform(rng, 0, (w - 8) / 4)), 1}};
   for (const auto& [x, y] : corners) {
     INFO("box at (" << x << "," << y << ") of a " << w << "x" << h << " tensor");
     emu::Memory mem;
