@@ -40,10 +40,9 @@ struct Box {
 
   Box(const TmaMap& map, const std::array<int32_t, 5>& at) : m(map), start(at) {
     // The box's first element must lie on a 16-byte granule of the tensor's address: an H200
-    // raised an illegal instruction on loads otherwise (session 37: boxes of bf16 rows at an inner
-    // coordinate 3 elements past a granule; Triton's issue 7385 reports the same on loads). Stores
-    // are held to the same rule, not measured. The address and the strides past dimension 0 are
-    // 16-byte multiples already, so dimension 0's coordinate decides.
+    // raises an illegal instruction otherwise, on loads and stores (session 37,
+    // tools/probe/tma_granule.cu; Triton's issue 7385 reports it on loads). The address and the
+    // strides past dimension 0 are 16-byte multiples already, so dimension 0's coordinate decides.
     if ((int64_t{start[0]} * m.esize) % 16 != 0) {
       fault("misaligned address", "a TMA box at " + coords() + " starts " + std::to_string(int64_t{start[0]} * m.esize) +
                                       " bytes into dimension 0, which is not a multiple of 16 (the hardware's rule: "
@@ -212,6 +211,13 @@ void BlockRunner::tma_store(uint32_t t, const Decoded& d, const uint64_t* R) {
   p.start = Box::coordinates(p.map, R, d);
   p.src = box_address(value(R, d.src[0]), p.map, "the TMA store reads its box");
   const Box box(p.map, p.start);
+  // A store at a negative coordinate, in any dimension, raises an illegal instruction on an H200
+  // (tools/probe/tma_granule.cu), though a load there reads zeros; past the end it is clipped.
+  for (int k = 0; k < p.map.rank; ++k) {
+    if (p.start[static_cast<size_t>(k)] < 0)
+      fault("misaligned address", "a TMA store of the box at " + box.coords() + ": coordinate " + std::to_string(k) +
+                                      " is negative (the hardware stores only from coordinates >= 0)");
+  }
   shared_.check(p.src, static_cast<uint32_t>(box.elements * p.map.esize), "reads (TMA box)");
   // What the threads wrote into the box must be fenced for the async proxy before the issue.
   const int sw = swizzle_bits(swizzle_span(p.map.swizzle));

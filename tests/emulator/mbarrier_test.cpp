@@ -78,9 +78,9 @@ TEST_CASE("emulator: mbarrier phases follow arrivals, parity and the tx-count") 
   CHECK(stats.tma_loads == 1);
 }
 
-// The hardware faults on a TMA box whose first element is not on a 16-byte granule of the tensor
-// (an illegal instruction on an H200, session 37), though the descriptor and every coordinate are
-// valid: the emulator says so, for loads and stores.
+// The hardware faults on a TMA box whose first element is not on a 16-byte granule of the tensor,
+// and on a store at a negative coordinate in any dimension (illegal instructions on an H200,
+// tools/probe/tma_granule.cu), though the descriptor is valid: the emulator says so.
 TEST_CASE("emulator: a TMA box whose start is not on a 16-byte granule is misaligned") {
   TESSEL_RNG(rng);
   for (bool store : {false, true}) {
@@ -116,6 +116,13 @@ TEST_CASE("emulator: a TMA box whose start is not on a 16-byte granule is misali
     test::check_contains(test::emulation_error(plan, mem),
                          {"misaligned address", "a TMA box at (" + std::to_string(at) + ") starts " +
                                                     std::to_string(4 * at) + " bytes into dimension 0"});
+    if (!store) continue;
+    // A store on a granule but at a negative coordinate.
+    LaunchPlan negative = plan;
+    negative.params.clear();
+    negative.arg(emu::encode_tensor_map(spec, dsrc)).arg(int32_t{-4});
+    test::check_contains(test::emulation_error(negative, mem),
+                         {"misaligned address", "a TMA store of the box at (-4): coordinate 0 is negative"});
   }
 }
 
@@ -276,7 +283,8 @@ TEST_CASE("emulator: a TMA load fills out-of-bound elements with zero, negative 
 }
 
 // Clipped as the hardware clips: along dimension 0 in whole 16-byte granules, so that the rest
-// of the last granule of a row of w words (w not a multiple of 4) is written too (seen on an H100).
+// of the last granule of a row of w words (w not a multiple of 4) is written too (seen on an H100),
+// at the far edges only: a store at a negative coordinate faults on an H200 (below).
 TEST_CASE("emulator: a TMA store writes the box clipped to the tensor") {
   TESSEL_RNG(rng);
   const int64_t w = test::uniform(rng, 20, 40), h = test::uniform(rng, 8, 16), ld = (w + 3) / 4 * 4 + 4;
@@ -297,7 +305,7 @@ TEST_CASE("emulator: a TMA store writes the box clipped to the tensor") {
   });
   const Kernel k = b.finish();
   const std::vector<std::pair<int32_t, int32_t>> corners = {
-      {-4, -2}, {int32_t((w - 5) / 4 * 4), int32_t(h - 1)}, {int32_t(4 * test::uniform(rng, 0, (w - 8) / 4)), 1}};
+      {0, 0}, {int32_t((w - 5) / 4 * 4), int32_t(h - 1)}, {int32_t(4 * test::uniform(rng, 0, (w - 8) / 4)), 1}};
   for (const auto& [x, y] : corners) {
     INFO("box at (" << x << "," << y << ") of a " << w << "x" << h << " tensor");
     emu::Memory mem;
