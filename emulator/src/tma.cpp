@@ -39,15 +39,6 @@ struct Box {
   int64_t elements = 1;
 
   Box(const TmaMap& map, const std::array<int32_t, 5>& at) : m(map), start(at) {
-    // The box's first element must lie on a 16-byte granule of the tensor's address: an H200
-    // raises an illegal instruction otherwise, on loads and stores (session 37,
-    // tools/probe/tma_granule.cu; Triton's issue 7385 reports it on loads). The address and the
-    // strides past dimension 0 are 16-byte multiples already, so dimension 0's coordinate decides.
-    if ((int64_t{start[0]} * m.esize) % 16 != 0) {
-      fault("misaligned address", "a TMA box at " + coords() + " starts " + std::to_string(int64_t{start[0]} * m.esize) +
-                                      " bytes into dimension 0, which is not a multiple of 16 (the hardware's rule: "
-                                      "dimension 0's coordinate times the element size)");
-    }
     for (int k = 0; k < 5; ++k) {
       count[k] = (m.box[k] + m.estride[k] - 1) / m.estride[k];
       elements *= count[k];
@@ -75,6 +66,23 @@ struct Box {
       }
       f(static_cast<uint32_t>(e * m.esize), addr, inside);
       for (int k = 0; k < 5 && ++i[k] == count[k]; ++k) i[k] = 0;
+    }
+  }
+  // The coordinates an H200 takes when the copy is issued (tools/probe/tma_granule.cu; Triton's
+  // issue 7385 reports the first rule on loads); it raises an illegal instruction otherwise:
+  // the box's first element on a 16-byte granule of the tensor (the address and the strides past
+  // dimension 0 are 16-byte multiples already, so dimension 0's coordinate decides), and a store's
+  // coordinates >= 0 in every dimension (a load there reads zeros; past the end both clip).
+  void check_start(bool store) const {
+    if ((int64_t{start[0]} * m.esize) % 16 != 0) {
+      fault("misaligned address", "a TMA box at " + coords() + " starts " + std::to_string(int64_t{start[0]} * m.esize) +
+                                      " bytes into dimension 0, which is not a multiple of 16 (the hardware's rule: "
+                                      "dimension 0's coordinate times the element size)");
+    }
+    for (int k = 0; store && k < m.rank; ++k) {
+      if (start[static_cast<size_t>(k)] < 0)
+        fault("misaligned address", "a TMA store of the box at " + coords() + ": coordinate " + std::to_string(k) +
+                                        " is negative (the hardware stores only from coordinates >= 0)");
     }
   }
   std::string coords() const {
@@ -156,6 +164,7 @@ void BlockRunner::tma_load(uint32_t t, const Decoded& d, const uint64_t* R) {
     }
   }
   const Box box(m, R, d);
+  box.check_start(false);
   const uint32_t bytes = static_cast<uint32_t>(box.elements * m.esize);
   const uint32_t dst = cluster_address(box_address(value(R, d.src[0]), m, "the TMA load writes its box"), "the TMA load's box").second;
   // The mbarrier: 8-byte aligned, initialised in each destination CTA.
@@ -211,13 +220,7 @@ void BlockRunner::tma_store(uint32_t t, const Decoded& d, const uint64_t* R) {
   p.start = Box::coordinates(p.map, R, d);
   p.src = box_address(value(R, d.src[0]), p.map, "the TMA store reads its box");
   const Box box(p.map, p.start);
-  // A store at a negative coordinate, in any dimension, raises an illegal instruction on an H200
-  // (tools/probe/tma_granule.cu), though a load there reads zeros; past the end it is clipped.
-  for (int k = 0; k < p.map.rank; ++k) {
-    if (p.start[static_cast<size_t>(k)] < 0)
-      fault("misaligned address", "a TMA store of the box at " + box.coords() + ": coordinate " + std::to_string(k) +
-                                      " is negative (the hardware stores only from coordinates >= 0)");
-  }
+  box.check_start(true);
   shared_.check(p.src, static_cast<uint32_t>(box.elements * p.map.esize), "reads (TMA box)");
   // What the threads wrote into the box must be fenced for the async proxy before the issue.
   const int sw = swizzle_bits(swizzle_span(p.map.swizzle));

@@ -61,11 +61,7 @@ TEST_CASE("emulator: mbarrier phases follow arrivals, parity and the tx-count") 
   const int32_t at = 4 * static_cast<int32_t>(test::uniform(rng, 0, 6));  // on a 16-byte granule (the hardware's rule)
   emu::Memory mem;
   const uint64_t dsrc = mem.upload(src), dout = mem.alloc(19 * 4);
-  rt::TensorMapSpec spec;
-  spec.type = rt::TensorMapDataType::U32;
-  spec.dims = {40};
-  spec.strides = {1};
-  spec.box = {16};
+  const rt::TensorMapSpec spec = test::spec_1d(40, 16);
   LaunchPlan plan = test::plan_of(b.finish(), 1, 32);
   plan.arg(emu::encode_tensor_map(spec, dsrc)).arg(dout).arg(at);
   const emu::RunStats stats = emu::run(plan, mem);
@@ -105,11 +101,7 @@ TEST_CASE("emulator: a TMA box whose start is not on a 16-byte granule is misali
     const int32_t at = 4 * static_cast<int32_t>(test::uniform(rng, 0, 5)) + static_cast<int32_t>(test::uniform(rng, 1, 3));
     emu::Memory mem;
     const uint64_t dsrc = mem.upload(random_words(rng, 40));
-    rt::TensorMapSpec spec;
-    spec.type = rt::TensorMapDataType::U32;
-    spec.dims = {40};
-    spec.strides = {1};
-    spec.box = {16};
+    const rt::TensorMapSpec spec = test::spec_1d(40, 16);
     LaunchPlan plan = test::plan_of(b.finish(), 1, 32);
     plan.arg(emu::encode_tensor_map(spec, dsrc)).arg(at);
     INFO("coordinate " << at << (store ? ", store" : ", load"));
@@ -263,7 +255,7 @@ TEST_CASE("emulator: a TMA load fills out-of-bound elements with zero, negative 
   const Kernel k = b.finish();
   const std::vector<std::pair<int32_t, int32_t>> corners = {
       {-4, -2}, {int32_t((w - 5) / 4 * 4), int32_t(h - 1)}, {-8, 0}, {int32_t(4 * test::uniform(rng, 0, (w - 8) / 4)), 0},
-      {-4, int32_t(h - 3)}};  // x on 16-byte granules (the hardware's rule; see below)
+      {-4, int32_t(h - 3)}};  // x on 16-byte granules (the hardware's rule: the granule test above)
   for (const auto& [x, y] : corners) {
     INFO("box at (" << x << "," << y << ") of a " << w << "x" << h << " tensor");
     emu::Memory mem;

@@ -36,6 +36,16 @@ inline std::string emulation_error(const codegen::LaunchPlan& plan, emu::Memory&
   return "";
 }
 
+// A 1-D tensor of w u32 words, in boxes of box_w.
+inline rt::TensorMapSpec spec_1d(int64_t w, int64_t box_w) {
+  rt::TensorMapSpec s;
+  s.type = rt::TensorMapDataType::U32;
+  s.dims = {w};
+  s.strides = {1};
+  s.box = {box_w};
+  return s;
+}
+
 // A 2-D tensor of u32 words, w x h with rows ld words apart, in boxes of box_w x box_h.
 inline rt::TensorMapSpec spec_2d(int64_t w, int64_t h, int64_t ld, int64_t box_w, int64_t box_h) {
   rt::TensorMapSpec s;
