@@ -197,6 +197,11 @@ std::pair<Int, int64_t> split_constant(const Int& x) {
     auto [d, c] = split_constant(e.b);
     return {d, checked_add(c, e.a.value())};
   }
+  if (e.op == tessel::ExprOp::Add) {  // both dynamic: an addend deeper in either side, (a + (b + 1)) -> (a + b) + 1
+    auto [da, ca] = split_constant(e.a);
+    auto [db, cb] = split_constant(e.b);
+    if (ca != 0 || cb != 0) return {da + db, checked_add(ca, cb)};
+  }
   if (e.op == tessel::ExprOp::Mul && (e.a.is_static() || e.b.is_static())) {
     const int64_t f = e.a.is_static() ? e.a.value() : e.b.value();
     auto [d, c] = split_constant(e.a.is_static() ? e.b : e.a);

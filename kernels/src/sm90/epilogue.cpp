@@ -2,6 +2,7 @@
 #include "sm90/epilogue.hpp"
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -289,10 +290,20 @@ void TmaStoreEpilogue::add_c(const Tensor& cs, std::vector<Value>& v) const {
   }
 }
 
-// Whether fragment value i of box s of this thread is inside out.
-Value TmaStoreEpilogue::inside(const Slab& slab, int s, int i) const {
-  const int64_t off = frag_v_.at(static_cast<size_t>(i));
-  return (slab.rows_left > (off % 64)) & (slab.cols_left > (off / 64 + s * subn_));
+// Whether each fragment value of box s of this thread is inside out. A box's values lie on a few
+// rows and column pairs, so each row's and column's comparison is made once.
+std::vector<Value> TmaStoreEpilogue::inside(const Slab& slab, int s) const {
+  std::map<int64_t, Value> rows, cols;
+  std::vector<Value> in;
+  for (int i = 0; i < subn_ / 2; ++i) {
+    const int64_t off = frag_v_.at(static_cast<size_t>(i)), m = off % 64, n = off / 64 + s * subn_;
+    auto r = rows.try_emplace(m);
+    if (r.second) r.first->second = slab.rows_left > m;
+    auto c = cols.try_emplace(n);
+    if (c.second) c.first->second = slab.cols_left > n;
+    in.push_back(r.first->second & c.first->second);
+  }
+  return in;
 }
 
 void TmaStoreEpilogue::store_box_tma(const Tile& tile, const Slab& slab, int box, int s,
@@ -352,10 +363,9 @@ void TmaStoreEpilogue::store_box_elementwise(const Slab& slab, const Tensor& cs,
   b.note(
       "a box across N where out's rows end inside a 16-byte granule: the TMA store would write the "
       "rest of the granule (the padding after each row), so element by element");
-  const int nv = subn_ / 2;
-  for (int i = 0; i < nv; ++i)
-    b.if_(inside(slab, s, i),
-          [&] { b.store(Space::Global, p_.out, b.address(cs, Coord(Int(i))), {o[static_cast<size_t>(i)]}); });
+  // Predicated stores in one scope, not a branch per element: the thread's part of the address is
+  // then made once for the box, not once per element (a branch's scope ends its common values).
+  b.store_tensor(cs, o, inside(slab, s));
 }
 
 void TmaStoreEpilogue::sync() const {

@@ -79,7 +79,7 @@ class TmaStoreEpilogue {
   void issue_c(const WorkTile& at, int box) const;  // the loading thread: C's box `box` into its staging box
   void load_c(const Tile& tile, const Slab& slab, int box, codegen::Value buf, std::vector<codegen::Value>& v) const;
   void add_c(const codegen::Tensor& cs, std::vector<codegen::Value>& v) const;
-  codegen::Value inside(const Slab& slab, int s, int i) const;
+  std::vector<codegen::Value> inside(const Slab& slab, int s) const;
   void store_box_tma(const Tile& tile, const Slab& slab, int box, int s, const std::vector<codegen::Value>& o) const;
   void write_box(const Tile& tile, codegen::Value buf, const std::vector<codegen::Value>& o) const;
   void store_box_elementwise(const Slab& slab, const codegen::Tensor& cs, int s,
