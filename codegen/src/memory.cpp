@@ -1,5 +1,6 @@
 // memory.cpp: loads, stores, atomics, tensors (pointer + space + layout) and the vectorizing
 // copy. Element types without an ld/st spelling (f16, bf16, their pairs) move as bit types.
+#include <cstdlib>
 #include <numeric>
 #include <span>
 #include <utility>
@@ -214,7 +215,18 @@ std::pair<Int, int64_t> split_constant(const Int& x) {
 std::pair<Int, int64_t> byte_offset_parts(const Tensor& t, const Coord& coord) {
   IntTuple idx = t.layout.layout(coord);
   if (!idx.is_leaf() || idx.leaf().has_basis()) fail("codegen: address of a tensor whose layout is not an index map");
-  Int elem_offset = t.layout.swizzle(t.layout.offset + idx.leaf());
+  const Swizzle& sw = t.layout.swizzle;
+  const Int pre = t.layout.offset + idx.leaf();
+  Int elem_offset = sw(pre);
+  if (!sw.is_identity() && !elem_offset.is_static()) {
+    // An addend that is a multiple of 2^k, k past every bit the swizzle reads or writes, passes
+    // through it: sw(x + hi) = sw(x) + hi for any x (the addition leaves bits below k alone). So
+    // the elements of one row of swizzle atoms share sw(x), and hi becomes an immediate.
+    auto [d, c] = split_constant(pre);
+    const int k = sw.base + sw.bits + std::abs(sw.shift);
+    const int64_t hi = c & ~((int64_t{1} << k) - 1);
+    if (hi != 0) elem_offset = sw(d + Int(c - hi)) + Int(hi);
+  }
   Int byte_offset = elem_offset * Int(bytes(t.elem));
   return split_constant(byte_offset);
 }

@@ -4,6 +4,7 @@
 // coordinates, divides and swizzles.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <map>
 
 #include "algebra/support.hpp"
@@ -234,4 +235,42 @@ TEST_CASE("codegen: the common-subexpression table keeps thousands of values thr
   });
   CHECK(first_inner.id() != second_inner.id());
   for (size_t j = 0; j < ks.size(); ++j) CHECK(b.lower(tid * M + Int(ks[j]), Type::S32).id() == outer[j].id());
+}
+
+TEST_CASE("codegen: a swizzled address's addend past the swizzle's bits becomes an immediate, exactly") {
+  // The address moves the multiple of 2^k in an element's static addend (k past every bit the
+  // swizzle reads or writes, either direction of shift) out of the swizzle into the immediate.
+  // Each element's address must still be base + sw(offset + L(i)) * bytes.
+  TESSEL_RNG(rng);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int B = static_cast<int>(test::uniform(rng, 1, 3)), M = static_cast<int>(test::uniform(rng, 0, 4));
+    const int S = static_cast<int>(test::uniform(rng, B, B + 2)) * (test::uniform(rng, 0, 1) ? 1 : -1);
+    const Swizzle sw(B, M, S);
+    KernelBuilder b("swizzle_address_test");
+    Value p = b.param("P", Type::U64), pk = b.param("K", Type::S64);
+    Int K = b.symbol("K", pk, 1, 0), tid = b.thread_index(0);
+    // A thread's view of a swizzled box: a dynamic offset, then a layout whose static offsets run
+    // past 2^k and inside it.
+    const int64_t s1 = test::pick(rng, {8, 16, 32, 64, 128, 256});
+    const ComposedLayout box{sw, tid * Int(test::uniform(rng, 1, 9)) + K,
+                             make_layout(IntTuple{4, 8}, IntTuple{test::pick(rng, {1, 2, 3}), s1})};
+    const Type elem = std::array{Type::F32, Type::BF16, Type::U8}[static_cast<size_t>(test::uniform(rng, 0, 2))];
+    const Tensor view(p, Space::Global, elem, box, Type::S64, 1);
+    std::vector<Value> at;
+    for (int64_t i = 0; i < 32; ++i) at.push_back(b.address(view, Coord(Int(i))));
+    Kernel k = b.finish();
+    Interp in{k, {}, {}, {}};
+    const int64_t base = test::uniform(rng, 0, 1 << 20) * 1024, kv = test::uniform(rng, 0, 5000);
+    const int64_t tv = test::uniform(rng, 0, 255);
+    in.params = {{"P", base}, {"K", kv}};
+    in.specials = {{"%tid.x", tv}};
+    in.run();
+    for (int64_t i = 0; i < 32; ++i) {
+      const Value& reg = at[static_cast<size_t>(i)];
+      const int64_t off = evaluate(box(Coord(Int(i))).leaf(), {{"K", kv}, {"tid.x", tv}});
+      INFO(to_string(sw) << " element " << i << " K=" << kv << " tid=" << tv);
+      REQUIRE(in.regs.count(reg.id()));
+      CHECK(in.regs.at(reg.id()) == base + off * bytes(elem));
+    }
+  }
 }
