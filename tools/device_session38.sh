@@ -3,7 +3,8 @@
 # and the address's deeper constant addends (both shrink the generated PTX). PART 1: every GPU test,
 # then issue 18's sweep rows 16-33 through the one call. PART 2: generation time of every Hopper
 # GEMM configuration (tools/device_gen_time.sh), the SASS instruction counts of the kernels whose
-# PTX before the change is in .device/base (if carried), and the sweep's rows 1-15. Logs under $OUT.
+# PTX before the change is in .device/base (if carried; `tessel dump` of 53d125a), and the sweep's rows
+# 1-15. Logs under $OUT.
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 B=build/device/bin
 if [ "${1:-1}" = 1 ]; then
@@ -22,7 +23,7 @@ else
       $B/tessel dump "$k" -o "$OUT/$k.ptx"
       n=()
       for p in "$f" "$OUT/$k.ptx"; do
-        ptxas -arch=sm_90a "$p" -o "$OUT/k.cubin" && n+=("$(cuobjdump -sass "$OUT/k.cubin" | grep -cE '^\s+/\*[0-9a-f]{4}\*/')")
+        ptxas -arch=sm_90a "$p" -o "$OUT/k.cubin" && n+=("$(cuobjdump -sass "$OUT/k.cubin" | grep -cE '^\s+/\*[0-9a-f]{4,}\*/')")
       done
       echo "$k: ${n[*]}"
     done

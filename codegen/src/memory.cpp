@@ -69,12 +69,26 @@ std::vector<Value> KernelBuilder::load(Space s, Type t, Value addr, int64_t offs
 
 void KernelBuilder::load_into(std::vector<Value>& out, Space s, Type t, Value addr, int64_t offset, int vec,
                               LoadOptions o) {
-  check_address(s, addr);
   check_vec(vec, t);
-  if (o.nc && s != Space::Global) fail("codegen: ld.nc reads the global space only");
   const size_t first = out.size();
   for (int i = 0; i < vec; ++i) out.push_back(fresh(t == Type::E4M3 || t == Type::E5M2 ? Type::B16 : t));
-  const std::span<const Value> loaded(out.data() + first, out.size() - first);
+  emit_load(std::span<const Value>(out.data() + first, out.size() - first), s, t, addr, offset, o);
+}
+
+void KernelBuilder::load_to(const std::vector<Value>& dst, Space s, Type t, Value addr, int64_t offset,
+                            LoadOptions o) {
+  check_vec(static_cast<int>(dst.size()), t);
+  const Type rt = t == Type::E4M3 || t == Type::E5M2 ? Type::B16 : t;
+  for (const Value& v : dst)
+    if (reg_class(v.type()) != reg_class(rt))
+      fail(std::string("codegen: load of ") + ptx_name(t) + " into a " + ptx_name(v.type()) + " register");
+  emit_load(dst, s, t, addr, offset, o);
+}
+
+void KernelBuilder::emit_load(std::span<const Value> dst, Space s, Type t, Value addr, int64_t offset,
+                              LoadOptions o) {
+  check_address(s, addr);
+  if (o.nc && s != Space::Global) fail("codegen: ld.nc reads the global space only");
   const Type mt = memory_type(t);
   // Made in place at the end of the block (append()), as binary() makes its instruction: one
   // made aside and emitted was moved in, and loads and stores are a GEMM epilogue's bulk.
@@ -82,12 +96,12 @@ void KernelBuilder::load_into(std::vector<Value>& out, Space s, Type t, Value ad
   i.op = Op::Ld;
   i.space = s;
   i.type = mt;
-  i.vec = static_cast<uint8_t>(vec);
+  i.vec = static_cast<uint8_t>(dst.size());
   i.cache = o.cache;
   if (o.nc) i.flags |= kNc;
   if (o.no_allocate_l1) i.flags |= kNoAllocL1;
   if (o.prefetch_l2) i.flags |= kL2Prefetch;
-  i.set_ops(data_operand(loaded), Operand::addr(addr.op(), offset));
+  i.set_ops(data_operand(dst), Operand::addr(addr.op(), offset));
 }
 
 void KernelBuilder::store(Space s, Type t, Value addr, const std::vector<Value>& values, int64_t offset, Cache cache) {

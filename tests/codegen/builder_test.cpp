@@ -97,6 +97,9 @@ TEST_CASE("codegen: builder errors name the value and the rule") {
                        Error);
   Value f = b.reg(Type::F32);
   CHECK_THROWS_WITH_AS(f << 2, doctest::Contains("bitwise operations take integer types"), Error);
+  CHECK_THROWS_WITH_AS(b.load_to({f, s}, Space::Global, Type::F32, p), doctest::Contains("load of f32 into a s32 register"),
+                       Error);
+  CHECK_THROWS_WITH_AS(b.load_to({f, f, f}, Space::Global, Type::F32, p), doctest::Contains("vector width 3"), Error);
   CHECK_THROWS_WITH_AS(b.unary(Op::Neg, p), doctest::Contains("neg/abs of a u64"), Error);
   b.finish();
   CHECK_THROWS_WITH_AS(b.finish(), doctest::Contains("finish called twice"), Error);
@@ -175,4 +178,24 @@ TEST_CASE("codegen: a memoized view at other bases emits what the view itself em
   CHECK(v.offsets);
   CHECK_FALSE(v.compose(threads).offsets);
   CHECK_FALSE(v(SliceCoord{_, Int(1)}).offsets);
+}
+
+TEST_CASE("codegen: load_to loads into the registers given, and ptxas accepts it") {
+  KernelBuilder b("tessel_test_load_to");
+  Value p = b.global_pointer_param("p");
+  std::vector<Value> acc;
+  for (int i = 0; i < 4; ++i) acc.push_back(b.mov(b.constant_f32(static_cast<float>(i))));
+  const int regs_before = static_cast<int>(b.kernel().regs.size());
+  b.load_to(acc, Space::Global, Type::F32, p, 16);
+  CHECK(static_cast<int>(b.kernel().regs.size()) == regs_before);  // no register made for the load
+  b.store(Space::Global, Type::F32, p, acc);
+  Module m = one(b.finish());
+  const std::string ptx = print_ptx(m);
+  // The load's destinations are the registers the movs wrote, which the store reads.
+  const size_t ld = ptx.find("ld.global.v4.f32"), st = ptx.find("st.global.v4.f32");
+  REQUIRE(ld != std::string::npos);
+  REQUIRE(st != std::string::npos);
+  auto regs_at = [&](size_t at) { return ptx.substr(ptx.find('{', at), ptx.find('}', at) - ptx.find('{', at) + 1); };
+  CHECK(regs_at(ld) == regs_at(st));
+  test::check_assembles(m);
 }

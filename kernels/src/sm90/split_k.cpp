@@ -100,8 +100,8 @@ Value SplitKFixup::reduce(const WorkTile& at, std::vector<Value>& acc) const {
       b.note("the last arrival: the sum of every split's partial in the order s = 0, 1, ... (its own included)");
       Value p0 = slot(at, b.constant(0, Type::S32));
       for (int g = 0; g < groups; ++g) {
-        const std::vector<Value> v = b.load(Space::Global, Type::F32, p0, g * kGroupBytes, 4, kPartialLoad);
-        for (int e = 0; e < 4; ++e) b.assign(acc[static_cast<size_t>(4 * g + e)], v[static_cast<size_t>(e)]);
+        const auto first = acc.begin() + 4 * g;
+        b.load_to({first, first + 4}, Space::Global, Type::F32, p0, g * kGroupBytes, kPartialLoad);
       }
       b.for_range(b.constant(1, Type::S32), at.parts, 1, [&](Value s) {
         Value ps = slot(at, s);

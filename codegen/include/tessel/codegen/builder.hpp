@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -214,6 +215,8 @@ class KernelBuilder {
 
   // --- Memory. `addr` is a u64 (global/generic) or u32 (shared) address register; offsets in bytes.
   std::vector<Value> load(Space s, Type t, Value addr, int64_t offset = 0, int vec = 1, LoadOptions o = {});
+  // The same into existing registers (an assignment, as assign(): no mov after a fresh load).
+  void load_to(const std::vector<Value>& dst, Space s, Type t, Value addr, int64_t offset = 0, LoadOptions o = {});
   void store(Space s, Type t, Value addr, const std::vector<Value>& values, int64_t offset = 0,
              Cache cache = Cache::None);
   Value atom(Space s, AtomOp op, Type t, Value addr, Value v);
@@ -286,6 +289,7 @@ class KernelBuilder {
   // load()'s work, its registers appended to `out` (load_tensor loads into one list: a list per
   // load was an allocation per element of the epilogue's C boxes).
   void load_into(std::vector<Value>& out, Space s, Type t, Value addr, int64_t offset, int vec, LoadOptions o);
+  void emit_load(std::span<const Value> dst, Space s, Type t, Value addr, int64_t offset, LoadOptions o);
   Value join_bytes(Value lo, Value hi);
   std::pair<Value, int64_t> address_parts(const Tensor& t, const Coord& coord);
   void push_scope();
