@@ -129,10 +129,20 @@ Value KernelBuilder::unary(Op op, Value a) {
 }
 
 Value KernelBuilder::mad(Value a, Value b, Value c) {
+  Value r = fresh(a.type());
+  emit_mad(r, a, b, c);
+  return r;
+}
+
+void KernelBuilder::mad_to(Value dst, Value a, Value b, Value c) {
+  same_class("mad", dst, a);
+  emit_mad(dst, a, b, c);
+}
+
+void KernelBuilder::emit_mad(Value r, Value a, Value b, Value c) {
   same_class("mad", a, b);
   same_class("mad", a, c);
   const Type mul_type = is_float(a.type()) ? a.type() : instr_type(Op::Mul, a.type());
-  Value r = fresh(a.type());
   Instr& i = append();
   if (is_float(a.type())) {
     i.op = Op::Fma;
@@ -147,7 +157,6 @@ Value KernelBuilder::mad(Value a, Value b, Value c) {
   i.add_reg(a.id());
   i.add_reg(b.id());
   i.add_reg(c.id());
-  return r;
 }
 
 Value KernelBuilder::mul_wide(Value a, Value b) {

@@ -180,7 +180,7 @@ TEST_CASE("codegen: a memoized view at other bases emits what the view itself em
   CHECK_FALSE(v(SliceCoord{_, Int(1)}).offsets);
 }
 
-TEST_CASE("codegen: load_to loads into the registers given, and ptxas accepts it") {
+TEST_CASE("codegen: load_to and mad_to write the registers given, and ptxas accepts it") {
   KernelBuilder b("tessel_test_load_to");
   Value p = b.global_pointer_param("p");
   std::vector<Value> acc;
@@ -188,6 +188,9 @@ TEST_CASE("codegen: load_to loads into the registers given, and ptxas accepts it
   const int regs_before = static_cast<int>(b.kernel().regs.size());
   b.load_to(acc, Space::Global, Type::F32, p, 16);
   CHECK(static_cast<int>(b.kernel().regs.size()) == regs_before);  // no register made for the load
+  b.mad_to(acc[0], acc[1], acc[2], acc[0]);  // acc0 += acc1 * acc2, in place
+  CHECK(static_cast<int>(b.kernel().regs.size()) == regs_before);
+  CHECK_THROWS_WITH_AS(b.mad_to(b.reg(Type::S32), acc[1], acc[2], acc[0]), doctest::Contains("mad"), Error);
   b.store(Space::Global, Type::F32, p, acc);
   Module m = one(b.finish());
   const std::string ptx = print_ptx(m);
@@ -197,5 +200,7 @@ TEST_CASE("codegen: load_to loads into the registers given, and ptxas accepts it
   REQUIRE(st != std::string::npos);
   auto regs_at = [&](size_t at) { return ptx.substr(ptx.find('{', at), ptx.find('}', at) - ptx.find('{', at) + 1); };
   CHECK(regs_at(ld) == regs_at(st));
+  const std::string r0 = regs_at(ld).substr(1, regs_at(ld).find(',') - 1);  // acc[0]'s name
+  CHECK(ptx.find("fma.rn.f32 \t" + r0 + ", ") != std::string::npos);
   test::check_assembles(m);
 }

@@ -202,7 +202,7 @@ Module simt_gemm(const SimtGemmConfig& c) {
       for (int i = 0; i < c.thread_m; ++i) {
         for (int j = 0; j < c.thread_n; ++j) {
           Value& r = accum[static_cast<size_t>(i + j * c.thread_m)];
-          b.assign(r, b.mad(a[static_cast<size_t>(i)], bv[static_cast<size_t>(j)], r));
+          b.mad_to(r, a[static_cast<size_t>(i)], bv[static_cast<size_t>(j)], r);
         }
       }
     });
@@ -223,7 +223,7 @@ Module simt_gemm(const SimtGemmConfig& c) {
       b.if_(inside, [&] {
         b.if_(read_c, [&] {
           Value old = widen(b, b.load(Space::Global, load_type(c.dtype), b.address(c_tiled, full))[0], c.dtype, acc);
-          b.assign(result, b.mad(beta, old, result));
+          b.mad_to(result, beta, old, result);
         });
         b.store(Space::Global, c.dtype, b.address(o_tiled, full), {b.cvt(result, c.dtype)});
       });

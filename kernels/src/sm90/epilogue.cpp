@@ -286,7 +286,7 @@ void TmaStoreEpilogue::add_c(const Tensor& cs, std::vector<Value>& v) const {
   const std::vector<Value> cv = b.load_tensor(cs);
   for (size_t i = 0; i < v.size(); ++i) {
     const Value c = p_.out == Type::F32 ? cv[i] : b.cvt(cv[i], Type::F32);
-    b.assign(v[i], b.mad(t_.beta, c, v[i]));
+    b.mad_to(v[i], t_.beta, c, v[i]);
   }
 }
 

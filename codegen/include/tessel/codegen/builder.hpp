@@ -202,6 +202,8 @@ class KernelBuilder {
   Value binary(Op op, Value a, int64_t imm, uint32_t flags = 0);
   Value unary(Op op, Value a);
   Value mad(Value a, Value b, Value c);  // a*b+c (mad.lo for integers, fma.rn for floats)
+  // The same into an existing register (an assignment, as assign(); dst may be c: c += a*b).
+  void mad_to(Value dst, Value a, Value b, Value c);
   Value mul_wide(Value a, Value b);      // 32x32 -> 64
   Value mul_wide(Value a, int64_t b);
   Value min(Value a, Value b);
@@ -290,6 +292,7 @@ class KernelBuilder {
   // load was an allocation per element of the epilogue's C boxes).
   void load_into(std::vector<Value>& out, Space s, Type t, Value addr, int64_t offset, int vec, LoadOptions o);
   void emit_load(std::span<const Value> dst, Space s, Type t, Value addr, int64_t offset, LoadOptions o);
+  void emit_mad(Value r, Value a, Value b, Value c);
   Value join_bytes(Value lo, Value hi);
   std::pair<Value, int64_t> address_parts(const Tensor& t, const Coord& coord);
   void push_scope();
