@@ -27,3 +27,11 @@ device_build() {
     { tail -50 "$OUT/build.log"; echo "build failed"; exit 1; }
   echo "build: ok"
 }
+
+# device_gpu_tests [SECONDS]: every GPU test of the suite (ctest -R gpu, after device_build), its
+# log in $OUT/gpu_tests.log, its summary printed; at most $TEST_S seconds, else SECONDS (330).
+device_gpu_tests() {
+  timeout "${TEST_S:-${1:-330}}" ctest --test-dir build/device -R gpu -j8 --output-on-failure > "$OUT/gpu_tests.log" 2>&1
+  echo "ctest: rc=$?"
+  grep -E "tests passed|tests failed|Failed|\*\*\*|Timeout" "$OUT/gpu_tests.log" | head -20
+}

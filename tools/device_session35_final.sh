@@ -7,9 +7,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 B=build/device/bin
 if [ "${1:-1}" = 1 ]; then
   device_build tessel tessel_tests tessel_codegen_bench
-  timeout "${TEST_S:-300}" ctest --test-dir build/device -R gpu -j8 --output-on-failure > "$OUT/gpu_tests.log" 2>&1
-  echo "ctest: rc=$?"
-  grep -E "tests passed|tests failed|Failed|\*\*\*|Timeout" "$OUT/gpu_tests.log" | head -20
+  device_gpu_tests 300
   bash tools/device_gen6.sh 2>&1 | grep -E "^run|load|page-faults|task-clock"
 else
   device_build tessel

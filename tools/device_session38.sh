@@ -9,9 +9,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 B=build/device/bin
 if [ "${1:-1}" = 1 ]; then
   device_build tessel tessel_tests tessel_codegen_bench
-  timeout "${TEST_S:-330}" ctest --test-dir build/device -R gpu -j8 --output-on-failure > "$OUT/gpu_tests.log" 2>&1
-  echo "ctest: rc=$?"
-  grep -E "tests passed|tests failed|Failed|\*\*\*|Timeout" "$OUT/gpu_tests.log" | head -20
+  device_gpu_tests 330
   timeout 240 $B/tessel bench gemm --sweep --rows 16-33 --one-call --iters 20 --warmup 5 --seed 38 2>&1 |
     grep -vE "^\s*$" | tee "$OUT/sweep.txt" | grep -E "^\s*[0-9]|geometric|error"
 else
