@@ -52,6 +52,9 @@ void check_vec(int vec, Type t) {
   }
 }
 
+// The register type of a loaded or stored element: fp8 has no register type, so it moves as b16.
+Type register_type(Type t) { return t == Type::E4M3 || t == Type::E5M2 ? Type::B16 : t; }
+
 Operand data_operand(std::span<const Value> v) {
   if (v.size() == 1) return v[0].op();
   OperandList ops;
@@ -71,16 +74,15 @@ void KernelBuilder::load_into(std::vector<Value>& out, Space s, Type t, Value ad
                               LoadOptions o) {
   check_vec(vec, t);
   const size_t first = out.size();
-  for (int i = 0; i < vec; ++i) out.push_back(fresh(t == Type::E4M3 || t == Type::E5M2 ? Type::B16 : t));
+  for (int i = 0; i < vec; ++i) out.push_back(fresh(register_type(t)));
   emit_load(std::span<const Value>(out.data() + first, out.size() - first), s, t, addr, offset, o);
 }
 
 void KernelBuilder::load_to(const std::vector<Value>& dst, Space s, Type t, Value addr, int64_t offset,
                             LoadOptions o) {
   check_vec(static_cast<int>(dst.size()), t);
-  const Type rt = t == Type::E4M3 || t == Type::E5M2 ? Type::B16 : t;
   for (const Value& v : dst)
-    if (reg_class(v.type()) != reg_class(rt))
+    if (reg_class(v.type()) != reg_class(register_type(t)))
       fail(std::string("codegen: load of ") + ptx_name(t) + " into a " + ptx_name(v.type()) + " register");
   emit_load(dst, s, t, addr, offset, o);
 }
@@ -109,7 +111,7 @@ void KernelBuilder::store(Space s, Type t, Value addr, const std::vector<Value>&
   const int vec = static_cast<int>(values.size());
   check_vec(vec, t);
   for (const Value& v : values) {
-    if (reg_class(v.type()) != reg_class(t == Type::E4M3 || t == Type::E5M2 ? Type::B16 : t)) {
+    if (reg_class(v.type()) != reg_class(register_type(t))) {
       fail(std::string("codegen: store of a ") + ptx_name(v.type()) + " value as " + ptx_name(t));
     }
   }
