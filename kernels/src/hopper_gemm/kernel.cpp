@@ -187,109 +187,68 @@ Value copies_c(const GemmKernel& k) {
   return ((k.p.flags & kHopperGemmCopyC) != 0) & (k.p.beta != b.constant_f32(0.0f));
 }
 
-// One element of type `t` at `address` (u64, global), loaded or stored where `guard` holds.
-Value guarded_load(KernelBuilder& b, Type t, Value address, Value guard) {
-  return b.load_tensor(Tensor(address, Space::Global, t, make_layout(IntTuple{1}, IntTuple{1}), Type::S64, bytes(t)),
-                       guard)[0];
-}
-void guarded_store(KernelBuilder& b, Type t, Value address, Value v, Value guard) {
-  b.store_tensor(Tensor(address, Space::Global, t, make_layout(IntTuple{1}, IntTuple{1}), Type::S64, bytes(t)), {v},
-                 guard);
-}
-
-int log2_ceil(int64_t x) {
-  int s = 0;
-  while ((int64_t{1} << s) < x) ++s;
-  return s;
-}
-
-// The tile's C lines (rows of a row-major C, columns of a column-major one) from c_src to c_dst:
-// what copy_c_tile works out once per tile.
-// Addresses are made from the parameters at each use, not kept: the producer warpgroup runs at 40
-// registers, and a parameter costs none (ptxas reads it from the constant bank).
-struct CopyLines {
-  Value column;         // C is column-major (M-contiguous)
-  Value lines, len;     // lines inside the problem, elements of each
-  Value batch, a0, e0;  // C's batch, the tile's first line and its first element in a line
-  // The address of element e (s32) of line i (s32) of the tile, in c_src (source) or c_dst.
-  Value address(const GemmKernel& k, bool source, Value i, Value e) const {
-    KernelBuilder& b = k.b;
-    const Value base = source ? k.p.c_src : k.p.c_dst, ld = source ? k.p.ld_c_src : k.p.ld_c_dst;
-    const Value batch_stride = source ? k.p.batch_stride_c_src : k.p.batch_stride_c_dst;
-    return base + (b.cvt(batch, Type::S64) * batch_stride + b.cvt(a0 + i, Type::S64) * ld + b.cvt(e0 + e, Type::S64)) *
-                      static_cast<int64_t>(bytes(k.c.out));
-  }
-};
-
-// Units of `t` (8, 4 or 2 bytes, every line's start a multiple: kHopperGemmCopyC's alignment) that
-// lie wholly in the lines, flat over (line, unit) so that the copier's 96 threads each keep
-// kCopyUnroll loads in flight whatever the lines' length: unit u of line i is flat index
-// (i << shift) + u, shift the bits of the most units a line of the tile has.
-void copy_units(const GemmKernel& k, const CopyLines& c, Value t, Type ut) {
-  KernelBuilder& b = k.b;
-  const int64_t w = bytes(ut), eb = bytes(k.c.out);
-  const Value units = (c.len * eb) >> log2_ceil(w);
-  const Value shift = b.select(c.column, b.constant(log2_ceil(k.c.tile_m * eb / w), Type::S32),
-                               b.constant(log2_ceil(k.c.tile_n * eb / w), Type::S32));
-  const Value mask = (b.constant(1, Type::S32) << shift) - 1;
-  const Value total = c.lines << shift;
-  auto at = [&](Value f, bool source) { return c.address(k, source, f >> shift, (f & mask) * (w / eb)); };
-  Value f = b.mov(t);
-  b.while_([&] { return f < total; },
+// `n` units of type `t` from `src` to `dst` (u64 global addresses), a warp's lane taking units lane,
+// lane + 32, ...: kCopyUnroll loads in flight before their stores (a load then its store would pay
+// the memory's latency per unit), then the rest one at a time.
+void copy_units(KernelBuilder& b, Value src, Value dst, Value n, Value lane, Type t) {
+  const int64_t w = bytes(t);
+  Value j = b.cvt(lane, Type::S32);
+  Value at = b.cvt(lane, Type::U64) * w;
+  Value s = src + at, d = dst + at;
+  b.while_([&] { return j + 32 * (kCopyUnroll - 1) < n; },
            [&] {
-             std::vector<Value> v, in;
-             for (int u = 0; u < kCopyUnroll; ++u) {
-               const Value fu = f + kCopierThreads * u;
-               in.push_back((fu < total) & ((fu & mask) < units));
-               v.push_back(guarded_load(b, ut, at(fu, true), in.back()));
-             }
-             for (int u = 0; u < kCopyUnroll; ++u) {
-               const Value fu = f + kCopierThreads * u;
-               guarded_store(b, ut, at(fu, false), v[static_cast<size_t>(u)], in[static_cast<size_t>(u)]);
-             }
-             b.assign(f, f + kCopierThreads * kCopyUnroll);
+             std::vector<Value> v;
+             for (int u = 0; u < kCopyUnroll; ++u) v.push_back(b.load(Space::Global, t, s, 32 * u * w)[0]);
+             for (int u = 0; u < kCopyUnroll; ++u) b.store(Space::Global, t, d, {v[static_cast<size_t>(u)]}, 32 * u * w);
+             b.assign(s, s + 32 * kCopyUnroll * w);
+             b.assign(d, d + 32 * kCopyUnroll * w);
+             b.assign(j, j + 32 * kCopyUnroll);
            });
-  // The elements after a line's last whole unit (fewer than w / eb: at most 3), element by element.
-  const Value done = units * (w / eb);
-  b.if_(done < c.len, [&] {
-    const Type et = eb == 2 ? Type::B16 : Type::B32;
-    b.for_range(b.mov(t), c.lines * 4, kCopierThreads, [&](Value g) {
-      const Value e = done + (g & 3), line = g >> 2;
-      const Value in = e < c.len;
-      const Value x = guarded_load(b, et, c.address(k, true, line, e), in);
-      guarded_store(b, et, c.address(k, false, line, e), x, in);
-    });
-  });
+  b.while_([&] { return j < n; },
+           [&] {
+             b.store(Space::Global, t, d, b.load(Space::Global, t, s));
+             b.assign(s, s + 32 * w);
+             b.assign(d, d + 32 * w);
+             b.assign(j, j + 32);
+           });
 }
 
-// The tile's C from c_src to c_dst (the workspace, which tmap_c describes), in C's major, in units
-// of the widest of 8, 4 and 2 bytes that c_src's address, line pitch and batch stride are all
-// multiples of (c_dst's lines start on 128 bytes).
-void copy_c_tile(const GemmKernel& k, const WorkTile& at, Value t) {
+// The tile's C from c_src to c_dst (the workspace, which tmap_c describes), in C's major: its
+// lines (rows of a row-major C, columns of a column-major one) inside the problem, line i by warp
+// i % 3 of the copier. Each line moves in 8-byte units where its first element is 8-byte aligned
+// (the units after the last whole one element by element), else element by element: c_dst's lines
+// start on 128 bytes, c_src's wherever C's leading dimension puts them.
+void copy_c_tile(const GemmKernel& k, const WorkTile& at, Value warp, Value lane) {
   KernelBuilder& b = k.b;
+  const Type et = bytes(k.c.out) == 2 ? Type::B16 : Type::B32;
   const int64_t eb = bytes(k.c.out);
-  CopyLines c;
-  c.column = (k.p.flags & kHopperGemmColumnMajorC) != 0;
-  c.batch = b.select((k.p.flags & kHopperGemmBroadcastC) != 0, b.constant(0, Type::S32), at.l);
+  const Value column = (k.p.flags & kHopperGemmColumnMajorC) != 0;
+  const Value batch = b.select((k.p.flags & kHopperGemmBroadcastC) != 0, b.constant(0, Type::S32), at.l);
   // (a, e): the line and the element within it, (m, n) or (n, m).
-  c.a0 = b.select(c.column, at.n0, at.m0);
-  c.e0 = b.select(c.column, at.m0, at.n0);
-  c.lines = b.min(b.select(c.column, b.constant(k.c.tile_n, Type::S32), b.constant(k.c.tile_m, Type::S32)),
-                  b.select(c.column, k.p.N, k.p.M) - c.a0);
-  c.len = b.min(b.select(c.column, b.constant(k.c.tile_m, Type::S32), b.constant(k.c.tile_n, Type::S32)),
-                b.select(c.column, k.p.M, k.p.N) - c.e0);
-  const Value align = b.cvt(k.p.c_src, Type::U32) | b.cvt((k.p.ld_c_src | k.p.batch_stride_c_src) * eb, Type::U32);
-  if (eb == 2) {
+  const Value a0 = b.select(column, at.n0, at.m0), e0 = b.select(column, at.m0, at.n0);
+  const Value lines = b.min(b.select(column, b.constant(k.c.tile_n, Type::S32), b.constant(k.c.tile_m, Type::S32)),
+                            b.select(column, k.p.N, k.p.M) - a0);
+  const Value len = b.min(b.select(column, b.constant(k.c.tile_m, Type::S32), b.constant(k.c.tile_n, Type::S32)),
+                          b.select(column, k.p.M, k.p.N) - e0);
+  auto first = [&](Value base, Value ld, Value batch_stride) {
+    return base + (b.cvt(batch, Type::S64) * batch_stride + b.cvt(a0, Type::S64) * ld + b.cvt(e0, Type::S64)) * eb;
+  };
+  const Value src0 = first(k.p.c_src, k.p.ld_c_src, k.p.batch_stride_c_src);
+  const Value dst0 = first(k.p.c_dst, k.p.ld_c_dst, k.p.batch_stride_c_dst);
+  const Value units = (len * static_cast<int64_t>(eb)) >> 3;  // whole 8-byte units of a line
+  const Value rest = units * (8 / eb);                        // the elements they hold
+  b.for_range(b.cvt(warp, Type::S32), lines, kCopierThreads / 32, [&](Value i) {
+    const Value line = b.cvt(i, Type::S64);
+    const Value src = src0 + line * k.p.ld_c_src * eb, dst = dst0 + line * k.p.ld_c_dst * eb;
     b.if_(
-        (align & 7) == 0, [&] { copy_units(k, c, t, Type::B64); },
+        (b.cvt(src, Type::U32) & 7) == 0,
         [&] {
-          b.if_(
-              (align & 3) == 0, [&] { copy_units(k, c, t, Type::B32); }, [&] { copy_units(k, c, t, Type::B16); });
-        });
-  } else {
-    b.if_(
-        (align & 7) == 0, [&] { copy_units(k, c, t, Type::B64); }, [&] { copy_units(k, c, t, Type::B32); });
-  }
+          copy_units(b, src, dst, units, lane, Type::B64);
+          const Value skip = b.cvt(rest, Type::S64) * eb;
+          copy_units(b, src + skip, dst + skip, len - rest, lane, et);
+        },
+        [&] { copy_units(b, src, dst, len, lane, et); });
+  });
 }
 
 // Warps 1 to 3 of the producer warpgroup, where the launch copies C: per tile, the tile's C into
@@ -300,10 +259,10 @@ void copier(const GemmKernel& k) {
   KernelBuilder& b = k.b;
   b.note("producer warps 1-3: with kHopperGemmCopyC, each tile's C into the workspace, where the TMA reads it");
   b.if_(copies_c(k), [&] {
-    const Value t = b.cvt(k.tid, Type::S32) - 32;  // 0 .. 95
+    const Value warp = (k.tid >> 5) - 1, lane = k.tid & 31;
     const Value taken = b.mov(b.constant(1, Type::U32));  // parity 1 of a fresh barrier: done
     k.scheduler.for_each_tile([&](const WorkTile& at) {
-      copy_c_tile(k, at, t);
+      copy_c_tile(k, at, warp, lane);
       fence_proxy_async(b, Space::Global);
       mbarrier_wait(b, k.smem.element(k.regions.c_taken, 0), taken);
       b.assign(taken, taken ^ b.constant(1, Type::U32));
