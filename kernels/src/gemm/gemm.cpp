@@ -92,7 +92,7 @@ std::vector<GemmStep> gemm_steps(const GemmChoice& choice, const GemmArguments& 
   if (!p || p->packed != choice.packed) fail("gemm_steps: the arguments are not those the choice was made for");
   if (p->packed[kPackA]) steps.push_back(copy_step(args.A, p->views[kPackA], "copy A into the workspace: " + layout_text(p->views[kPackA])));
   if (p->packed[kPackB]) steps.push_back(copy_step(args.B, p->views[kPackB], "copy B into the workspace: " + layout_text(p->views[kPackB])));
-  if (p->packed[kPackC] && !p->c_in_kernel) steps.push_back(copy_step(args.c(), p->views[kPackC], "copy C into the workspace: " + layout_text(p->views[kPackC])));
+  if (p->packed[kPackC]) steps.push_back(copy_step(args.c(), p->views[kPackC], "copy C into the workspace: " + layout_text(p->views[kPackC])));
   steps.push_back({choice.kernel, with_split_k(choice, p->packed_args, workspace, p->workspace_bytes), "gemm"});
   if (p->packed[kPackOut]) steps.push_back(copy_step(p->views[kPackOut], args.out, "copy out back from the workspace"));
   return steps;

@@ -62,15 +62,6 @@ int64_t span(const TensorView& p) {
 // Elements the copy moves: the whole view, or one matrix where it broadcasts.
 int64_t copied_elements(const TensorView& v) { return broadcast(v) ? v.size() / v.shape[0] : v.size(); }
 
-// Whether `major`'s mode, and only it, has stride 1 (has_major also takes an extent of 1): the
-// line-by-line copy of a kernel reads and writes the same mode contiguously.
-bool contiguous_in(const TensorView& v, Major major) {
-  const int r = v.rank();
-  if (r < 2 || major == Major::Any) return false;
-  const int64_t rows = v.stride[static_cast<size_t>(r - 2)], cols = v.stride[static_cast<size_t>(r - 1)];
-  return major == Major::Row ? cols == 1 : rows == 1 && cols != 1;
-}
-
 }  // namespace
 
 bool tma_aligned(const TensorView& v) {
@@ -141,21 +132,12 @@ std::optional<Packing> plan_packing(const KernelMetadata& md, const GemmArgument
       const bool narrow = int64_t{md.design.tile[1]} * codegen::bytes(c.dtype) < 128;
       const Major major = narrow ? mo.major : own;
       p.packed_args.C = place(kPackC, c, major);
-      // A kernel that copies C itself does so tile by tile under its mainloop, line by line in C's
-      // own major (GemmArguments::c_source): no launch of its own, no pass over C before the GEMM.
-      const bool in_kernel = md.design.copies_c && major == own && contiguous_in(c, own) &&
-                             c.data % static_cast<uint64_t>(codegen::bytes(c.dtype)) == 0;
-      if (in_kernel) {
-        p.packed_args.c_source = c;
-        p.c_in_kernel = true;
-      } else {
-        count(c, major);
-      }
+      count(c, major);
     }
   } else {
     p.packed_args.C.reset();
   }
-  if (p.copies == 0 && !p.c_in_kernel) return std::nullopt;  // nothing to copy: the kernel refuses for another reason
+  if (p.copies == 0) return std::nullopt;  // nothing to copy: the kernel refuses for another reason
   p.workspace_bytes = offset;
   return p;
 }

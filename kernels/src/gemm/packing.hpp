@@ -19,7 +19,6 @@ struct Packing {
   int64_t copied_bytes = 0;               // bytes the copies move (each read once, written once)
   int64_t transposed_bytes = 0;           // of those, bytes copied into another major (strided reads)
   int copies = 0;                         // copy launches
-  bool c_in_kernel = false;               // C packed by the GEMM kernel itself (packed_args.c_source)
 };
 
 // The copies that let `md`'s kernel run `args`, with the workspace at `workspace`; nullopt when

@@ -388,7 +388,6 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
     GemmChoice c;
     c.kernel = k;
     std::size_t copied = 0;  // the copies' workspace
-    bool c_by_kernel = false;
     // Split-K: the count forced by the arguments, or the model's.
     GemmArguments run = args;
     bool no_split = false;
@@ -426,7 +425,6 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
       c.packed = p->packed;
       c.l2_us = l2_floor_us(md, p->packed_args);
       copied = p->workspace_bytes;
-      c_by_kernel = p->c_in_kernel;
       // The copies' regions, then split-K's (gemm_steps lays them out so).
       c.workspace_bytes = split_k_workspace_offset(p->workspace_bytes) + k->workspace_size(p->packed_args);
       c.estimate_us = estimate_gemm_us(md, p->packed_args, dev) +
@@ -454,7 +452,7 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
     else
       t << tiles << " tiles of " << shape << " on " << dev.sm_count << " SMs, " << ceil_div(e.K, tk)
         << " k-tiles each";
-    if (c.any_packed()) t << ", " << copied << " bytes copied through the workspace" << (c_by_kernel ? " (C by the kernel, under its mainloop)" : "");
+    if (c.any_packed()) t << ", " << copied << " bytes copied through the workspace";
     t << ": about " << std::fixed;
     t.precision(1);
     t << c.estimate_us << " us";

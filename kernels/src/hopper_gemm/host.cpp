@@ -151,33 +151,6 @@ Status hopper_gemm_stream_k_supports(const HopperGemmConfig& c, const GemmArgume
   return Status::success();
 }
 
-// GemmArguments::c_source: a kernel that copies C (copies_c()), C read (beta != 0) from a view of
-// the workspace, and a source of C's shape, type and major, aligned to its element.
-Status hopper_gemm_c_source_supports(const HopperGemmConfig& c, const GemmArguments& g) {
-  if (!g.c_source) return Status::success();
-  const TensorView& src = *g.c_source;
-  const std::string what = "c_source " + src.to_string();
-  if (!c.copies_c())
-    return Status::failure(what + ": " + c.name() +
-                           " does not copy C itself (only cooperative data-parallel kernels do: not _pp, _sk, "
-                           "_streamk or _swap)");
-  if (g.beta == 0 || !g.C || !g.distinct_c())
-    return Status::failure(what + ": the kernel copies a C into *C, so it needs beta != 0 and a C of its own");
-  if (src.dtype != g.C->dtype || src.shape != g.C->shape)
-    return Status::failure(what + " and C " + g.C->to_string() + " differ in type or shape");
-  if (src.rank() != 2 && src.rank() != 3) return Status::failure(what + ": rank 2 or 3");
-  const int us = c_unit_mode(src);
-  if (us == 0 || us != c_unit_mode(*g.C))
-    return Status::failure(what + " and C " + g.C->to_string() +
-                           " must be contiguous in the same mode (M or N): the kernel copies line by line");
-  if (src.data % static_cast<uint64_t>(codegen::bytes(src.dtype)) != 0)
-    return Status::failure(what + ": its address " + str(static_cast<int64_t>(src.data)) + " is not a multiple of its " +
-                           str(codegen::bytes(src.dtype)) + "-byte element");
-  if (broadcast_batches(src) != broadcast_batches(*g.C))
-    return Status::failure(what + " and C " + g.C->to_string() + ": both or neither broadcast one batch");
-  return Status::success();
-}
-
 }  // namespace
 
 Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& g) {
@@ -204,7 +177,6 @@ Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& g) {
                              " loads such a C in boxes of 128 bytes of " + (uc == 2 ? "N" : "M") + ", wider than its " +
                              str(k.tile_n) + "-column tile (a kernel without _swap, or a C in out's major, runs it)");
   }
-  if (Status s = hopper_gemm_c_source_supports(c, g); !s) return s;
   if (g.A.rank() != g.B.rank() || g.A.rank() != g.out.rank()) {
     return Status::failure("A, B and out have ranks " + str(g.A.rank()) + ", " + str(g.B.rank()) + " and " +
                            str(g.out.rank()) + "; hopper_gemm needs one rank for all three");
@@ -252,7 +224,6 @@ GemmArguments kernel_arguments(const HopperGemmConfig& c, const GemmArguments& g
   t.B = transposed(g.A);
   t.out = transposed(g.out);
   if (g.C) t.C = transposed(*g.C);
-  if (g.c_source) t.c_source = transposed(*g.c_source);
   return t;
 }
 
@@ -349,21 +320,7 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const Gem
   p.arg(encode(maps.c, c_read(g).data)).arg(g.out.data);
   p.arg(static_cast<int32_t>(M)).arg(static_cast<int32_t>(N)).arg(static_cast<int32_t>(K)).arg(static_cast<int32_t>(L));
   p.arg(ld).arg(o.stride[0]).arg(static_cast<float>(g.alpha)).arg(static_cast<float>(g.beta));
-  const bool copy_c = g.c_source && g.beta != 0;
-  p.arg(hopper_gemm_flags(g.A, g.B, c_read(g)) | (copy_c ? kHopperGemmCopyC : 0u));
-  if (c.copies_c()) {
-    // Elements between C's lines (rows, or columns of a column-major C) and batches, source then copy.
-    auto lines = [](const TensorView& v) {
-      const Matrix m = as_matrix(v);
-      return std::array<int64_t, 2>{c_unit_mode(v) == 2 ? m.stride[1] : m.stride[2], m.stride[0]};
-    };
-    if (copy_c) {
-      const std::array<int64_t, 2> s = lines(*g.c_source), d = lines(*g.C);
-      p.arg(g.c_source->data).arg(s[0]).arg(s[1]).arg(g.C->data).arg(d[0]).arg(d[1]);
-    } else {
-      p.arg(uint64_t{0}).arg(int64_t{0}).arg(int64_t{0}).arg(uint64_t{0}).arg(int64_t{0}).arg(int64_t{0});
-    }
-  }
+  p.arg(hopper_gemm_flags(g.A, g.B, c_read(g)));
   if (c.split_k) {
     const std::size_t ws = hopper_gemm_workspace_size(config, args);
     if (ws > 0 && args.workspace == 0)
@@ -456,7 +413,6 @@ KernelMetadata hopper_gemm_metadata(const HopperGemmConfig& c) {
   md.design.stages = c.stages;
   md.design.cluster = {c.cluster_m, c.cluster_n, 1};
   md.design.threads = c.threads();
-  md.design.copies_c = c.copies_c();
   md.min_cc = 90;
   md.epilogue = Epilogue::LinearCombination;
   md.options = hopper_gemm_options(c);

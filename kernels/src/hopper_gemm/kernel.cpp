@@ -42,20 +42,15 @@ constexpr int kGroupRows = 8;  // tile-rows per rasterization group (L2 reuse)
 // The named barriers (after TmaStoreEpilogue's 1 and 2) of the consumer warpgroups that read A
 // through registers: 3 + w.
 constexpr int kRegABarrier = 3;
-// The copier (copies_c kernels): the producer warpgroup's warps 1 to 3, each with kCopyUnroll
-// loads in flight per lane.
-constexpr int kCopierThreads = 96;
-constexpr int kCopyUnroll = 4;
 
 // The kernel's parameters, in the order of hopper_gemm.hpp.
 struct GemmParams {
   Value tmap_a, tmap_b, tmap_out, tmap_c, out, M, N, K, L, ld_out, batch_stride_out, alpha, beta, flags;
-  Value c_src, ld_c_src, batch_stride_c_src, c_dst, ld_c_dst, batch_stride_c_dst;  // copies_c() only
   Value splits, workspace, launch;  // split-K only (workspace and launch: stream-K too)
   Value dp_tiles, slots;            // stream-K only
 };
 
-GemmParams declare_params(KernelBuilder& b, bool copies_c, bool split_k, bool stream_k) {
+GemmParams declare_params(KernelBuilder& b, bool split_k, bool stream_k) {
   b.note("parameters: the TMA descriptors of A, B, out and C, out, the sizes, out's strides, alpha, beta, flags");
   GemmParams p;
   p.tmap_a = b.tensor_map_param("tmap_a");
@@ -72,15 +67,6 @@ GemmParams declare_params(KernelBuilder& b, bool copies_c, bool split_k, bool st
   p.alpha = b.param("alpha", Type::F32);
   p.beta = b.param("beta", Type::F32);
   p.flags = b.param("flags", Type::U32);
-  if (copies_c) {
-    b.note("kHopperGemmCopyC: the C that the TMA cannot read (elements), and where the kernel copies it (tmap_c's)");
-    p.c_src = b.global_pointer_param("c_src");
-    p.ld_c_src = b.param("ld_c_src", Type::S64);
-    p.batch_stride_c_src = b.param("batch_stride_c_src", Type::S64);
-    p.c_dst = b.global_pointer_param("c_dst");
-    p.ld_c_dst = b.param("ld_c_dst", Type::S64);
-    p.batch_stride_c_dst = b.param("batch_stride_c_dst", Type::S64);
-  }
   if (split_k) {
     b.note("split-K: the split count, the workspace (counters, then partial tiles) and the launch's id");
     p.splits = b.param("splits", Type::S32);
@@ -179,106 +165,12 @@ TmaStoreEpilogue::Tensors epilogue_tensors(const GemmKernel& k) {
                                    k.p.batch_stride_out, k.p.alpha, k.p.beta, k.p.flags};
 }
 
-// ---- The copier ----------------------------------------------------------------------------------
-
-// Whether this launch copies C (kHopperGemmCopyC, and beta != 0: C is read at all).
-Value copies_c(const GemmKernel& k) {
-  KernelBuilder& b = k.b;
-  return ((k.p.flags & kHopperGemmCopyC) != 0) & (k.p.beta != b.constant_f32(0.0f));
-}
-
-// `n` units of type `t` from `src` to `dst` (u64 global addresses), a warp's lane taking units lane,
-// lane + 32, ...: kCopyUnroll loads in flight before their stores (a load then its store would pay
-// the memory's latency per unit), then the rest one at a time.
-void copy_units(KernelBuilder& b, Value src, Value dst, Value n, Value lane, Type t) {
-  const int64_t w = bytes(t);
-  Value j = b.cvt(lane, Type::S32);
-  Value at = b.cvt(lane, Type::U64) * w;
-  Value s = src + at, d = dst + at;
-  b.while_([&] { return j + 32 * (kCopyUnroll - 1) < n; },
-           [&] {
-             std::vector<Value> v;
-             for (int u = 0; u < kCopyUnroll; ++u) v.push_back(b.load(Space::Global, t, s, 32 * u * w)[0]);
-             for (int u = 0; u < kCopyUnroll; ++u) b.store(Space::Global, t, d, {v[static_cast<size_t>(u)]}, 32 * u * w);
-             b.assign(s, s + 32 * kCopyUnroll * w);
-             b.assign(d, d + 32 * kCopyUnroll * w);
-             b.assign(j, j + 32 * kCopyUnroll);
-           });
-  b.while_([&] { return j < n; },
-           [&] {
-             b.store(Space::Global, t, d, b.load(Space::Global, t, s));
-             b.assign(s, s + 32 * w);
-             b.assign(d, d + 32 * w);
-             b.assign(j, j + 32);
-           });
-}
-
-// The tile's C from c_src to c_dst (the workspace, which tmap_c describes), in C's major: its
-// lines (rows of a row-major C, columns of a column-major one) inside the problem, line i by warp
-// i % 3 of the copier. Each line moves in 8-byte units where its first element is 8-byte aligned
-// (the units after the last whole one element by element), else element by element: c_dst's lines
-// start on 128 bytes, c_src's wherever C's leading dimension puts them.
-void copy_c_tile(const GemmKernel& k, const WorkTile& at, Value warp, Value lane) {
-  KernelBuilder& b = k.b;
-  const Type et = bytes(k.c.out) == 2 ? Type::B16 : Type::B32;
-  const int64_t eb = bytes(k.c.out);
-  const Value column = (k.p.flags & kHopperGemmColumnMajorC) != 0;
-  const Value batch = b.select((k.p.flags & kHopperGemmBroadcastC) != 0, b.constant(0, Type::S32), at.l);
-  // (a, e): the line and the element within it, (m, n) or (n, m).
-  const Value a0 = b.select(column, at.n0, at.m0), e0 = b.select(column, at.m0, at.n0);
-  const Value lines = b.min(b.select(column, b.constant(k.c.tile_n, Type::S32), b.constant(k.c.tile_m, Type::S32)),
-                            b.select(column, k.p.N, k.p.M) - a0);
-  const Value len = b.min(b.select(column, b.constant(k.c.tile_m, Type::S32), b.constant(k.c.tile_n, Type::S32)),
-                          b.select(column, k.p.M, k.p.N) - e0);
-  auto first = [&](Value base, Value ld, Value batch_stride) {
-    return base + (b.cvt(batch, Type::S64) * batch_stride + b.cvt(a0, Type::S64) * ld + b.cvt(e0, Type::S64)) * eb;
-  };
-  const Value src0 = first(k.p.c_src, k.p.ld_c_src, k.p.batch_stride_c_src);
-  const Value dst0 = first(k.p.c_dst, k.p.ld_c_dst, k.p.batch_stride_c_dst);
-  const Value units = (len * static_cast<int64_t>(eb)) >> 3;  // whole 8-byte units of a line
-  const Value rest = units * (8 / eb);                        // the elements they hold
-  b.for_range(b.cvt(warp, Type::S32), lines, kCopierThreads / 32, [&](Value i) {
-    const Value line = b.cvt(i, Type::S64);
-    const Value src = src0 + line * k.p.ld_c_src * eb, dst = dst0 + line * k.p.ld_c_dst * eb;
-    b.if_(
-        (b.cvt(src, Type::U32) & 7) == 0,
-        [&] {
-          copy_units(b, src, dst, units, lane, Type::B64);
-          const Value skip = b.cvt(rest, Type::S64) * eb;
-          copy_units(b, src + skip, dst + skip, len - rest, lane, et);
-        },
-        [&] { copy_units(b, src, dst, len, lane, et); });
-  });
-}
-
-// Warps 1 to 3 of the producer warpgroup, where the launch copies C: per tile, the tile's C into
-// the workspace, made visible to the async proxy (the epilogue's TMA loads read it), then an
-// arrival on c_copied, once the consumers have taken the tile before (c_taken: a parity wait
-// cannot tell phase p from p + 2).
-void copier(const GemmKernel& k) {
-  KernelBuilder& b = k.b;
-  b.note("producer warps 1-3: with kHopperGemmCopyC, each tile's C into the workspace, where the TMA reads it");
-  b.if_(copies_c(k), [&] {
-    const Value warp = (k.tid >> 5) - 1, lane = k.tid & 31;
-    const Value taken = b.mov(b.constant(1, Type::U32));  // parity 1 of a fresh barrier: done
-    k.scheduler.for_each_tile([&](const WorkTile& at) {
-      copy_c_tile(k, at, warp, lane);
-      fence_proxy_async(b, Space::Global);
-      mbarrier_wait(b, k.smem.element(k.regions.c_taken, 0), taken);
-      b.assign(taken, taken ^ b.constant(1, Type::U32));
-      mbarrier_arrive(b, k.smem.element(k.regions.c_copied, 0));
-    });
-  });
-}
-
 // Warpgroup 0: gives its registers away; one thread issues every TMA load (and, with beta != 0,
-// the L2 prefetch of each tile's C once its k-tiles are asked for); copies_c() kernels: warps 1 to
-// 3 copy C where the TMA cannot read it.
+// the L2 prefetch of each tile's C once its k-tiles are asked for).
 void producer(const GemmKernel& k) {
   KernelBuilder& b = k.b;
   b.note("producer warpgroup: gives registers away; thread 0 issues every TMA load");
   setmaxnreg(b, false, 40);
-  // Thread 0's values and the copier's are live on their own paths only (an if and its else).
   b.if_(k.tid == 0, [&] {
     PipelineState state = k.pipeline.make_state();
     k.scheduler.for_each_tile([&](const WorkTile& at) {
@@ -290,16 +182,9 @@ void producer(const GemmKernel& k) {
       // C into L2 ahead of the epilogue, once the tile's last k-tiles are asked for (a stage ring
       // before the consumers finish): before them, it competed with the pipeline's first loads
       // for DRAM. Not for split-K or stream-K: only the unit that arrives last reads C.
-      // A C that the copier copies is not in the workspace yet.
-      if (!units && k.c.copies_c())
-        b.if_((k.p.flags & kHopperGemmCopyC) == 0,
-              [&] { TmaStoreEpilogue::prefetch_c(b, epilogue_params(k), epilogue_tensors(k), at); });
-      else if (!units)
-        TmaStoreEpilogue::prefetch_c(b, epilogue_params(k), epilogue_tensors(k), at);
+      if (!units) TmaStoreEpilogue::prefetch_c(b, epilogue_params(k), epilogue_tensors(k), at);
     });
     k.pipeline.producer_tail(state);
-  }, [&] {
-    if (k.c.copies_c()) b.if_(k.tid >= 32, [&] { copier(k); });
   });
 }
 
@@ -498,28 +383,10 @@ void consumer(const GemmKernel& k, Value wg) {
   const TmaStoreEpilogue epilogue = make_epilogue(k, w, t128);
   std::optional<SplitKFixup> fixup;
   if (k.c.split_k || k.c.stream_k) fixup.emplace(make_fixup(k, w, t128));
-  // A C that the copier copies: its first boxes once the copier has put the tile's C in the
-  // workspace, after the mainloop (the wait would hold the mainloop up).
-  const std::optional<Value> copied = k.c.copies_c() ? std::optional<Value>(copies_c(k)) : std::nullopt;
-  const Value copied_parity = b.mov(b.constant(0, Type::U32));
   k.scheduler.for_each_tile(
       [&](const WorkTile& at) {
-        if (copied)
-          b.if_((k.p.flags & kHopperGemmCopyC) == 0, [&] { epilogue.preload_c(at); });
-        else if (!fixup)
-          epilogue.preload_c(at);  // the tile's first C boxes, under the mainloop
+        if (!fixup) epilogue.preload_c(at);  // the tile's first C boxes, under the mainloop
         mainloop.run(turn ? &*turn : nullptr, fixup ? at.k_count : k.scheduler.k_tiles());
-        if (copied) {
-          b.if_(*copied, [&] {
-            b.note("the copier has put the tile's C in the workspace: take it, then load its first boxes");
-            b.if_(t128 == 0, [&] {
-              mbarrier_wait(b, k.smem.element(k.regions.c_copied, 0), copied_parity);
-              mbarrier_arrive(b, k.smem.element(k.regions.c_taken, 0));
-            });
-            b.assign(copied_parity, copied_parity ^ b.constant(1, Type::U32));
-            epilogue.preload_c(at);
-          });
-        }
         if (fixup) {  // split-K, stream-K: the unit that arrives last stores the sum of the tile's partials,
                       // and only it loads C (a unit that stores nothing must leave C's barriers be)
           Value stores = fixup->reduce(at, mainloop.accumulators().front());
@@ -569,7 +436,7 @@ Module hopper_gemm(const HopperGemmConfig& config) {
   atom.check();
   KernelBuilder b(config.name());
   set_launch_bounds(b, c);
-  const GemmParams p = declare_params(b, c.copies_c(), c.split_k, c.stream_k);
+  const GemmParams p = declare_params(b, c.split_k, c.stream_k);
 
   const HopperGemmSharedStorage regions(c);
   b.note("shared memory: the base rounded up to the 1024-byte period of the 128-byte swizzle");
@@ -587,10 +454,6 @@ Module hopper_gemm(const HopperGemmConfig& config) {
     pipeline.init();
     if (turns) turns->init();
     TmaStoreEpilogue::init(smem, regions.c_full);
-    if (c.copies_c()) {
-      mbarrier_init(b, smem.element(regions.c_copied, 0), kCopierThreads);
-      mbarrier_init(b, smem.element(regions.c_taken, 0), c.consumers());
-    }
     fence_mbarrier_init(b);
   });
   // In a cluster the peer's barriers must be initialized before anything multicasts or arrives on them:

@@ -16,8 +16,6 @@ HopperGemmSharedStorage::HopperGemmSharedStorage(const HopperGemmConfig& c) {
   empty = l.add(c.stages, kMbarrier, kMbarrier);
   turns = l.add(c.pingpong ? 2 : 0, kMbarrier, kMbarrier);
   c_full = l.add(2 * c.consumers(), kMbarrier, kMbarrier);  // one per staging box
-  c_copied = l.add(c.copies_c() ? 1 : 0, kMbarrier, kMbarrier);
-  c_taken = l.add(c.copies_c() ? 1 : 0, kMbarrier, kMbarrier);
   split_k_last = l.add(c.split_k || c.stream_k ? 1 : 0, 8, 8);
   bytes = l.bytes();
   align = l.align();

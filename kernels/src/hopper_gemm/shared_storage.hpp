@@ -10,7 +10,7 @@ namespace tessel::kernels {
 
 // In this order (each region at the next multiple of its alignment, which the sizes already are):
 //   [A stage 0 .. S-1][B stage 0 .. S-1][epilogue boxes][full mbarrier x S][empty mbarrier x S][turns]
-//   [C's full mbarrier x consumers][C copied, C taken][split-K's last-arrival word]
+//   [C's full mbarrier x consumers][split-K's last-arrival word]
 // The operand stages and the epilogue's boxes are 128-byte swizzled, so 1024-byte aligned (the
 // swizzle's period of 8 rows); the mbarriers are 8 bytes each, 8-byte aligned.
 struct HopperGemmSharedStorage {
@@ -21,9 +21,6 @@ struct HopperGemmSharedStorage {
   // Per consumer warpgroup, the mbarrier its epilogue's TMA loads of C complete on (C is loaded
   // into the staging box that then takes out's values: no shared memory of its own).
   sm90::SmemRegion c_full;
-  // copies_c(): the producer's copier warps arrive on c_copied once a tile's C is in the
-  // workspace; the consumers' thread 0 each arrive on c_taken once they have seen it (none otherwise).
-  sm90::SmemRegion c_copied, c_taken;
   // Split-K and stream-K: where the consumers' thread 0 tells the others whether their unit arrived last
   // (none otherwise).
   sm90::SmemRegion split_k_last;

@@ -69,7 +69,6 @@ struct Design {
   std::array<int, 3> cluster{1, 1, 1};  // blocks per cluster
   int stages = 0;                       // pipeline stages, 0 where there is no pipeline
   int threads = 0;                      // per block
-  bool copies_c = false;                // runs GemmArguments::c_source (copies C into the workspace itself)
 };
 
 struct KernelMetadata {

@@ -40,11 +40,6 @@ struct GemmArguments {
   // Device scratch memory of at least the kernel's workspace_size(args) bytes (0: none);
   // Kernel::run(args, ..., workspace) fills it in, any contents will do.
   uint64_t workspace = 0;
-  // The C a kernel copies into *C itself before reading it (kernels whose metadata says
-  // design.copies_c; tessel::gemm sets it): a C that the TMA cannot read (an address or leading
-  // dimension not a multiple of 16 bytes), of C's shape, type and major, with *C a view of the
-  // workspace. Empty: C is read where it lies.
-  std::optional<TensorView> c_source;
 
   // The tensor beta scales: *C, or out when C is empty.
   const TensorView& c() const { return C ? *C : out; }

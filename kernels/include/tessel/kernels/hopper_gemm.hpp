@@ -78,11 +78,6 @@ struct HopperGemmConfig {
   // with it, as itself with an M-contiguous store.) Cooperative or split-K, 1x1 clusters.
   bool swap_ab = false;
 
-  // Whether the kernel can copy a C that the TMA cannot read (GemmArguments::c_source) into the
-  // workspace itself, tile by tile under the mainloop: cooperative data-parallel kernels (not
-  // ping-pong, split-K, stream-K or swapped), whose producer warpgroup has three idle warps.
-  bool copies_c() const { return !pingpong && !split_k && !stream_k && !swap_ab; }
-
   int consumers() const { return pingpong ? 2 : tile_m / 64; }
   int slabs() const { return tile_m / 64; }                      // 64-row slabs of a tile
   int tile_consumers() const { return pingpong ? 1 : slabs(); }  // warpgroups on one tile
@@ -103,9 +98,7 @@ struct HopperGemmConfig {
 
 // The kernel. Parameters, in order: tmap_a, tmap_b, tmap_out, tmap_c (TMA descriptors, see
 // hopper_gemm_tensor_maps), out (u64), M, N, K, L (s32), ld_out, batch_stride_out (s64, elements),
-// alpha, beta (f32), flags (u32, hopper_gemm_flags); copies_c() kernels also c_src, ld_c_src,
-// batch_stride_c_src, c_dst, ld_c_dst, batch_stride_c_dst (u64, s64, s64: elements, C's major);
-// split-K kernels also splits (s32), workspace
+// alpha, beta (f32), flags (u32, hopper_gemm_flags); split-K kernels also splits (s32), workspace
 // (u64) and launch (u64, hopper_gemm_split_k_launch_id); stream-K kernels dp_tiles and slots (s32:
 // hopper_gemm_stream_k_plan), workspace and launch. C is loaded through tmap_c only when beta != 0.
 // Block threads(), dynamic shared memory shared_bytes(), any grid (persistent: CTA i takes tiles
@@ -144,10 +137,8 @@ struct HopperGemmTensorMaps {
 // tensor map has one batch, loaded at batch 0), and whether C is column-major in the kernel's
 // (row-major) problem, i.e. M-contiguous. Of the kernel's operands (for a column-major out, the
 // transposed ones: its A is B^T).
-// kHopperGemmCopyC (copies_c() kernels): the producer's warps 1 to 3 copy each tile's C from c_src
-// (where the TMA cannot read it) to c_dst, which tmap_c describes, before the epilogue loads it.
 constexpr uint32_t kHopperGemmBroadcastA = 1, kHopperGemmBroadcastB = 2, kHopperGemmBroadcastC = 4,
-                   kHopperGemmColumnMajorC = 8, kHopperGemmCopyC = 16;
+                   kHopperGemmColumnMajorC = 8;
 uint32_t hopper_gemm_flags(const TensorView& A, const TensorView& B, const TensorView& C);
 HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& c, const GemmArguments& args);
 
