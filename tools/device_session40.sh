@@ -1,22 +1,33 @@
 #!/usr/bin/env bash
-# device_session40.sh: where the time of issue 18's row 28 goes (a C of its own whose rows the TMA
-# cannot read, copied into the workspace by a launch before the GEMM). For row 28, the same
-# problem with C = out (row 20) and 4096x3001x4096 with C's rows odd: the one call's time
-# (tessel bench, beside cuBLAS), then every kernel's duration under ncu (gpu__time_duration: the
-# copy, the GEMM, cuBLAS's kernels, each serialized). Logs under $OUT.
+# device_session40.sh PART: where the time of issue 18's rows 20 and 28 goes.
+# PART 1: row 28 (a C of its own whose rows the TMA cannot read, copied into the workspace by a
+# launch before the GEMM), the same problem with C = out (row 20) and 4096x3001x4096 with C's rows
+# odd: the one call's time (tessel bench, beside cuBLAS), then every kernel's duration under ncu
+# (gpu__time_duration: the copy, the GEMM, cuBLAS's kernels, each serialized, base clocks).
+# PART 2: the pitched copies a GEMM's packing makes (tessel_elementwise_bench --pitched), then row
+# 20's kernels under ncu at the clocks the GPU chooses (--clock-control none). Logs under $OUT.
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 B=build/device/bin
-device_build tessel
-problems=(
-  "--m 2000 --n 1500 --k 1000 --a-major k --b-major k --out-major m --c-major n --alpha 0.5 --beta 2"
-  "--m 2000 --n 1500 --k 1000 --a-major k --b-major k --out-major m --alpha 0.5 --beta 2"
-  "--m 4096 --n 3001 --k 4096 --out-major m --c-major n --beta 1"
-)
-for p in "${problems[@]}"; do
-  echo "== $p"
-  timeout 60 $B/tessel bench gemm $p --one-call --iters 20 --warmup 5 --seed 40 2>&1 | grep -vE "^\s*$" | tail -6
-  command -v ncu > /dev/null || { echo "no ncu"; continue; }
-  timeout 150 ncu --metrics gpu__time_duration.sum --csv $B/tessel bench gemm $p --one-call --iters 2 --warmup 1 \
-    --seed 40 2> "$OUT/ncu_err.txt" | grep gpu__time_duration | awk -F'","' '{print $5 " | " $NF}' |
-    sed 's/"//g' | sort | uniq -c | head -20
-done 2>&1 | tee "$OUT/row28.txt"
+row20="--m 2000 --n 1500 --k 1000 --a-major k --b-major k --out-major m --alpha 0.5 --beta 2"
+kernel_times() {  # kernel_times NCU_ARGS... -- BENCH_ARGS...: each kernel's name and duration (ns)
+  timeout 150 ncu --metrics gpu__time_duration.sum --csv "$@" 2> "$OUT/ncu_err.txt" | grep gpu__time_duration |
+    awk -F'","' '{print $5 " | " $NF}' | sed 's/"//g' | sort | uniq -c | awk '{$1=$1};1' | sort -k2,2 -u
+}
+if [ "${1:-1}" = 1 ]; then
+  device_build tessel
+  problems=("$row20 --c-major n" "$row20" "--m 4096 --n 3001 --k 4096 --out-major m --c-major n --beta 1")
+  for p in "${problems[@]}"; do
+    echo "== $p"
+    timeout 60 $B/tessel bench gemm $p --one-call --iters 20 --warmup 5 --seed 40 2>&1 | grep -vE "^\s*$" | tail -6
+    kernel_times $B/tessel bench gemm $p --one-call --iters 2 --warmup 1 --seed 40
+  done 2>&1 | tee "$OUT/row28.txt"
+else
+  device_build tessel tessel_elementwise_bench
+  timeout 200 $B/tessel_elementwise_bench --pitched 2>&1 | tee "$OUT/pitched.txt"
+  echo "== row 20 under ncu, --clock-control none"
+  for i in 1 2 3; do
+    timeout 150 ncu --clock-control none --metrics gpu__time_duration.sum --csv $B/tessel bench gemm $row20 --one-call \
+      --iters 2 --warmup 1 --seed 40 2> "$OUT/ncu_err.txt" | grep gpu__time_duration | awk -F'","' '{print $5 " | " $NF}' |
+      sed 's/"//g' | sort | uniq -c
+  done 2>&1 | tee "$OUT/row20_ncu.txt"
+fi

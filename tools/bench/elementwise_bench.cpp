@@ -10,6 +10,9 @@
 //  column-major, 4096^2 s8 (fp8 operands), 1000 x 3000 and 4095 x 4097 f32, 7 x 333 x 555 f16)
 // (--only: one row, e.g. bf16:contiguous:20, or with --transpose bf16:2000x1500 or f16:7x333x555,
 //  for a profiler: each variant 5 warm-up runs, then --reps)
+// (--pitched: only the copies a GEMM makes of an operand whose rows the TMA cannot read: rows at an
+//  odd pitch into rows 128 bytes apart, the same major, with the default options and with 2 and 4
+//  vectors per thread, 256 threads, a persistent grid, against a device-to-device copy of the bytes)
 // Built with TESSEL_WITH_LLVM=ON, TESSEL_BACKEND=llvm measures the kernels through LLVM's road.
 #include <algorithm>
 #include <cstdio>
@@ -68,11 +71,13 @@ void fill_random_bytes(rt::DeviceBuffer& b, std::mt19937_64& rng) {
 int main(int argc, char** argv) {
   std::string peer_path, only;  // only: one row, "TYPE:LAYOUT:LOG2" (e.g. bf16:contiguous:20), for ncu
   bool transpose = false;       // only the table of transposing copies
+  bool pitched = false;         // only the table of pitched copies (a GEMM's packing)
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--peer" && i + 1 < argc) peer_path = argv[++i];
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else if (a == "--transpose") transpose = true;
+    else if (a == "--pitched") pitched = true;
     else if (a == "--reps" && i + 1 < argc) {
       try {
         reps = static_cast<int>(tessel::parse_integer("--reps", argv[++i], 1, 1000000));
@@ -82,7 +87,7 @@ int main(int argc, char** argv) {
       }
     } else {
       std::fprintf(stderr,
-                   "usage: tessel_elementwise_bench [--peer peer_add.ptx] [--reps N] [--only TYPE:LAYOUT:LOG2] [--transpose]\n");
+                   "usage: tessel_elementwise_bench [--peer peer_add.ptx] [--reps N] [--only TYPE:LAYOUT:LOG2] [--transpose] [--pitched]\n");
       return 2;
     }
   }
@@ -108,6 +113,46 @@ int main(int argc, char** argv) {
     rt::DeviceBuffer A(bytes), B(bytes), C(bytes);
     fill_random_bytes(A, rng);
     fill_random_bytes(B, rng);
+    if (pitched) {
+      // A GEMM's copy of an operand whose rows lie at a pitch the TMA cannot take (gemm/packing:
+      // the same major, rows padded to 128 bytes), as tessel::gemm's copy step moves it (2-byte
+      // elements as f16, 4-byte as s32).
+      struct Row {
+        Type t;
+        int64_t rows, cols, ld;
+      };
+      const Row table[] = {{Type::F16, 2000, 1500, 1500}, {Type::F16, 2000, 1500, 1501}, {Type::F16, 1000, 777, 777},
+                           {Type::F16, 4096, 3001, 3001}, {Type::F16, 4096, 3002, 3002}, {Type::S32, 3001, 4096, 4097},
+                           {Type::F16, 8192, 4095, 4095}};
+      std::printf("\n%-5s %16s | %8s %8s %8s %8s %8s | %8s | %s\n", "dtype", "rows x cols (ld)", "default", "rows 2",
+                  "rows 4", "t256", "persist", "copy", "kernel (default), its time");
+      for (const Row& r : table) {
+        const int64_t eb = codegen::bytes(r.t), per = 128 / eb, pitch = (r.cols + per - 1) / per * per;
+        const TensorView a{A.ptr(), r.t, {r.rows, r.cols}, {r.ld, 1}};
+        const TensorView c{C.ptr(), r.t, {r.rows, r.cols}, {pitch, 1}};
+        const ElementwiseArguments args{ElementwiseOp::Copy, a, a, c};
+        ElementwiseOptions def, r2, r4, t256, persist;
+        r2.rows = 2;
+        r4.rows = 4;
+        t256.threads = 256;
+        persist.max_blocks = props.sm_count * 16;
+        const codegen::LaunchPlan plan = elementwise_launch_plan(args, def);
+        const size_t moved = static_cast<size_t>(r.rows * r.cols * eb);
+        auto gbps = [&](double ms) { return 2.0 * static_cast<double>(moved) / (ms * 1e6); };
+        const double t_def = median_ms([&] { elementwise(args, {}, def); });
+        const double t_r2 = median_ms([&] { elementwise(args, {}, r2); });
+        const double t_r4 = median_ms([&] { elementwise(args, {}, r4); });
+        const double t_256 = median_ms([&] { elementwise(args, {}, t256); });
+        const double t_pe = median_ms([&] { elementwise(args, {}, persist); });
+        const double t_copy = median_ms([&] { rt::copy_d2d(C.ptr(), A.ptr(), moved); });
+        const std::string shape = std::to_string(r.rows) + "x" + std::to_string(r.cols) + " (" + std::to_string(r.ld) + ")";
+        std::printf("%-5s %16s | %8.0f %8.0f %8.0f %8.0f %8.0f | %8.0f | %s, %.2f us\n", codegen::ptx_name(r.t),
+                    shape.c_str(), gbps(t_def), gbps(t_r2), gbps(t_r4), gbps(t_256), gbps(t_pe), gbps(t_copy),
+                    plan.kernel.c_str(), t_def * 1e3);
+      }
+      std::printf("\nGB/s: bytes read + written over the median time (CUDA events around one launch).\n");
+      return 0;
+    }
     if (transpose) {
       // A copy into the other major (a GEMM operand packed K-major from M-major, or its C into
       // column-major): A (batch, rows, cols) in one major into C in the other, staged through
