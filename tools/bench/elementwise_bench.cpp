@@ -11,8 +11,8 @@
 // (--only: one row, e.g. bf16:contiguous:20, or with --transpose bf16:2000x1500 or f16:7x333x555,
 //  for a profiler: each variant 5 warm-up runs, then --reps)
 // (--pitched: only the copies a GEMM makes of an operand whose rows the TMA cannot read: rows at an
-//  odd pitch into rows 128 bytes apart, the same major, with the default options and with 2 and 4
-//  vectors per thread, 256 threads, a persistent grid, against a device-to-device copy of the bytes)
+//  odd pitch into rows 128 bytes apart, the same major, with the default options and with 1, 2 and 4
+//  vectors per thread, a persistent grid, against a device-to-device copy of the bytes)
 // Built with TESSEL_WITH_LLVM=ON, TESSEL_BACKEND=llvm measures the kernels through LLVM's road.
 #include <algorithm>
 #include <cstdio>
@@ -124,17 +124,17 @@ int main(int argc, char** argv) {
       const Row table[] = {{Type::F16, 2000, 1500, 1500}, {Type::F16, 2000, 1500, 1501}, {Type::F16, 1000, 777, 777},
                            {Type::F16, 4096, 3001, 3001}, {Type::F16, 4096, 3002, 3002}, {Type::S32, 3001, 4096, 4097},
                            {Type::F16, 8192, 4095, 4095}};
-      std::printf("\n%-5s %16s | %8s %8s %8s %8s %8s | %8s | %s\n", "dtype", "rows x cols (ld)", "default", "rows 2",
-                  "rows 4", "t256", "persist", "copy", "kernel (default), its time");
+      std::printf("\n%-5s %16s | %8s %8s %8s %8s %8s | %8s | %s\n", "dtype", "rows x cols (ld)", "default", "rows 1",
+                  "rows 2", "rows 4", "persist", "copy", "kernel (default), its time");
       for (const Row& r : table) {
         const int64_t eb = codegen::bytes(r.t), per = 128 / eb, pitch = (r.cols + per - 1) / per * per;
         const TensorView a{A.ptr(), r.t, {r.rows, r.cols}, {r.ld, 1}};
         const TensorView c{C.ptr(), r.t, {r.rows, r.cols}, {pitch, 1}};
         const ElementwiseArguments args{ElementwiseOp::Copy, a, a, c};
-        ElementwiseOptions def, r2, r4, t256, persist;
+        ElementwiseOptions def, r1, r2, r4, persist;
+        r1.rows = 1;
         r2.rows = 2;
         r4.rows = 4;
-        t256.threads = 256;
         persist.max_blocks = props.sm_count * 16;
         const codegen::LaunchPlan plan = elementwise_launch_plan(args, def);
         const size_t moved = static_cast<size_t>(r.rows * r.cols * eb);
@@ -142,12 +142,12 @@ int main(int argc, char** argv) {
         const double t_def = median_ms([&] { elementwise(args, {}, def); });
         const double t_r2 = median_ms([&] { elementwise(args, {}, r2); });
         const double t_r4 = median_ms([&] { elementwise(args, {}, r4); });
-        const double t_256 = median_ms([&] { elementwise(args, {}, t256); });
+        const double t_r1 = median_ms([&] { elementwise(args, {}, r1); });
         const double t_pe = median_ms([&] { elementwise(args, {}, persist); });
         const double t_copy = median_ms([&] { rt::copy_d2d(C.ptr(), A.ptr(), moved); });
         const std::string shape = std::to_string(r.rows) + "x" + std::to_string(r.cols) + " (" + std::to_string(r.ld) + ")";
         std::printf("%-5s %16s | %8.0f %8.0f %8.0f %8.0f %8.0f | %8.0f | %s, %.2f us\n", codegen::ptx_name(r.t),
-                    shape.c_str(), gbps(t_def), gbps(t_r2), gbps(t_r4), gbps(t_256), gbps(t_pe), gbps(t_copy),
+                    shape.c_str(), gbps(t_def), gbps(t_r1), gbps(t_r2), gbps(t_r4), gbps(t_pe), gbps(t_copy),
                     plan.kernel.c_str(), t_def * 1e3);
       }
       std::printf("\nGB/s: bytes read + written over the median time (CUDA events around one launch).\n");

@@ -116,7 +116,10 @@ void complete_staged_config(ElementwiseConfig& c, const std::function<bool(int, 
 // inside one device allocation (needs the driver).
 struct ElementwiseOptions {
   int threads = 128;
-  int rows = 1;  // vectors per thread: 1 measured fastest on an H100 (docs/performance.md)
+  // Vectors per thread (independent loads in flight); 0: enough for 16 bytes per operand (1 for
+  // 16-byte vectors, which measured fastest on an H100; up to 8 for narrower ones, which a pitch
+  // or address the 16 bytes do not divide forces: docs/performance.md, session 40).
+  int rows = 0;
   int max_blocks = 0;  // 0: as many blocks as tiles, capped at 2^31 - 1; else at most this many
   // Transposed inputs through shared memory where they qualify (ElementwiseConfig::staged); false:
   // element by element across their rows (the path before staging, kept to compare against).
