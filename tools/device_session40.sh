@@ -5,7 +5,10 @@
 # odd: the one call's time (tessel bench, beside cuBLAS), then every kernel's duration under ncu
 # (gpu__time_duration: the copy, the GEMM, cuBLAS's kernels, each serialized, base clocks).
 # PART 2: the pitched copies a GEMM's packing makes (tessel_elementwise_bench --pitched), then row
-# 20's kernels under ncu at the clocks the GPU chooses (--clock-control none). Logs under $OUT.
+# 20's kernels under ncu at the clocks the GPU chooses (--clock-control none).
+# PART 3: after the elementwise change (vectors per thread by the vector's width): the GPU tests of
+# elementwise, the catalog and tessel::gemm's copies, the pitched copies, the elementwise add
+# table, issue 18's rows 16-33 through the one call. Logs under $OUT.
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 B=build/device/bin
 row20="--m 2000 --n 1500 --k 1000 --a-major k --b-major k --out-major m --alpha 0.5 --beta 2"
@@ -21,6 +24,20 @@ if [ "${1:-1}" = 1 ]; then
     timeout 60 $B/tessel bench gemm $p --one-call --iters 20 --warmup 5 --seed 40 2>&1 | grep -vE "^\s*$" | tail -6
     kernel_times $B/tessel bench gemm $p --one-call --iters 2 --warmup 1 --seed 40
   done 2>&1 | tee "$OUT/row28.txt"
+elif [ "$1" = 3 ]; then
+  device_build tessel tessel_tests tessel_elementwise_bench
+  timeout 300 ctest --test-dir build/device -R "gpu elementwise|catalog: gpu|gemm: gpu|cli: run" -j4 --output-on-failure \
+    > "$OUT/gpu_tests.log" 2>&1
+  echo "ctest: rc=$?"; grep -E "tests passed|tests failed|Failed|\*\*\*|Timeout" "$OUT/gpu_tests.log" | head -20
+  timeout 200 $B/tessel_elementwise_bench --pitched 2>&1 | tee "$OUT/pitched.txt"
+  timeout 200 $B/tessel_elementwise_bench 2>&1 | tee "$OUT/add.txt"
+  echo "== row 28 and its kin"
+  for p in "$row20 --c-major n" "--m 4096 --n 3001 --k 4096 --out-major m --c-major n --beta 1" \
+           "--m 1000 --n 3000 --k 777" "--m 4096 --n 3002 --k 4096 --out-major m --c-major n --beta 1"; do
+    timeout 60 $B/tessel bench gemm $p --one-call --iters 20 --warmup 5 --seed 40 2>&1 | grep -E "^[0-9]" 
+  done 2>&1 | tee "$OUT/copies.txt"
+  timeout 240 $B/tessel bench gemm --sweep --rows 16-33 --one-call --iters 20 --warmup 5 --seed 40 2>&1 |
+    grep -vE "^\s*$" | tee "$OUT/sweep.txt" | grep -E "^\s*[0-9]|geometric|error"
 else
   device_build tessel tessel_elementwise_bench
   timeout 200 $B/tessel_elementwise_bench --pitched 2>&1 | tee "$OUT/pitched.txt"
