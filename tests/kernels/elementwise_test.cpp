@@ -104,10 +104,32 @@ TEST_CASE("kernels: elementwise picks the widest vector the pointers and strides
   CHECK(choose(0x1004, 0x2000, 0x3000, Type::F32, {1 << 20}).vector == 1);  // A misaligned by 4 bytes
   CHECK(choose(0x1008, 0x2000, 0x3000, Type::F32, {1 << 20}).vector == 2);
   CHECK(choose(0x1000, 0x2000, 0x3002, Type::BF16, {1 << 20}).vector == 1);
+  // 16 bytes of each input in flight per thread: one 16-byte vector, or more narrower ones.
+  CHECK(choose(0x1000, 0x2000, 0x3000, Type::BF16, {1 << 20}).rows == 1);
+  CHECK(choose(0x1004, 0x2000, 0x3000, Type::F32, {1 << 20}).rows == 4);
+  CHECK(choose(0x1008, 0x2000, 0x3000, Type::F32, {1 << 20}).rows == 2);
+  CHECK(choose(0x1000, 0x2000, 0x3002, Type::BF16, {1 << 20}).rows == 8);
+  CHECK(choose(0x1001, 0x2000, 0x3000, Type::S8, {1 << 20}).rows == 8);  // 16 one-byte vectors would be too many
+  // A GEMM's copy of rows 1501 or 1500 f16 apart into rows 128 bytes apart: 2- and 8-byte vectors.
+  auto copy_rows = [](int64_t ld, int rows) {
+    ElementwiseOptions o;
+    o.rows = rows;
+    return choose_elementwise_config(normalize_elementwise(ElementwiseArguments{
+                                         ElementwiseOp::Copy, TensorView{0x100000, Type::F16, {2000, 1500}, {ld, 1}},
+                                         TensorView{0x100000, Type::F16, {2000, 1500}, {ld, 1}},
+                                         TensorView{0x10000000, Type::F16, {2000, 1500}, {1536, 1}}}),
+                                     o);
+  };
+  CHECK(copy_rows(1501, 0).vector == 1);
+  CHECK(copy_rows(1501, 0).rows == 8);
+  CHECK(copy_rows(1500, 0).vector == 4);
+  CHECK(copy_rows(1500, 0).rows == 2);
+  CHECK(copy_rows(1501, 3).rows == 3);  // given, not chosen
   // Padded rows of 1002 f32: a pitch that is a multiple of 2 only.
   TensorView c{0x1000, Type::F32, {8, 1000}, {1002, 1}};
   auto cfg = choose_elementwise_config(normalize_elementwise(binary(ElementwiseOp::Add, c, c, c)));
   CHECK(cfg.vector == 2);
+  CHECK(cfg.rows == 2);
   CHECK(cfg.rank == 2);
   CHECK(cfg.major == 0);
   CHECK(!cfg.nc);  // in place: C is A and B
