@@ -16,7 +16,9 @@ kernel_times() {  # kernel_times NCU_ARGS... -- BENCH_ARGS...: each kernel's nam
   timeout 150 ncu --metrics gpu__time_duration.sum --csv "$@" 2> "$OUT/ncu_err.txt" | grep gpu__time_duration |
     awk -F'","' '{print $5 " | " $NF}' | sed 's/"//g' | sort | uniq -c | awk '{$1=$1};1' | sort -k2,2 -u
 }
-if [ "${1:-1}" = 1 ]; then
+if [ "${1:-1}" = 4 ]; then
+  :
+elif [ "${1:-1}" = 1 ]; then
   device_build tessel
   problems=("$row20 --c-major n" "$row20" "--m 4096 --n 3001 --k 4096 --out-major m --c-major n --beta 1")
   for p in "${problems[@]}"; do
@@ -47,4 +49,19 @@ else
       --iters 2 --warmup 1 --seed 40 2> "$OUT/ncu_err.txt" | grep gpu__time_duration | awk -F'","' '{print $5 " | " $NF}' |
       sed 's/"//g' | sort | uniq -c
   done 2>&1 | tee "$OUT/row20_ncu.txt"
+fi
+# PART 4 (bash tools/device_session40.sh 4): row 20's kernel beside cuBLAS's under ncu, the
+# sections SpeedOfLight, MemoryWorkloadAnalysis, WarpStateStats, LaunchStats, Occupancy (one
+# launch of each after two, at the GPU's own clocks); the details into $OUT/row20_ncu_full.txt.
+if [ "${1:-1}" = 4 ]; then
+  command -v ncu > /dev/null || { echo "no ncu"; exit 1; }
+  device_build tessel
+  S="--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats --section Occupancy"
+  for k in "tessel_hopper_gemm" "nvjet"; do
+    timeout 200 ncu --clock-control none -k "regex:$k" --launch-skip 2 --launch-count 1 $S -o "$OUT/row20_$k" \
+      $B/tessel bench gemm $row20 --one-call --iters 3 --warmup 2 --seed 40 > /dev/null 2>&1
+    ncu --import "$OUT/row20_$k.ncu-rep" --page details 2>&1 | grep -vE "^\s*$" | grep -v -- '----'
+  done > "$OUT/row20_ncu_full.txt" 2>&1
+  grep -E "^  [a-z_]|Duration|Elapsed Cycles|SM Active|DRAM Throughput|Memory Throughput|Compute \(SM\)|L2 Hit|Registers|Stall|Warp Cycles Per Issued|Issued Warp|Achieved|Block Size|Grid Size|Cluster|Shared Memory Config" \
+    "$OUT/row20_ncu_full.txt" | head -80
 fi
