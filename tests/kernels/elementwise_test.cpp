@@ -125,6 +125,7 @@ TEST_CASE("kernels: elementwise picks the widest vector the pointers and strides
   CHECK(copy_rows(1500, 0).vector == 4);
   CHECK(copy_rows(1500, 0).rows == 2);
   CHECK(copy_rows(1501, 3).rows == 3);  // given, not chosen
+  CHECK_THROWS_AS(elementwise_kernel(copy_rows(1501, -1)), Error);  // refused, not taken as "choose"
   // Padded rows of 1002 f32: a pitch that is a multiple of 2 only.
   TensorView c{0x1000, Type::F32, {8, 1000}, {1002, 1}};
   auto cfg = choose_elementwise_config(normalize_elementwise(binary(ElementwiseOp::Add, c, c, c)));

@@ -241,7 +241,6 @@ ElementwiseConfig choose_elementwise_config(const ElementwiseProblem& p, const E
   c.rank = static_cast<int>(p.shape.size());
   c.major = 0;  // normalize_elementwise sorted C's smallest stride first
   c.threads = o.threads;
-  c.rows = o.rows;
   c.nc = a.C.data != a.A.data && (is_unary(a.op) || a.C.data != a.B.data);  // C aliases no input
   const int64_t eb = bytes(c.dtype);
   for (int x : ops) c.unit[x] = view(a, x).stride[0] == 1 || p.shape[0] == 1;
@@ -261,9 +260,11 @@ ElementwiseConfig choose_elementwise_config(const ElementwiseProblem& p, const E
   };
   while (v > 1 && !fits(v)) v /= 2;
   c.vector = static_cast<int>(v);
-  // A narrow vector keeps as many bytes in flight per thread as a 16-byte one, in more vectors:
-  // with one vector of 2 bytes a GEMM's packing copies moved 0.6-0.8 TB/s, with 4 of them 2.3-2.8.
-  if (o.rows <= 0) c.rows = static_cast<int>(std::clamp<int64_t>(16 / (v * eb), 1, 8));
+  // Unless given, a narrow vector keeps as many bytes in flight per thread as a 16-byte one, in
+  // more vectors: with one 2-byte vector a thread a GEMM's packing copies moved 0.54-0.81 TB/s on
+  // an H200, with eight 1.33-3.10 (docs/performance.md, session 40). A negative `rows` is passed on
+  // for the configuration's check to refuse.
+  c.rows = o.rows != 0 ? o.rows : static_cast<int>(std::clamp<int64_t>(16 / (v * eb), 1, 8));
   // An input unit-stride in mode 1 instead (a transposed input, as a GEMM operand packed into
   // another major) is staged through shared memory: its tile read with the lanes along mode 1, so
   // that neither its reads nor C's writes cross rows element by element. Where mode 1 has at
