@@ -10,6 +10,7 @@
 #include "algebra/support.hpp"
 #include "tessel/kernels/elementwise.hpp"
 #include "tessel/kernels/gemm.hpp"
+#include "tessel/kernels/hopper_gemm.hpp"
 #include "tessel/testing/kernel_run.hpp"
 
 using namespace tessel;
@@ -142,57 +143,61 @@ TEST_CASE("gemm: one-call choices through copies match the host in the emulator"
   check("unaligned N-major B, column-major out with beta", matrix_view(Type::BF16, 0, 90, 64, true, 64),
         matrix_view(Type::BF16, 0, 64, 70, true, 70), matrix_view(Type::BF16, 0, 90, 70, false, 96), std::nullopt, 0.5,
         2.0, {false, true, false, false});
-  // A column-major out with an odd leading dimension and beta: computed in the workspace from a
-  // copy of C (out itself), then copied back.
+  // A column-major out with an odd leading dimension and beta: computed in the workspace, C (the
+  // caller's out) read line by line as it lies, out copied back.
   check("column-major unaligned out with beta", matrix_view(Type::BF16, 0, 90, 64, true, 64),
         matrix_view(Type::BF16, 0, 64, 70, true, 72), matrix_view(Type::BF16, 0, 90, 70, false, 91), std::nullopt, 0.5, 2.0,
-        {false, false, true, true});
-  // A C of its own that TMA cannot read (odd leading dimension): copied.
+        {false, false, false, true});
+  // A C of its own that TMA cannot read (odd leading dimension): read line by line, not copied.
   check("distinct unaligned C", matrix_view(Type::BF16, 0, 90, 64, true, 64), matrix_view(Type::BF16, 0, 64, 72, true, 72),
         matrix_view(Type::BF16, 0, 90, 72, true, 72), matrix_view(Type::BF16, 0, 90, 72, true, 73), 1.0, -1.0,
-        {false, false, true, false});
+        {false, false, false, false});
   // Issue 18's row 28, small: a row-major C of its own with an odd leading dimension under a
-  // column-major out (the kernel reads C M-contiguous through its transposed problem).
+  // column-major out (the kernel reads C M-contiguous through its transposed problem), by lines.
   check("distinct unaligned row-major C, column-major out", matrix_view(Type::BF16, 0, 90, 64, true, 64),
         matrix_view(Type::BF16, 0, 64, 72, false, 64), matrix_view(Type::BF16, 0, 90, 72, false, 96),
-        matrix_view(Type::BF16, 0, 90, 72, true, 75), 0.5, 2.0, {false, false, true, false});
+        matrix_view(Type::BF16, 0, 90, 72, true, 75), 0.5, 2.0, {false, false, false, false});
+  // f32 out (lines of 32 elements, two per 64 rows of an M-contiguous C), batched, C's rows odd in
+  // both majors, one C broadcast over the batch.
+  check("f32 out, column-major unaligned C, batched", matrix_view(Type::F16, 2, 150, 40, true, 40),
+        matrix_view(Type::F16, 2, 40, 136, false, 40), matrix_view(Type::F32, 2, 150, 136, true, 136),
+        matrix_view(Type::F32, 2, 150, 136, false, 151), 0.5, 1.5, {false, false, false, false});
+  check("f32 out, row-major unaligned C broadcast", matrix_view(Type::F16, 2, 150, 40, true, 40),
+        matrix_view(Type::F16, 2, 40, 136, false, 40), matrix_view(Type::F32, 2, 150, 136, false, 152),
+        matrix_view(Type::F32, 2, 150, 136, true, 137, 0), 0.5, 1.5, {false, false, false, false});
   // A broadcast over the batch with an odd leading dimension: one matrix copied.
   check("broadcast unaligned A", matrix_view(Type::BF16, 2, 80, 33, true, 33, 0), matrix_view(Type::BF16, 2, 33, 64, true, 64),
         matrix_view(Type::BF16, 2, 80, 64, true, 64), std::nullopt, 1.0, 0.0, {true, false, false, false});
 }
 
-// A C that the TMA cannot read is copied in its own major (rows as they lie, only padded), not
-// out's, unless the kernel's tile is narrower than the
-// 128 bytes of N in which it loads a C of the other major (then in out's).
-TEST_CASE("gemm: an unaligned C is copied in its own major") {
+// A C that the TMA cannot read (rows off the 16-byte granules) is read line by line by every
+// kernel with room for its lines: no copy, whichever majors.
+TEST_CASE("gemm: an unaligned C is read as it lies, line by line") {
   for (bool c_row : {true, false}) {
     for (bool out_row : {true, false}) {
       for (int64_t m : {40, 2000}) {  // a few rows (a swapped kernel's) and issue 18 row 28's
-      const TensorView a = matrix_view(Type::BF16, 0, m, 1000, true, 1000), b = matrix_view(Type::BF16, 0, 1000, 1500, false, 1000);
-      const TensorView out = matrix_view(Type::BF16, 0, m, 1500, out_row, out_row ? 1504 : m + 8);
-      const TensorView c = matrix_view(Type::BF16, 0, m, 1500, c_row, c_row ? 1501 : m + 1);
-      kernels::GemmArguments args = placed(a, b, out, c);
-      args.beta = 1;
-      const kernels::GemmChoice choice = best(args);
-      const std::string what = choice.describe() + ", C " + (c_row ? "row" : "column") + "-major, out " +
-                               (out_row ? "row" : "column") + "-major";
-      INFO(what);
-      // A kernel whose tile is narrower than 128 bytes of N (a swapped one) takes C only in out's major.
-      const bool narrow = choice.kernel->metadata().design.tile[1] * 2 < 128;
-      const bool want_row = narrow ? out_row : c_row;
-      REQUIRE(choice.packed[kernels::kPackC]);
-      bool found = false;
-      for (const kernels::GemmStep& step : kernels::gemm_steps(choice, args, uint64_t{5} << 32)) {
-        if (step.what.rfind("copy C", 0) != 0) continue;
-        found = true;
-        const TensorView& to = std::get<kernels::ElementwiseArguments>(step.args).C;
-        INFO(step.what);
-        CHECK(to.stride[want_row ? 1 : 0] == 1);
-      }
-      CHECK(found);
+        const TensorView a = matrix_view(Type::BF16, 0, m, 1000, true, 1000),
+                         b = matrix_view(Type::BF16, 0, 1000, 1500, false, 1000);
+        const TensorView out = matrix_view(Type::BF16, 0, m, 1500, out_row, out_row ? 1504 : m + 8);
+        const TensorView c = matrix_view(Type::BF16, 0, m, 1500, c_row, c_row ? 1501 : m + 1);
+        kernels::GemmArguments args = placed(a, b, out, c);
+        args.beta = 1;
+        const kernels::GemmChoice choice = best(args);
+        INFO(choice.describe() << ", C " << (c_row ? "row" : "column") << "-major, out " << (out_row ? "row" : "column")
+                               << "-major");
+        CHECK(choice.kernel->metadata().c_alignment == 2);
+        CHECK(!choice.packed[kernels::kPackC]);
+        for (const kernels::GemmStep& step : kernels::gemm_steps(choice, args, uint64_t{5} << 32))
+          CHECK(step.what.rfind("copy C", 0) != 0);
       }
     }
   }
+  // 128 x 256 with 4 stages has no room for C's lines: such a C is copied for it.
+  kernels::HopperGemmConfig full;
+  full.tile_n = 256;
+  CHECK(!kernels::hopper_gemm_c_lines(full));
+  full.stages = 3;
+  CHECK(kernels::hopper_gemm_c_lines(full));
 }
 
 // The persistent scheduler hands out whole clusters of tiles, so the model counts a grid padded to

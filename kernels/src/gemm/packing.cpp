@@ -64,15 +64,17 @@ int64_t copied_elements(const TensorView& v) { return broadcast(v) ? v.size() / 
 
 }  // namespace
 
-bool tma_aligned(const TensorView& v) {
+bool aligned_to(const TensorView& v, int64_t bytes) {
   const int64_t eb = codegen::bytes(v.dtype);
-  if (v.data % kTmaBytes != 0) return false;
+  if (v.data % static_cast<uint64_t>(bytes) != 0) return false;
   for (int i = 0; i < v.rank(); ++i) {
     const int64_t s = v.stride[static_cast<size_t>(i)];
-    if (v.shape[static_cast<size_t>(i)] > 1 && s != 1 && (s * eb) % kTmaBytes != 0) return false;
+    if (v.shape[static_cast<size_t>(i)] > 1 && s != 1 && (s * eb) % bytes != 0) return false;
   }
   return true;
 }
+
+bool tma_aligned(const TensorView& v) { return aligned_to(v, kTmaBytes); }
 
 std::optional<Packing> plan_packing(const KernelMetadata& md, const GemmArguments& args, uint64_t workspace) {
   if (md.operation != Operation::Gemm || md.operands.size() != 3) return std::nullopt;
@@ -116,11 +118,12 @@ std::optional<Packing> plan_packing(const KernelMetadata& md, const GemmArgument
     if (!has_major(args.out, mo.major)) p.transposed_bytes += bytes;
     ++p.copies;
   }
-  // C: read only when beta != 0. The kernel takes a C of its own in either major if TMA can read it
-  // (the caller's out, when out itself is computed in the workspace).
+  // C: read only when beta != 0. The kernel takes a C of its own in either major if it can read it:
+  // through the TMA, or line by line off the TMA's granules (KernelMetadata::c_alignment); the
+  // caller's out, when out itself is computed in the workspace.
   if (args.beta != 0) {
     const TensorView& c = args.c();
-    const bool c_fits = (has_major(c, Major::Row) || has_major(c, Major::Column)) && tma_aligned(c);
+    const bool c_fits = (has_major(c, Major::Row) || has_major(c, Major::Column)) && aligned_to(c, md.c_alignment);
     if (c_fits) {
       if (!out_fits || args.distinct_c()) p.packed_args.C = c;
       else p.packed_args.C.reset();  // C is out, in place

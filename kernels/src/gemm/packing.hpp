@@ -32,5 +32,7 @@ inline std::size_t split_k_workspace_offset(std::size_t copies) { return (copies
 // Whether TMA can describe the view: its address and every stride of a mode longer than 1 (but the
 // unit one) multiples of 16 bytes.
 bool tma_aligned(const TensorView& v);
+// Whether the view's address and every stride past its unit one are multiples of `bytes`.
+bool aligned_to(const TensorView& v, int64_t bytes);
 
 }  // namespace tessel::kernels

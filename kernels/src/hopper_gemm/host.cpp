@@ -11,6 +11,8 @@
 #include <utility>
 
 #include "common/gemm_c.hpp"
+#include "gemm/packing.hpp"
+#include "hopper_gemm/shared_storage.hpp"
 #include "tessel/algebra/parse_number.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/kernels/hopper_gemm.hpp"
@@ -50,8 +52,10 @@ int unit_mode(bool is_b, codegen::Major major) {
 
 // `broadcast`: the operand may have a batch stride of 0 (A, B and C: the kernel then loads batch 0
 // for every batch; out's batches would alias).
+// `granule`: the bytes the address and the strides must be multiples of (the TMA's 16; C by lines
+// takes C's element size).
 Status check_operand(const std::string& n, const TensorView& v, Type dtype, int unit, const char* rows,
-                     const char* cols, bool broadcast = false) {
+                     const char* cols, bool broadcast = false, int64_t granule = 16) {
   if (v.rank() != 2 && v.rank() != 3) {
     return Status::failure(n + " has rank " + str(v.rank()) + "; hopper_gemm takes rank 3 (L, " + rows + ", " + cols +
                            ") or rank 2 (" + rows + ", " + cols + ")");
@@ -62,9 +66,9 @@ Status check_operand(const std::string& n, const TensorView& v, Type dtype, int 
   if (v.dtype != dtype)
     return Status::failure(n + " is " + codegen::ptx_name(v.dtype) + "; this kernel takes " + codegen::ptx_name(dtype));
   const int eb = codegen::bytes(dtype);
-  if (v.data % 16 != 0) {
-    return Status::failure(n + " at " + v.to_string() +
-                           " is not 16-byte aligned (the TMA and the vector stores need 16 bytes)");
+  if (v.data % granule != 0) {
+    return Status::failure(n + " at " + v.to_string() + " is not " + str(granule) + "-byte aligned" +
+                           (granule == 16 ? " (the TMA and the vector stores need 16 bytes)" : " (its element size)"));
   }
   const Matrix m = as_matrix(v);
   const char* names[3] = {"L", rows, cols};
@@ -82,7 +86,7 @@ Status check_operand(const std::string& n, const TensorView& v, Type dtype, int 
                              (i == 0 ? (broadcast ? " or a batch stride of 0 (broadcast)" : " (out's batches may not alias)")
                                      : std::string(" (a batch stride of 0 broadcasts, no other)")));
     }
-    if ((s * eb) % 16 != 0) {
+    if ((s * eb) % granule != 0) {
       return Status::failure(
           n + " has stride " + str(s) + " in " + names[i] + ": " + str(s * eb) +
           " bytes is not a multiple of 16 (the TMA's rule; pad the leading dimension to a multiple of " + str(16 / eb) +
@@ -168,7 +172,14 @@ Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& g) {
                              " has stride 1 in neither M nor N; hopper_gemm loads C through the TMA, whose boxes need a "
                              "contiguous mode (simt_gemm takes any strides)");
     }
-    if (Status s = check_operand("C", *g.C, c.out, uc, "M", "N", true); !s) return s;
+    // Off the TMA's granules, a kernel with room for C's lines reads C line by line.
+    const bool lines = hopper_gemm_c_lines(c) && !tma_aligned(*g.C);
+    if (Status s = check_operand("C", *g.C, c.out, uc, "M", "N", true, lines ? codegen::bytes(c.out) : 16); !s) {
+      if (!hopper_gemm_c_lines(c) && tma_aligned(*g.C) == false)
+        return Status::failure(s.reason + "; " + c.name() +
+                               " has no room for C by lines (its shared memory is full): the other kernels read such a C");
+      return s;
+    }
     // A C with N contiguous in the kernel's problem loads in boxes 128 bytes of N wide.
     const HopperGemmConfig k = kernel_config(c);
     if ((uc == 2) != runs_transposed(c) && k.tile_n * codegen::bytes(c.out) < 128)
@@ -229,8 +240,11 @@ GemmArguments kernel_arguments(const HopperGemmConfig& c, const GemmArguments& g
 
 }  // namespace
 
+bool hopper_gemm_c_lines(const HopperGemmConfig& c) { return HopperGemmSharedStorage(c).c_lines; }
+
 uint32_t hopper_gemm_flags(const TensorView& A, const TensorView& B, const TensorView& C) {
   uint32_t f = 0;
+  if (!tma_aligned(C)) f |= kHopperGemmLinesC;
   if (broadcast_batches(A)) f |= kHopperGemmBroadcastA;
   if (broadcast_batches(B)) f |= kHopperGemmBroadcastB;
   if (broadcast_batches(C)) f |= kHopperGemmBroadcastC;
@@ -279,7 +293,12 @@ HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& config, con
                                        : spec(c.out, M, N, o.stride[2], o.stride[0], {out_chunk, box_n, 1});
   // The epilogue loads C into the same boxes, in C's own major.
   const Matrix cm = as_matrix(c_read(g));
-  maps.c = c_unit_mode(c_read(g)) == 2 ? spec(c.out, N, M, cm.stride[1], cm.stride[0], {out_chunk, 64, 1})
+  // C by lines has no tensor map (out's stands in): by C's strides alone, so that the maps stay a
+  // function of the layouts (an address off the granules is seen at launch, hopper_gemm_flags).
+  TensorView c_at_zero = c_read(g);
+  c_at_zero.data = 0;
+  maps.c = !tma_aligned(c_at_zero)             ? maps.out
+           : c_unit_mode(c_read(g)) == 2 ? spec(c.out, N, M, cm.stride[1], cm.stride[0], {out_chunk, 64, 1})
                                    : spec(c.out, M, N, cm.stride[2], cm.stride[0], {out_chunk, box_n, 1});
   return maps;
 }
@@ -317,10 +336,14 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const Gem
   p.dynamic_shared_bytes = static_cast<unsigned>(c.shared_bytes());
   const int64_t ld = c.out_major == Major::Row ? o.stride[1] : o.stride[2];  // between rows (columns, M-contiguous)
   p.arg(encode(maps.a, g.A.data)).arg(encode(maps.b, g.B.data)).arg(encode(maps.out, g.out.data));
-  p.arg(encode(maps.c, c_read(g).data)).arg(g.out.data);
+  const TensorView& cv = c_read(g);
+  const uint32_t flags = hopper_gemm_flags(g.A, g.B, cv);
+  const bool lines = (flags & kHopperGemmLinesC) != 0;  // tmap_c is then out's, never read
+  p.arg(lines ? encode(maps.out, g.out.data) : encode(maps.c, cv.data)).arg(g.out.data);
   p.arg(static_cast<int32_t>(M)).arg(static_cast<int32_t>(N)).arg(static_cast<int32_t>(K)).arg(static_cast<int32_t>(L));
   p.arg(ld).arg(o.stride[0]).arg(static_cast<float>(g.alpha)).arg(static_cast<float>(g.beta));
-  p.arg(hopper_gemm_flags(g.A, g.B, c_read(g)));
+  const Matrix c_m = as_matrix(cv);
+  p.arg(flags).arg(cv.data).arg(c_unit_mode(cv) == 2 ? c_m.stride[1] : c_m.stride[2]).arg(c_m.stride[0]);
   if (c.split_k) {
     const std::size_t ws = hopper_gemm_workspace_size(config, args);
     if (ws > 0 && args.workspace == 0)
@@ -415,6 +438,7 @@ KernelMetadata hopper_gemm_metadata(const HopperGemmConfig& c) {
   md.design.threads = c.threads();
   md.min_cc = 90;
   md.epilogue = Epilogue::LinearCombination;
+  md.c_alignment = hopper_gemm_c_lines(c) ? codegen::bytes(c.out) : 16;
   md.options = hopper_gemm_options(c);
   return md;
 }

@@ -46,6 +46,7 @@ constexpr int kRegABarrier = 3;
 // The kernel's parameters, in the order of hopper_gemm.hpp.
 struct GemmParams {
   Value tmap_a, tmap_b, tmap_out, tmap_c, out, M, N, K, L, ld_out, batch_stride_out, alpha, beta, flags;
+  Value c, ld_c, batch_stride_c;    // C by lines (kHopperGemmLinesC)
   Value splits, workspace, launch;  // split-K only (workspace and launch: stream-K too)
   Value dp_tiles, slots;            // stream-K only
 };
@@ -67,6 +68,9 @@ GemmParams declare_params(KernelBuilder& b, bool split_k, bool stream_k) {
   p.alpha = b.param("alpha", Type::F32);
   p.beta = b.param("beta", Type::F32);
   p.flags = b.param("flags", Type::U32);
+  p.c = b.global_pointer_param("c");
+  p.ld_c = b.param("ld_c", Type::S64);
+  p.batch_stride_c = b.param("batch_stride_c", Type::S64);
   if (split_k) {
     b.note("split-K: the split count, the workspace (counters, then partial tiles) and the launch's id");
     p.splits = b.param("splits", Type::S32);
@@ -157,12 +161,13 @@ void load_k_tile(const GemmKernel& k, PipelineState& state, const WorkTile& at, 
 
 TmaStoreEpilogue::Params epilogue_params(const GemmKernel& k) {
   return TmaStoreEpilogue::Params{k.c.out,         k.c.tile_m, k.c.tile_n, k.c.pingpong, k.c.consumers(), k.c.slabs(),
-                                  k.c.out_major == Major::Column};
+                                  k.c.out_major == Major::Column, k.regions.c_lines};
 }
 
 TmaStoreEpilogue::Tensors epilogue_tensors(const GemmKernel& k) {
   return TmaStoreEpilogue::Tensors{k.p.tmap_out, k.p.tmap_c, k.p.out,   k.p.M,    k.p.N,    k.p.ld_out,
-                                   k.p.batch_stride_out, k.p.alpha, k.p.beta, k.p.flags};
+                                   k.p.batch_stride_out, k.p.alpha, k.p.beta, k.p.flags, k.p.c, k.p.ld_c,
+                                   k.p.batch_stride_c};
 }
 
 // Warpgroup 0: gives its registers away; one thread issues every TMA load (and, with beta != 0,

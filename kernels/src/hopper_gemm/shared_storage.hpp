@@ -24,6 +24,10 @@ struct HopperGemmSharedStorage {
   // Split-K and stream-K: where the consumers' thread 0 tells the others whether their unit arrived last
   // (none otherwise).
   sm90::SmemRegion split_k_last;
+  // The staging boxes have room for C by lines (TmaStoreEpilogue::kLineStagingBytes): in every
+  // configuration whose shared memory then stays within kMaxSharedBytes.
+  bool c_lines = false;
+  static constexpr int64_t kMaxSharedBytes = 227 * 1024;
   int64_t bytes = 0;             // the end of the last region
   int64_t align = 0;             // what the base must be aligned to (the launch adds it as slack)
 

@@ -80,6 +80,7 @@ struct TmaStoreEpilogue::Tile {
 // One 64-row slab of the tile in out's memory, and where this thread's part of it ends.
 struct TmaStoreEpilogue::Slab {
   Value row0;
+  Value m_t, n_t;  // the thread's first fragment value in a box: row m_t, column n_t (u32)
   Value out_base, rows_left, cols_left;
   Value use_c;       // beta != 0
   Value rows_whole;  // out's rows end on 16-byte granules: every box may go through the TMA
@@ -93,6 +94,11 @@ TmaStoreEpilogue::TmaStoreEpilogue(KernelBuilder& b, const Params& p, const Tens
   if (p.pingpong) barrier_ = b.cvt(w, Type::U32) + kNamedBarrier;
   for (Value& phase : c_phase_) phase = b.constant(0, Type::U32);
   c_column_ = (t.flags & kHopperGemmColumnMajorC) != 0;
+  box_stride_ = p.c_lines ? kLineBoxBytes : kBoxBytes;
+  if (p.c_lines) {
+    c_lines_ = (t.flags & kHopperGemmLinesC) != 0;
+    zero_staging();
+  }
   ob_ = bytes(p.out);
   subn_ = std::min(kSwizzleRow / ob_, p.tile_n);
   box_bytes_ = kBoxRows * subn_ * ob_;
@@ -121,7 +127,23 @@ TmaStoreEpilogue::TmaStoreEpilogue(KernelBuilder& b, const Params& p, const Tens
 }
 
 void TmaStoreEpilogue::init(const SharedStorage& smem, SmemRegion c_full) {
-  for (int i = 0; i < c_full.count; ++i) mbarrier_init(smem.base().builder(), smem.element(c_full, i), 1);
+  for (int i = 0; i < c_full.count; ++i) mbarrier_init(smem.base().builder(), smem.element(c_full, i), kCArrivals);
+}
+
+// C by lines leaves the parts of a box past C's edges unwritten, and the consumers read them (their
+// values are never stored): zeros from the start rather than shared memory never written. The
+// consumers' barrier before the first C load orders these writes before it, and the fence before
+// the bulk copies' (async proxy) writes to the same bytes.
+void TmaStoreEpilogue::zero_staging() const {
+  KernelBuilder& b = b_;
+  b.if_(c_lines_ & (t_.beta != b.constant_f32(0.0f)), [&] {
+    b.note("C by lines: the staging boxes zeroed once (the lines past C's edges are never loaded)");
+    const Value base = smem_.element(staging_, w_) + t128_ * 16u;
+    const Value zero = b.constant(0, Type::U32);
+    for (int off = 0; off < kLineStagingBytes; off += 128 * 16)
+      b.store(Space::Shared, Type::U32, base, {zero, zero, zero, zero}, off);
+    fence_proxy_async(b, Space::Shared);
+  });
 }
 
 void TmaStoreEpilogue::prefetch_c(KernelBuilder& b, const Params& p, const Tensors& t, const WorkTile& at) {
@@ -130,6 +152,10 @@ void TmaStoreEpilogue::prefetch_c(KernelBuilder& b, const Params& p, const Tenso
   b.if_(t.beta != b.constant_f32(0.0f), [&] {
     b.note("C's tile into the L2 (TMA prefetches of the epilogue's boxes): its loads then wait on the L2, not DRAM");
     const Value batch = b.select((t.flags & kHopperGemmBroadcastC) != 0, b.constant(0, Type::S32), at.l);
+    // C by lines has no tensor map to prefetch through (tmap_c is out's then).
+    b.if_(
+        (t.flags & kHopperGemmLinesC) != 0, [&] {},
+        [&] {
     b.if_(
         (t.flags & kHopperGemmColumnMajorC) != 0,
         [&] {  // (M, N, L), boxes of 128 bytes of M x `chunk` columns
@@ -140,6 +166,7 @@ void TmaStoreEpilogue::prefetch_c(KernelBuilder& b, const Params& p, const Tenso
           for (int j = 0; j < tile_m / kBoxRows; ++j)
             for (int i = 0; i < p.tile_n / subn; ++i)
               tma_prefetch(b, t.tmap_c, {at.n0 + i * subn, at.m0 + j * kBoxRows, batch});
+        });
         });
   });
 }
@@ -188,6 +215,10 @@ TmaStoreEpilogue::Slab TmaStoreEpilogue::make_slab(const Tile& tile, int j) cons
   Value idx_t = b.lower(frag_(Coord{tile.t, Int(0)}).leaf(), Type::S32);
   sl.rows_left = t.M - sl.row0 - (idx_t & 63);
   sl.cols_left = t.N - at.n0 - (idx_t >> 6);
+  if (p_.c_lines) {
+    sl.m_t = b.cvt(idx_t & 63, Type::U32);
+    sl.n_t = b.cvt(idx_t >> 6, Type::U32);
+  }
   sl.use_c = t.beta != b.constant_f32(0.0f);
   // The TMA store writes whole 16-byte granules of a row (of a column, M-contiguous): exact when
   // rows end on one.
@@ -212,7 +243,7 @@ void TmaStoreEpilogue::store_box(const Tile& tile, const Slab& slab, const std::
   Value by_tma = (p_.column_out ? (tile.at.m0 + p_.tile_m) <= t_.M : (tile.at.n0 + (s + 1) * subn_) <= t_.N) |
                  slab.rows_whole;
   const int box = j * (p_.tile_n / subn_) + s;
-  load_c(tile, slab, box, slab.boxes + int64_t{(box % 2) * kBoxBytes}, v);
+  load_c(tile, slab, box, slab.boxes + int64_t{(box % 2) * box_stride_}, v);
   std::vector<Value> o;
   for (Value& x : v) o.push_back(p_.out == Type::F32 ? x : b.cvt(x, p_.out, Round::Rn));
   b.if_(
@@ -234,17 +265,75 @@ void TmaStoreEpilogue::issue_c(const WorkTile& at, int box) const {
   const Value row0 = p_.pingpong ? at.m0 + j * 64 : at.m0 + w_ * 64;
   const Value n0 = at.n0 + s * subn_;
   const Value batch = b.select((t_.flags & kHopperGemmBroadcastC) != 0, b.constant(0, Type::S32), at.l);
-  const Value buf = smem_.element(staging_, w_) + int64_t{(box % 2) * kBoxBytes};
+  const Value buf = smem_.element(staging_, w_) + int64_t{(box % 2) * box_stride_};
   const Value bar = smem_.mbarrier(c_full_, w_ * 2 + (box % 2));
-  mbarrier_arrive_expect_tx(b, bar, box_bytes_);
-  b.if_(
-      c_column_,
-      [&] {
-        const int R = c_column_rows_;
-        for (int i = 0; i < kBoxRows / R; ++i)
-          tma_load(b, buf + int64_t{i} * R * subn_ * ob_, t_.tmap_c, {row0 + i * R, n0, batch}, bar);
-      },
-      [&] { tma_load(b, buf, t_.tmap_c, {n0, row0, batch}, bar); });
+  auto by_tma = [&] {
+    b.if_(
+        t128_ == 0,
+        [&] {
+          mbarrier_arrive_expect_tx(b, bar, box_bytes_);
+          b.if_(
+              c_column_,
+              [&] {
+                const int R = c_column_rows_;
+                for (int i = 0; i < kBoxRows / R; ++i)
+                  tma_load(b, buf + int64_t{i} * R * subn_ * ob_, t_.tmap_c, {row0 + i * R, n0, batch}, bar);
+              },
+              [&] { tma_load(b, buf, t_.tmap_c, {n0, row0, batch}, bar); });
+        },
+        [&] { mbarrier_arrive(b, bar); });
+  };
+  if (p_.c_lines)
+    b.if_(c_lines_, [&] { issue_c_lines(at, row0, n0, batch, buf, bar); }, by_tma);
+  else
+    by_tma();
+}
+
+// Lines j = lane, lane + 32 of the box: a row of C (n0, n0 + 1, ...) or, M-contiguous, a column's
+// run of R rows (line p * SUBN + n: rows row0 + p R ..., column n0 + n). Each lane expects the
+// bytes of its own lines, then copies them: the granules from the one holding the line's first
+// element to the one holding its last (a line past C's edge is not copied).
+void TmaStoreEpilogue::issue_c_lines(const WorkTile& at, Value row0, Value n0, Value batch, Value buf, Value bar) const {
+  KernelBuilder& b = b_;
+  (void)at;
+  b.note("C by lines: each lane of the first warp copies two 128-byte lines of C, granules whole (cp.async.bulk)");
+  const Value e = b.constant(ob_, Type::S64);
+  const Value M = t_.M, N = t_.N;
+  std::vector<Value> src, size, valid;
+  Value total = b.constant(0, Type::U32);
+  for (int q = 0; q < kBoxRows / 32; ++q) {
+    const Value j = t128_ + static_cast<uint32_t>(32 * q);
+    Value row, col, count;
+    const Value jr = b.cvt(j, Type::S32);
+    // Row-major C: line j is row row0 + j from column n0, at most SUBN of them.
+    Value row_r = row0 + jr, col_r = n0, count_r = b.min(N - n0, b.constant(subn_, Type::S32));
+    // M-contiguous C: line j = p SUBN + n is column n0 + n from row row0 + p R, at most R of them.
+    const int R = c_column_rows_;
+    Value row_c = row0 + (jr / subn_) * R, col_c = n0 + (jr % subn_);
+    Value count_c = b.min(M - row_c, b.constant(R, Type::S32));
+    row = b.select(c_column_, row_c, row_r);
+    col = b.select(c_column_, col_c, col_r);
+    count = b.select(c_column_, count_c, count_r);
+    Value ok = b.select(c_column_, (col_c < N) & (count_c > 0) & (jr < subn_ * (kBoxRows / R)),
+                        (row_r < M) & (count_r > 0));
+    const Value off = b.cvt(batch, Type::S64) * t_.batch_stride_c +
+                      b.select(c_column_, b.cvt(col, Type::S64) * t_.ld_c + b.cvt(row, Type::S64),
+                               b.cvt(row, Type::S64) * t_.ld_c + b.cvt(col, Type::S64));
+    const Value start = t_.c + off * e;
+    const Value lo = start & ~uint64_t{15};
+    const Value hi = (start + b.cvt(count, Type::S64) * e + int64_t{15}) & ~uint64_t{15};
+    const Value bytes = b.select(ok, b.cvt(hi - lo, Type::U32), b.constant(0, Type::U32));
+    total = total + bytes;
+    src.push_back(lo);
+    size.push_back(bytes);
+    valid.push_back(ok);
+  }
+  mbarrier_arrive_expect_tx(b, bar, total);
+  for (int q = 0; q < kBoxRows / 32; ++q) {
+    const Value j = t128_ + static_cast<uint32_t>(32 * q);
+    b.if_(valid[static_cast<size_t>(q)],
+          [&] { bulk_load(b, buf + j * static_cast<uint32_t>(kLineStride), src[static_cast<size_t>(q)], size[static_cast<size_t>(q)], bar); });
+  }
 }
 
 void TmaStoreEpilogue::preload_c(const WorkTile& at) const {
@@ -255,7 +344,7 @@ void TmaStoreEpilogue::preload_c(const WorkTile& at) const {
     // stored element by element has no barrier after its reads).
     b.if_(t128_ == 0, [&] { cp_async_bulk_wait_group(b, 0, true); });
     sync();
-    b.if_(t128_ == 0, [&] {
+    b.if_(t128_ < 32u, [&] {
       for (int box = 0; box < std::min(2, boxes()); ++box) issue_c(at, box);
     });
   });
@@ -269,14 +358,20 @@ void TmaStoreEpilogue::load_c(const Tile& tile, const Slab& slab, int box, Value
       b.note("C: the next box into the other staging box, once the store of the box before has read it");
       b.if_(t128_ == 0, [&] { cp_async_bulk_wait_group(b, 0, true); });
       sync();  // every thread has read its C from that box (an element-wise box has no barrier after)
-      b.if_(t128_ == 0, [&] { issue_c(tile.at, box + 1); });
+      b.if_(t128_ < 32u, [&] { issue_c(tile.at, box + 1); });
     }
     b.note("C: wait for this box's C, loaded a box (or, the first two, the mainloop) ago");
     const Value& phase = c_phase_[static_cast<size_t>(box % 2)];
     mbarrier_wait(b, smem_.mbarrier(c_full_, w_ * 2 + (box % 2)), phase);
     b.assign(phase, phase ^ b.constant(1, Type::U32));
-    b.if_(
-        c_column_, [&] { add_c(tile.c_column_frag.at_base(buf), v); }, [&] { add_c(tile.box_frag.at_base(buf), v); });
+    auto by_tma = [&] {
+      b.if_(
+          c_column_, [&] { add_c(tile.c_column_frag.at_base(buf), v); }, [&] { add_c(tile.box_frag.at_base(buf), v); });
+    };
+    if (p_.c_lines)
+      b.if_(c_lines_, [&] { add_c_lines(tile, slab, box, buf, v); }, by_tma);
+    else
+      by_tma();
   });
 }
 
@@ -288,6 +383,57 @@ void TmaStoreEpilogue::add_c(const Tensor& cs, std::vector<Value>& v) const {
     const Value c = p_.out == Type::F32 ? cv[i] : b.cvt(cv[i], Type::F32);
     b.mad_to(v[i], t_.beta, c, v[i]);
   }
+}
+
+// v += beta * C from a box loaded line by line (issue_c_lines): value i of the thread, at (m, n) of
+// the box, is in line m at n (row-major C) or line (m / R) SUBN + n at m % R (M-contiguous), after
+// the line's offset in its granule, which is that of its first element's address.
+void TmaStoreEpilogue::add_c_lines(const Tile& tile, const Slab& slab, int box, Value buf, std::vector<Value>& v) const {
+  KernelBuilder& b = b_;
+  const int s = box % (p_.tile_n / subn_);
+  const int R = c_column_rows_;
+  // The low 32 bits of addresses suffice for offsets in a granule.
+  const Value e = b.constant(ob_, Type::U32), ld = b.cvt(t_.ld_c, Type::U32);
+  const Value batch = b.select((t_.flags & kHopperGemmBroadcastC) != 0, b.constant(0, Type::S32), tile.at.l);
+  const Value base = b.cvt(t_.c, Type::U32) + b.cvt(b.cvt(batch, Type::S64) * t_.batch_stride_c, Type::U32) * e;
+  const Value row0 = b.cvt(slab.row0, Type::U32), col0 = b.cvt(tile.at.n0 + s * subn_, Type::U32);
+  const uint32_t LS = kLineStride;
+  auto add = [&](size_t i, Value at, int64_t offset) {
+    const Value c = b.load(Space::Shared, p_.out, at, offset)[0];
+    b.mad_to(v[i], t_.beta, p_.out == Type::F32 ? c : b.cvt(c, Type::F32), v[i]);
+  };
+  b.note("C by lines: each value from its line, after the line's offset in its granule");
+  b.if_(
+      c_column_,
+      [&] {  // line (m / R) SUBN + n, at m % R; a line per column n, and per R rows where R < 64
+        std::map<std::pair<int64_t, int64_t>, Value> lines;
+        for (size_t i = 0; i < v.size(); ++i) {
+          const int64_t off = frag_v_.at(i), dm = off % 64, dn = off / 64;
+          const auto key = std::make_pair(dn, R < 64 ? dm : 0);
+          auto it = lines.find(key);
+          if (it == lines.end()) {
+            const Value m = slab.m_t + static_cast<uint32_t>(key.second), n = slab.n_t + static_cast<uint32_t>(dn);
+            const Value mr = R < 64 ? m & ~static_cast<uint32_t>(R - 1) : b.constant(0, Type::U32);
+            const Value first = base + ((col0 + n) * ld + row0 + mr) * e;
+            const Value line = R < 64 ? (m / static_cast<uint32_t>(R)) * static_cast<uint32_t>(subn_) + n : n;
+            it = lines.emplace(key, buf + line * LS + (first & 15u) + (m - mr) * e).first;
+          }
+          add(i, it->second, R < 64 ? 0 : dm * ob_);
+        }
+      },
+      [&] {  // line m, at n: a line per row
+        std::map<int64_t, Value> rows;
+        for (size_t i = 0; i < v.size(); ++i) {
+          const int64_t off = frag_v_.at(i), dm = off % 64, dn = off / 64;
+          auto it = rows.find(dm);
+          if (it == rows.end()) {
+            const Value m = slab.m_t + static_cast<uint32_t>(dm);
+            const Value first = base + ((row0 + m) * ld + col0) * e;
+            it = rows.emplace(dm, buf + m * LS + (first & 15u) + slab.n_t * e).first;
+          }
+          add(i, it->second, dn * ob_);
+        }
+      });
 }
 
 // Whether each fragment value of box s of this thread is inside out. A box's values lie on a few
@@ -309,7 +455,7 @@ std::vector<Value> TmaStoreEpilogue::inside(const Slab& slab, int s) const {
 void TmaStoreEpilogue::store_box_tma(const Tile& tile, const Slab& slab, int box, int s,
                                      const std::vector<Value>& o) const {
   KernelBuilder& b = b_;
-  Value buf = slab.boxes + int64_t{(box % 2) * kBoxBytes};
+  Value buf = slab.boxes + int64_t{(box % 2) * box_stride_};
   // Within a slab at most the last box goes element-wise (by_tma only turns false along s), so
   // there one pending group is the previous box's; a slab's first box waits for all (ping-pong's
   // second slab would otherwise count a box that committed no group and write over a buffer still

@@ -98,7 +98,8 @@ struct HopperGemmConfig {
 
 // The kernel. Parameters, in order: tmap_a, tmap_b, tmap_out, tmap_c (TMA descriptors, see
 // hopper_gemm_tensor_maps), out (u64), M, N, K, L (s32), ld_out, batch_stride_out (s64, elements),
-// alpha, beta (f32), flags (u32, hopper_gemm_flags); split-K kernels also splits (s32), workspace
+// alpha, beta (f32), flags (u32, hopper_gemm_flags), c (u64), ld_c, batch_stride_c (s64, elements:
+// C by lines, kHopperGemmLinesC); split-K kernels also splits (s32), workspace
 // (u64) and launch (u64, hopper_gemm_split_k_launch_id); stream-K kernels dp_tiles and slots (s32:
 // hopper_gemm_stream_k_plan), workspace and launch. C is loaded through tmap_c only when beta != 0.
 // Block threads(), dynamic shared memory shared_bytes(), any grid (persistent: CTA i takes tiles
@@ -139,7 +140,14 @@ struct HopperGemmTensorMaps {
 // transposed ones: its A is B^T).
 constexpr uint32_t kHopperGemmBroadcastA = 1, kHopperGemmBroadcastB = 2, kHopperGemmBroadcastC = 4,
                    kHopperGemmColumnMajorC = 8;
+// C's address or a stride of it is off the 16-byte granules the TMA needs: the epilogue loads C
+// line by line (cp.async.bulk of the granules holding each 128-byte line) from the c, ld_c and
+// batch_stride_c parameters. Only kernels whose staging boxes have room (hopper_gemm_c_lines).
+constexpr uint32_t kHopperGemmLinesC = 16;
 uint32_t hopper_gemm_flags(const TensorView& A, const TensorView& B, const TensorView& C);
+// Whether the kernel of `c` has room in its staging boxes for C by lines (kHopperGemmLinesC): every
+// configuration but those whose shared memory is already full (128 x 256 with 4 stages).
+bool hopper_gemm_c_lines(const HopperGemmConfig& c);
 HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& c, const GemmArguments& args);
 
 // The launch of `module` (hopper_gemm(c)) on `args`, with at most `max_ctas` persistent CTAs
