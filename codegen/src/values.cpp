@@ -250,6 +250,8 @@ Value KernelBuilder::compare(Cmp c, Value a, int64_t b) {
 Value KernelBuilder::select(Value pred, Value a, Value b) {
   if (pred.type() != Type::Pred) fail(std::string("codegen: selp needs a pred selector, got ") + ptx_name(pred.type()));
   same_class("selp", a, b);
+  // selp has no .pred form (PTX ISA, selp: .b16 to .f64): between predicates, and/or.
+  if (a.type() == Type::Pred) return (pred & a) | (!pred & b);
   Instr i;
   i.op = Op::Selp;
   i.type = a.type();
