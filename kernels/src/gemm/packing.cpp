@@ -123,7 +123,10 @@ std::optional<Packing> plan_packing(const KernelMetadata& md, const GemmArgument
   // caller's out, when out itself is computed in the workspace.
   if (args.beta != 0) {
     const TensorView& c = args.c();
-    const bool c_fits = (has_major(c, Major::Row) || has_major(c, Major::Column)) && aligned_to(c, md.c_alignment);
+    // (A batch stride, which every line of a batch moves by, stays a multiple of 16 bytes.)
+    const bool batch_ok = c.rank() < 3 || c.shape[0] <= 1 || (c.stride[0] * codegen::bytes(c.dtype)) % kTmaBytes == 0;
+    const bool c_fits =
+        (has_major(c, Major::Row) || has_major(c, Major::Column)) && aligned_to(c, md.c_alignment) && batch_ok;
     if (c_fits) {
       if (!out_fits || args.distinct_c()) p.packed_args.C = c;
       else p.packed_args.C.reset();  // C is out, in place

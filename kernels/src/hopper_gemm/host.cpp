@@ -6,6 +6,7 @@
 #include <atomic>
 #include <limits>
 #include <mutex>
+#include <numeric>
 #include <random>
 #include <unordered_map>
 #include <utility>
@@ -172,14 +173,20 @@ Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& g) {
                              " has stride 1 in neither M nor N; hopper_gemm loads C through the TMA, whose boxes need a "
                              "contiguous mode (simt_gemm takes any strides)");
     }
-    // Off the TMA's granules, a kernel with room for C's lines reads C line by line.
+    // Off the TMA's granules, a kernel with room for C's lines reads C in lines (its batch stride
+    // still a multiple of 16 bytes: every view moves by it).
     const bool lines = hopper_gemm_c_lines(c) && !tma_aligned(*g.C);
     if (Status s = check_operand("C", *g.C, c.out, uc, "M", "N", true, lines ? codegen::bytes(c.out) : 16); !s) {
-      if (!hopper_gemm_c_lines(c) && tma_aligned(*g.C) == false)
+      if (!hopper_gemm_c_lines(c) && !tma_aligned(*g.C))
         return Status::failure(s.reason + "; " + c.name() +
-                               " has no room for C by lines (its shared memory is full): the other kernels read such a C");
+                               " has no room to read C in lines (a box 128 bytes of out wide and shared memory to "
+                               "spare); the other kernels read such a C");
       return s;
     }
+    const Matrix cm = as_matrix(*g.C);
+    if (lines && cm.shape[0] > 1 && cm.stride[0] != 0 && (cm.stride[0] * codegen::bytes(c.out)) % 16 != 0)
+      return Status::failure("C " + g.C->to_string() + " has batch stride " + str(cm.stride[0]) +
+                             ": read in lines, C's batches must lie a multiple of 16 bytes apart");
     // A C with N contiguous in the kernel's problem loads in boxes 128 bytes of N wide.
     const HopperGemmConfig k = kernel_config(c);
     if ((uc == 2) != runs_transposed(c) && k.tile_n * codegen::bytes(c.out) < 128)
@@ -240,11 +247,11 @@ GemmArguments kernel_arguments(const HopperGemmConfig& c, const GemmArguments& g
 
 }  // namespace
 
-bool hopper_gemm_c_lines(const HopperGemmConfig& c) { return HopperGemmSharedStorage(c).c_lines; }
+bool hopper_gemm_c_lines(const HopperGemmConfig& c) { return HopperGemmSharedStorage(kernel_config(c)).c_lines; }
 
 uint32_t hopper_gemm_flags(const TensorView& A, const TensorView& B, const TensorView& C) {
   uint32_t f = 0;
-  if (!tma_aligned(C)) f |= kHopperGemmLinesC;
+  if (!tma_aligned(C)) f |= kHopperGemmLinesC;  // and G's log2: hopper_gemm_c_views
   if (broadcast_batches(A)) f |= kHopperGemmBroadcastA;
   if (broadcast_batches(B)) f |= kHopperGemmBroadcastB;
   if (broadcast_batches(C)) f |= kHopperGemmBroadcastC;
@@ -293,14 +300,48 @@ HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& config, con
                                        : spec(c.out, M, N, o.stride[2], o.stride[0], {out_chunk, box_n, 1});
   // The epilogue loads C into the same boxes, in C's own major.
   const Matrix cm = as_matrix(c_read(g));
-  // C by lines has no tensor map (out's stands in): by C's strides alone, so that the maps stay a
-  // function of the layouts (an address off the granules is seen at launch, hopper_gemm_flags).
+  // C in lines has its views instead (hopper_gemm_c_views, at launch: they depend on C's address;
+  // out's map stands in here), by C's strides alone, so that the maps stay a function of the layouts.
   TensorView c_at_zero = c_read(g);
   c_at_zero.data = 0;
   maps.c = !tma_aligned(c_at_zero)             ? maps.out
            : c_unit_mode(c_read(g)) == 2 ? spec(c.out, N, M, cm.stride[1], cm.stride[0], {out_chunk, 64, 1})
                                    : spec(c.out, M, N, cm.stride[2], cm.stride[0], {out_chunk, box_n, 1});
   return maps;
+}
+
+HopperGemmCViews hopper_gemm_c_views(const HopperGemmConfig& config, const GemmArguments& args) {
+  const HopperGemmConfig c = kernel_config(config);
+  const GemmArguments g = kernel_arguments(config, args);
+  const TensorView& cv = g.c();
+  const Matrix o = as_matrix(g.out), m = as_matrix(cv);
+  const int64_t L = o.shape[0], M = o.shape[1], N = o.shape[2];
+  const int64_t eb = codegen::bytes(c.out);
+  const bool rows = c_unit_mode(cv) == 2;  // lines are rows (along N), else columns (along M)
+  const int64_t lines = rows ? M : N, extent = rows ? N : M, pitch = rows ? m.stride[1] : m.stride[2];
+  const int64_t pitch_bytes = lines > 1 ? pitch * eb : 0;
+  HopperGemmCViews v;
+  int64_t G = 16 / std::gcd<int64_t>(pitch_bytes % 16, 16);
+  while ((int64_t{1} << v.log_g) < G) ++v.log_g;
+  // A box: a line (128 bytes of out) and one granule more, times the lines of a box in one view:
+  // 64 / G rows, or the box's columns / G per run of 128 bytes of M.
+  const int64_t chunk = 128 / eb, subn = std::min<int64_t>(chunk, c.tile_n), wide = chunk + 16 / eb;
+  const int64_t batches = L > 1 && m.stride[0] != 0 ? L : 1;
+  for (int64_t j = 0; j < std::min(G, lines); ++j) {
+    const uint64_t first = cv.data + static_cast<uint64_t>(j * pitch_bytes);
+    const uint64_t base = first & ~uint64_t{15};
+    const int64_t off = static_cast<int64_t>(first - base);
+    v.offsets |= static_cast<uint32_t>(off) << (4 * j);
+    const int64_t count = (lines - j + G - 1) / G, inner = off / eb + extent;
+    const int64_t view_pitch = G * pitch;
+    const int64_t batch_stride = batches > 1 ? m.stride[0] : view_pitch * count;
+    const Layout l = make_layout(IntTuple{inner, count, batches}, IntTuple{1, view_pitch, batch_stride});
+    const std::vector<int64_t> box =
+        rows ? std::vector<int64_t>{wide, 64 / G, 1} : std::vector<int64_t>{wide, subn / G, 1};
+    v.specs.push_back(make_tensor_map_spec(l, c.out, box, codegen::SmemSwizzle::None));
+    v.bases.push_back(base);
+  }
+  return v;
 }
 
 codegen::LaunchPlan hopper_gemm_plan(const HopperGemmConfig& config, const GemmArguments& args, codegen::Module module,
@@ -337,13 +378,26 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const Gem
   const int64_t ld = c.out_major == Major::Row ? o.stride[1] : o.stride[2];  // between rows (columns, M-contiguous)
   p.arg(encode(maps.a, g.A.data)).arg(encode(maps.b, g.B.data)).arg(encode(maps.out, g.out.data));
   const TensorView& cv = c_read(g);
-  const uint32_t flags = hopper_gemm_flags(g.A, g.B, cv);
-  const bool lines = (flags & kHopperGemmLinesC) != 0;  // tmap_c is then out's, never read
-  p.arg(lines ? encode(maps.out, g.out.data) : encode(maps.c, cv.data)).arg(g.out.data);
+  uint32_t flags = hopper_gemm_flags(g.A, g.B, cv);
+  const int extra_views = hopper_gemm_c_lines(config) ? 16 / codegen::bytes(c.out) - 1 : 0;
+  uint32_t offsets = 0;
+  if (flags & kHopperGemmLinesC) {  // tmap_c and the extra views: C's views
+    const HopperGemmCViews v = hopper_gemm_c_views(config, args);
+    flags |= static_cast<uint32_t>(v.log_g) << kHopperGemmLogViewsShift;
+    offsets = v.offsets;
+    for (int j = 0; j <= extra_views; ++j) {
+      const size_t at = static_cast<size_t>(j) < v.specs.size() ? static_cast<size_t>(j) : 0;
+      p.arg(encode(v.specs[at], v.bases[at]));
+    }
+  } else {  // through the TMA: the extra views repeat tmap_c (never read)
+    const rt::TensorMap mc = encode(maps.c, cv.data);
+    for (int j = 0; j <= extra_views; ++j) p.arg(mc);
+  }
+  p.arg(g.out.data);
   p.arg(static_cast<int32_t>(M)).arg(static_cast<int32_t>(N)).arg(static_cast<int32_t>(K)).arg(static_cast<int32_t>(L));
   p.arg(ld).arg(o.stride[0]).arg(static_cast<float>(g.alpha)).arg(static_cast<float>(g.beta));
-  const Matrix c_m = as_matrix(cv);
-  p.arg(flags).arg(cv.data).arg(c_unit_mode(cv) == 2 ? c_m.stride[1] : c_m.stride[2]).arg(c_m.stride[0]);
+  p.arg(flags);
+  if (extra_views > 0) p.arg(offsets);
   if (c.split_k) {
     const std::size_t ws = hopper_gemm_workspace_size(config, args);
     if (ws > 0 && args.workspace == 0)

@@ -46,18 +46,21 @@ constexpr int kRegABarrier = 3;
 // The kernel's parameters, in the order of hopper_gemm.hpp.
 struct GemmParams {
   Value tmap_a, tmap_b, tmap_out, tmap_c, out, M, N, K, L, ld_out, batch_stride_out, alpha, beta, flags;
-  Value c, ld_c, batch_stride_c;    // C by lines (kHopperGemmLinesC)
+  std::vector<Value> tmap_c_views;  // C in lines: views 1 and up (kHopperGemmLinesC)
+  Value c_offsets;                  // C in lines: the offsets of lines 0 .. G - 1 in their granules
   Value splits, workspace, launch;  // split-K only (workspace and launch: stream-K too)
   Value dp_tiles, slots;            // stream-K only
 };
 
-GemmParams declare_params(KernelBuilder& b, bool split_k, bool stream_k) {
+// `c_views`: the views of C in lines beyond tmap_c (0: the kernel reads C through the TMA only).
+GemmParams declare_params(KernelBuilder& b, bool split_k, bool stream_k, int c_views) {
   b.note("parameters: the TMA descriptors of A, B, out and C, out, the sizes, out's strides, alpha, beta, flags");
   GemmParams p;
   p.tmap_a = b.tensor_map_param("tmap_a");
   p.tmap_b = b.tensor_map_param("tmap_b");
   p.tmap_out = b.tensor_map_param("tmap_out");
   p.tmap_c = b.tensor_map_param("tmap_c");
+  for (int j = 1; j <= c_views; ++j) p.tmap_c_views.push_back(b.tensor_map_param("tmap_c" + std::to_string(j)));
   p.out = b.global_pointer_param("out");
   p.M = b.param("M", Type::S32);
   p.N = b.param("N", Type::S32);
@@ -68,9 +71,7 @@ GemmParams declare_params(KernelBuilder& b, bool split_k, bool stream_k) {
   p.alpha = b.param("alpha", Type::F32);
   p.beta = b.param("beta", Type::F32);
   p.flags = b.param("flags", Type::U32);
-  p.c = b.global_pointer_param("c");
-  p.ld_c = b.param("ld_c", Type::S64);
-  p.batch_stride_c = b.param("batch_stride_c", Type::S64);
+  if (c_views > 0) p.c_offsets = b.param("c_offsets", Type::U32);
   if (split_k) {
     b.note("split-K: the split count, the workspace (counters, then partial tiles) and the launch's id");
     p.splits = b.param("splits", Type::S32);
@@ -166,8 +167,8 @@ TmaStoreEpilogue::Params epilogue_params(const GemmKernel& k) {
 
 TmaStoreEpilogue::Tensors epilogue_tensors(const GemmKernel& k) {
   return TmaStoreEpilogue::Tensors{k.p.tmap_out, k.p.tmap_c, k.p.out,   k.p.M,    k.p.N,    k.p.ld_out,
-                                   k.p.batch_stride_out, k.p.alpha, k.p.beta, k.p.flags, k.p.c, k.p.ld_c,
-                                   k.p.batch_stride_c};
+                                   k.p.batch_stride_out, k.p.alpha, k.p.beta, k.p.flags, k.p.tmap_c_views,
+                                   k.p.c_offsets};
 }
 
 // Warpgroup 0: gives its registers away; one thread issues every TMA load (and, with beta != 0,
@@ -441,9 +442,9 @@ Module hopper_gemm(const HopperGemmConfig& config) {
   atom.check();
   KernelBuilder b(config.name());
   set_launch_bounds(b, c);
-  const GemmParams p = declare_params(b, c.split_k, c.stream_k);
-
   const HopperGemmSharedStorage regions(c);
+  const GemmParams p = declare_params(b, c.split_k, c.stream_k, regions.c_lines ? 16 / bytes(c.out) - 1 : 0);
+
   b.note("shared memory: the base rounded up to the 1024-byte period of the 128-byte swizzle");
   const SharedStorage smem(b, regions.align);
   const PipelineTmaAsync pipeline(smem, pipeline_params(c, regions));

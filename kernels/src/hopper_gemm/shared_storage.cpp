@@ -9,7 +9,9 @@ HopperGemmSharedStorage::HopperGemmSharedStorage(const HopperGemmConfig& c) {
   constexpr int64_t kSwizzlePeriod = 8 * sm90::kSwizzleRow;  // 1024 bytes
   constexpr int64_t kMbarrier = 8;                           // bytes, and its alignment
   // The staging boxes in lines for C by lines where the block's shared memory has room for them.
-  for (const bool lines : {true, false}) {
+  // (Boxes as wide as 128 bytes of out only: 64 lines of an M-contiguous C too.)
+  const bool wide = c.tile_n * codegen::bytes(c.out) >= sm90::kSwizzleRow;
+  for (const bool lines : {wide, false}) {
     sm90::SharedStorageLayout l;
     a = l.add(c.stages, c.a_stage_bytes(), kSwizzlePeriod);
     b = l.add(c.stages, c.b_stage_bytes(), kSwizzlePeriod);
@@ -24,7 +26,7 @@ HopperGemmSharedStorage::HopperGemmSharedStorage(const HopperGemmConfig& c) {
     bytes = l.bytes();
     align = l.align();
     c_lines = lines;
-    if (bytes + align <= kMaxSharedBytes) break;
+    if (!lines || bytes + align <= kMaxSharedBytes) break;
   }
 }
 

@@ -97,7 +97,7 @@ TmaStoreEpilogue::TmaStoreEpilogue(KernelBuilder& b, const Params& p, const Tens
   box_stride_ = p.c_lines ? kLineBoxBytes : kBoxBytes;
   if (p.c_lines) {
     c_lines_ = (t.flags & kHopperGemmLinesC) != 0;
-    zero_staging();
+    c_log_g_ = (t.flags >> kHopperGemmLogViewsShift) & 7u;
   }
   ob_ = bytes(p.out);
   subn_ = std::min(kSwizzleRow / ob_, p.tile_n);
@@ -127,23 +127,7 @@ TmaStoreEpilogue::TmaStoreEpilogue(KernelBuilder& b, const Params& p, const Tens
 }
 
 void TmaStoreEpilogue::init(const SharedStorage& smem, SmemRegion c_full) {
-  for (int i = 0; i < c_full.count; ++i) mbarrier_init(smem.base().builder(), smem.element(c_full, i), kCArrivals);
-}
-
-// C by lines leaves the parts of a box past C's edges unwritten, and the consumers read them (their
-// values are never stored): zeros from the start rather than shared memory never written. The
-// consumers' barrier before the first C load orders these writes before it, and the fence before
-// the bulk copies' (async proxy) writes to the same bytes.
-void TmaStoreEpilogue::zero_staging() const {
-  KernelBuilder& b = b_;
-  b.if_(c_lines_ & (t_.beta != b.constant_f32(0.0f)), [&] {
-    b.note("C by lines: the staging boxes zeroed once (the lines past C's edges are never loaded)");
-    const Value base = smem_.element(staging_, w_) + t128_ * 16u;
-    const Value zero = b.constant(0, Type::U32);
-    for (int off = 0; off < kLineStagingBytes; off += 128 * 16)
-      b.store(Space::Shared, Type::U32, base, {zero, zero, zero, zero}, off);
-    fence_proxy_async(b, Space::Shared);
-  });
+  for (int i = 0; i < c_full.count; ++i) mbarrier_init(smem.base().builder(), smem.element(c_full, i), 1);
 }
 
 void TmaStoreEpilogue::prefetch_c(KernelBuilder& b, const Params& p, const Tensors& t, const WorkTile& at) {
@@ -267,72 +251,57 @@ void TmaStoreEpilogue::issue_c(const WorkTile& at, int box) const {
   const Value batch = b.select((t_.flags & kHopperGemmBroadcastC) != 0, b.constant(0, Type::S32), at.l);
   const Value buf = smem_.element(staging_, w_) + int64_t{(box % 2) * box_stride_};
   const Value bar = smem_.mbarrier(c_full_, w_ * 2 + (box % 2));
-  auto by_tma = [&] {
-    b.if_(
-        t128_ == 0,
-        [&] {
-          mbarrier_arrive_expect_tx(b, bar, box_bytes_);
-          b.if_(
-              c_column_,
-              [&] {
-                const int R = c_column_rows_;
-                for (int i = 0; i < kBoxRows / R; ++i)
-                  tma_load(b, buf + int64_t{i} * R * subn_ * ob_, t_.tmap_c, {row0 + i * R, n0, batch}, bar);
-              },
-              [&] { tma_load(b, buf, t_.tmap_c, {n0, row0, batch}, bar); });
-        },
-        [&] { mbarrier_arrive(b, bar); });
-  };
-  if (p_.c_lines)
-    b.if_(c_lines_, [&] { issue_c_lines(at, row0, n0, batch, buf, bar); }, by_tma);
-  else
-    by_tma();
+  if (p_.c_lines) {
+    b.if_(c_lines_, [&] { issue_c_lines(row0, n0, batch, buf, bar); }, [&] { issue_c_box(row0, n0, batch, buf, bar); });
+  } else {
+    issue_c_box(row0, n0, batch, buf, bar);
+  }
 }
 
-// Lines j = lane, lane + 32 of the box: a row of C (n0, n0 + 1, ...) or, M-contiguous, a column's
-// run of R rows (line p * SUBN + n: rows row0 + p R ..., column n0 + n). Each lane expects the
-// bytes of its own lines, then copies them: the granules from the one holding the line's first
-// element to the one holding its last (a line past C's edge is not copied).
-void TmaStoreEpilogue::issue_c_lines(const WorkTile& at, Value row0, Value n0, Value batch, Value buf, Value bar) const {
+void TmaStoreEpilogue::issue_c_box(Value row0, Value n0, Value batch, Value buf, Value bar) const {
   KernelBuilder& b = b_;
-  (void)at;
-  b.note("C by lines: each lane of the first warp copies two 128-byte lines of C, granules whole (cp.async.bulk)");
-  const Value e = b.constant(ob_, Type::S64);
-  const Value M = t_.M, N = t_.N;
-  std::vector<Value> src, size, valid;
-  Value total = b.constant(0, Type::U32);
-  for (int q = 0; q < kBoxRows / 32; ++q) {
-    const Value j = t128_ + static_cast<uint32_t>(32 * q);
-    Value row, col, count;
-    const Value jr = b.cvt(j, Type::S32);
-    // Row-major C: line j is row row0 + j from column n0, at most SUBN of them.
-    Value row_r = row0 + jr, col_r = n0, count_r = b.min(N - n0, b.constant(subn_, Type::S32));
-    // M-contiguous C: line j = p SUBN + n is column n0 + n from row row0 + p R, at most R of them.
-    const int R = c_column_rows_;
-    Value row_c = row0 + (jr / subn_) * R, col_c = n0 + (jr % subn_);
-    Value count_c = b.min(M - row_c, b.constant(R, Type::S32));
-    row = b.select(c_column_, row_c, row_r);
-    col = b.select(c_column_, col_c, col_r);
-    count = b.select(c_column_, count_c, count_r);
-    Value ok = b.select(c_column_, (col_c < N) & (count_c > 0) & (jr < subn_ * (kBoxRows / R)),
-                        (row_r < M) & (count_r > 0));
-    const Value off = b.cvt(batch, Type::S64) * t_.batch_stride_c +
-                      b.select(c_column_, b.cvt(col, Type::S64) * t_.ld_c + b.cvt(row, Type::S64),
-                               b.cvt(row, Type::S64) * t_.ld_c + b.cvt(col, Type::S64));
-    const Value start = t_.c + off * e;
-    const Value lo = start & ~uint64_t{15};
-    const Value hi = (start + b.cvt(count, Type::S64) * e + int64_t{15}) & ~uint64_t{15};
-    const Value bytes = b.select(ok, b.cvt(hi - lo, Type::U32), b.constant(0, Type::U32));
-    total = total + bytes;
-    src.push_back(lo);
-    size.push_back(bytes);
-    valid.push_back(ok);
-  }
-  mbarrier_arrive_expect_tx(b, bar, total);
-  for (int q = 0; q < kBoxRows / 32; ++q) {
-    const Value j = t128_ + static_cast<uint32_t>(32 * q);
-    b.if_(valid[static_cast<size_t>(q)],
-          [&] { bulk_load(b, buf + j * static_cast<uint32_t>(kLineStride), src[static_cast<size_t>(q)], size[static_cast<size_t>(q)], bar); });
+  mbarrier_arrive_expect_tx(b, bar, box_bytes_);
+  b.if_(
+      c_column_,
+      [&] {
+        const int R = c_column_rows_;
+        for (int i = 0; i < kBoxRows / R; ++i)
+          tma_load(b, buf + int64_t{i} * R * subn_ * ob_, t_.tmap_c, {row0 + i * R, n0, batch}, bar);
+      },
+      [&] { tma_load(b, buf, t_.tmap_c, {n0, row0, batch}, bar); });
+}
+
+// C in lines: view j (< G) holds lines j, j + G, ...: a row-major C's rows (the box's 64 / G of
+// them from row0 + j, at view row row0 / G), or an M-contiguous C's columns (SUBN / G from n0 + j,
+// at view row n0 / G, per run of R rows). Each load's lines land together, at line slot j lines / G;
+// the TMA zero-fills past C's edges, so every line of the box arrives whole.
+void TmaStoreEpilogue::issue_c_lines(Value row0, Value n0, Value batch, Value buf, Value bar) const {
+  KernelBuilder& b = b_;
+  b.note("C in lines: one TMA load per view of C (every G-th line), each 16 bytes wider than a line");
+  const int R = c_column_rows_;
+  // 64 lines either way: 64 rows, or SUBN (128 bytes of out: c_lines kernels) per run of R rows.
+  const int lines = kBoxRows;
+  mbarrier_arrive_expect_tx(b, bar, int64_t{lines} * kLineStride);
+  const Value lg = c_log_g_;
+  const Value g = b.constant(1, Type::U32) << lg;
+  for (int j = 0; j < static_cast<int>(t_.tmap_c_views.size()) + 1; ++j) {
+    const Value map = j == 0 ? t_.tmap_c : t_.tmap_c_views[static_cast<size_t>(j - 1)];
+    b.if_(g > static_cast<uint32_t>(j), [&] {
+      b.if_(
+          c_column_,
+          [&] {
+            const Value per = b.constant(subn_, Type::U32) >> lg;  // columns of a run in this view
+            const Value y = b.cvt(b.cvt(n0, Type::U32) >> lg, Type::S32);
+            for (int p = 0; p < kBoxRows / R; ++p)
+              tma_load(b, buf + (b.constant(p * subn_, Type::U32) + per * static_cast<uint32_t>(j)) * static_cast<uint32_t>(kLineStride),
+                       map, {row0 + p * R, y, batch}, bar);
+          },
+          [&] {
+            const Value per = b.constant(lines, Type::U32) >> lg;  // rows of the box in this view
+            const Value y = b.cvt(b.cvt(row0, Type::U32) >> lg, Type::S32);
+            tma_load(b, buf + per * static_cast<uint32_t>(j * kLineStride), map, {n0, y, batch}, bar);
+          });
+    });
   }
 }
 
@@ -344,7 +313,7 @@ void TmaStoreEpilogue::preload_c(const WorkTile& at) const {
     // stored element by element has no barrier after its reads).
     b.if_(t128_ == 0, [&] { cp_async_bulk_wait_group(b, 0, true); });
     sync();
-    b.if_(t128_ < 32u, [&] {
+    b.if_(t128_ == 0, [&] {
       for (int box = 0; box < std::min(2, boxes()); ++box) issue_c(at, box);
     });
   });
@@ -358,7 +327,7 @@ void TmaStoreEpilogue::load_c(const Tile& tile, const Slab& slab, int box, Value
       b.note("C: the next box into the other staging box, once the store of the box before has read it");
       b.if_(t128_ == 0, [&] { cp_async_bulk_wait_group(b, 0, true); });
       sync();  // every thread has read its C from that box (an element-wise box has no barrier after)
-      b.if_(t128_ < 32u, [&] { issue_c(tile.at, box + 1); });
+      b.if_(t128_ == 0, [&] { issue_c(tile.at, box + 1); });
     }
     b.note("C: wait for this box's C, loaded a box (or, the first two, the mainloop) ago");
     const Value& phase = c_phase_[static_cast<size_t>(box % 2)];
@@ -385,27 +354,32 @@ void TmaStoreEpilogue::add_c(const Tensor& cs, std::vector<Value>& v) const {
   }
 }
 
-// v += beta * C from a box loaded line by line (issue_c_lines): value i of the thread, at (m, n) of
-// the box, is in line m at n (row-major C) or line (m / R) SUBN + n at m % R (M-contiguous), after
-// the line's offset in its granule, which is that of its first element's address.
+// v += beta * C from a box loaded in lines (issue_c_lines): value i of the thread, at (m, n) of the
+// box, is in line m at n (row-major C) or in line (m / R) SUBN + n at m % R (M-contiguous); line l
+// sits in view l % G as its (l / G)-th, so at slot (l % G) lines / G + l / G, after its first
+// element's offset in its granule (c_offsets' 4 bits l % G: the box starts at a multiple of G).
 void TmaStoreEpilogue::add_c_lines(const Tile& tile, const Slab& slab, int box, Value buf, std::vector<Value>& v) const {
+  (void)tile;
+  (void)box;
   KernelBuilder& b = b_;
-  const int s = box % (p_.tile_n / subn_);
   const int R = c_column_rows_;
-  // The low 32 bits of addresses suffice for offsets in a granule.
-  const Value e = b.constant(ob_, Type::U32), ld = b.cvt(t_.ld_c, Type::U32);
-  const Value batch = b.select((t_.flags & kHopperGemmBroadcastC) != 0, b.constant(0, Type::S32), tile.at.l);
-  const Value base = b.cvt(t_.c, Type::U32) + b.cvt(b.cvt(batch, Type::S64) * t_.batch_stride_c, Type::U32) * e;
-  const Value row0 = b.cvt(slab.row0, Type::U32), col0 = b.cvt(tile.at.n0 + s * subn_, Type::U32);
+  const Value e = b.constant(ob_, Type::U32), lg = c_log_g_;
+  const Value gmask = (b.constant(1, Type::U32) << lg) - 1u;
   const uint32_t LS = kLineStride;
+  // Line l's slot and offset: (l % G) (lines >> lg) + (l >> lg) lines in, then the offset.
+  auto line_at = [&](Value l, int lines) {
+    const Value j = l & gmask;
+    const Value slot = j * (b.constant(lines, Type::U32) >> lg) + (l >> lg);
+    return buf + slot * LS + ((t_.c_offsets >> (j << 2u)) & 15u);
+  };
   auto add = [&](size_t i, Value at, int64_t offset) {
     const Value c = b.load(Space::Shared, p_.out, at, offset)[0];
     b.mad_to(v[i], t_.beta, p_.out == Type::F32 ? c : b.cvt(c, Type::F32), v[i]);
   };
-  b.note("C by lines: each value from its line, after the line's offset in its granule");
+  b.note("C in lines: each value from its line, after the line's offset in its granule");
   b.if_(
       c_column_,
-      [&] {  // line (m / R) SUBN + n, at m % R; a line per column n, and per R rows where R < 64
+      [&] {  // a line per column n (per run of R rows where R < 64), at m % R
         std::map<std::pair<int64_t, int64_t>, Value> lines;
         for (size_t i = 0; i < v.size(); ++i) {
           const int64_t off = frag_v_.at(i), dm = off % 64, dn = off / 64;
@@ -413,24 +387,23 @@ void TmaStoreEpilogue::add_c_lines(const Tile& tile, const Slab& slab, int box, 
           auto it = lines.find(key);
           if (it == lines.end()) {
             const Value m = slab.m_t + static_cast<uint32_t>(key.second), n = slab.n_t + static_cast<uint32_t>(dn);
-            const Value mr = R < 64 ? m & ~static_cast<uint32_t>(R - 1) : b.constant(0, Type::U32);
-            const Value first = base + ((col0 + n) * ld + row0 + mr) * e;
-            const Value line = R < 64 ? (m / static_cast<uint32_t>(R)) * static_cast<uint32_t>(subn_) + n : n;
-            it = lines.emplace(key, buf + line * LS + (first & 15u) + (m - mr) * e).first;
+            if (R < 64) {
+              const Value run = m / static_cast<uint32_t>(R);
+              it = lines.emplace(key, line_at(n, subn_) + run * (static_cast<uint32_t>(subn_) * LS) + (m - run * static_cast<uint32_t>(R)) * e).first;
+            } else {
+              it = lines.emplace(key, line_at(n, subn_) + m * e).first;
+            }
           }
           add(i, it->second, R < 64 ? 0 : dm * ob_);
         }
       },
-      [&] {  // line m, at n: a line per row
+      [&] {  // a line per row m, at n
         std::map<int64_t, Value> rows;
         for (size_t i = 0; i < v.size(); ++i) {
           const int64_t off = frag_v_.at(i), dm = off % 64, dn = off / 64;
           auto it = rows.find(dm);
-          if (it == rows.end()) {
-            const Value m = slab.m_t + static_cast<uint32_t>(dm);
-            const Value first = base + ((row0 + m) * ld + col0) * e;
-            it = rows.emplace(dm, buf + m * LS + (first & 15u) + slab.n_t * e).first;
-          }
+          if (it == rows.end())
+            it = rows.emplace(dm, line_at(slab.m_t + static_cast<uint32_t>(dm), kBoxRows) + slab.n_t * e).first;
           add(i, it->second, dn * ob_);
         }
       });

@@ -23,15 +23,15 @@ class TmaStoreEpilogue {
   static constexpr int kBoxBytes = kBoxRows * kSwizzleRow;
   static constexpr int kStagingBytes = 2 * kBoxBytes;  // a warpgroup's two boxes
   // A C whose rows (columns, M-contiguous) no tensor map can describe (an address or pitch off the
-  // 16-byte granules) comes line by line: each of a box's 64 lines (128 bytes of C, contiguous)
-  // by one cp.async.bulk of the granules holding it, up to 144 bytes, into a line of kLineStride
-  // bytes, where the line's first element sits at its address's offset in its granule.
+  // 16-byte granules) comes in lines: a box's lines (128 bytes of C each, contiguous) are rows j,
+  // j + G, j + 2G, ... of G views (G = 16 / gcd(16, pitch bytes): every G-th line is a tensor whose
+  // pitch is a multiple of 16), each based at the granule holding its first line's start; a view's
+  // box is 16 bytes wider than a line and starts on a granule (the hardware's rule), and a line's
+  // first element sits in it at that line's offset in its granule. Lines land kLineStride bytes
+  // apart, view after view (line slot (j, k) = j lines/G + k).
   static constexpr int kLineStride = kSwizzleRow + 16;
   static constexpr int kLineBoxBytes = kBoxRows * kLineStride;  // 9216: a multiple of 1024 too
   static constexpr int kLineStagingBytes = 2 * kLineBoxBytes;
-  // The arrivals on each C mbarrier per phase: every lane of the warpgroup's first warp (line by
-  // line, each expects its own lines' bytes; through the TMA, lane 0 expects the box).
-  static constexpr int kCArrivals = 32;
   static constexpr int kNamedBarrier = 1;              // the consumers' bar.sync id (0: the CTA)
 
   struct Params {
@@ -48,15 +48,19 @@ class TmaStoreEpilogue {
     // loads of 128 bytes of M; otherwise rows of N, written by stmatrix for 16-bit out.
     bool column_out = false;
     // The staging boxes have kLineStride-byte lines (kLineStagingBytes a warpgroup): the kernel
-    // reads a C off the 16-byte granules (kHopperGemmLinesC) line by line.
+    // reads a C off the 16-byte granules (kHopperGemmLinesC) through G views. Only where a box is
+    // 128 bytes of out wide (SUBN lines of a run of an M-contiguous C: 64 either way).
     bool c_lines = false;
   };
   // The kernel's parameters the epilogue reads: the TMA descriptors of out and of C, out itself
   // (u64, for the element-wise boxes), its sizes (s32) and strides in elements (s64), alpha and
   // beta (f32), the flags (u32: kHopperGemmBroadcastC, kHopperGemmColumnMajorC,
-  // kHopperGemmLinesC), and C itself (u64) with its strides in elements (s64), for C by lines.
+  // kHopperGemmLinesC and G's log2); for C in lines, the descriptors of views 1 .. (16 / bytes of
+  // out) - 1 (tmap_c is view 0) and the offsets in their granules of lines 0 .. G - 1 (u32, 4 bits each).
   struct Tensors {
-    codegen::Value tmap_out, tmap_c, out, M, N, ld_out, batch_stride_out, alpha, beta, flags, c, ld_c, batch_stride_c;
+    codegen::Value tmap_out, tmap_c, out, M, N, ld_out, batch_stride_out, alpha, beta, flags;
+    std::vector<codegen::Value> tmap_c_views;
+    codegen::Value c_offsets;
   };
 
   // `staging`: a region of kStagingBytes per consumer warpgroup; `c_full`: two mbarriers per
@@ -66,7 +70,8 @@ class TmaStoreEpilogue {
   TmaStoreEpilogue(codegen::KernelBuilder& b, const Params& p, const Tensors& t, const SharedStorage& smem,
                    SmemRegion staging, SmemRegion c_full, codegen::Value w, codegen::Value t128);
 
-  // One thread, with the kernel's other barriers: C's mbarriers, kCArrivals arrivals per phase.
+  // One thread, with the kernel's other barriers: C's mbarriers, one arrival (the loading thread's
+  // expect_tx) per phase.
   static void init(const SharedStorage& smem, SmemRegion c_full);
 
   // The producer's part (one thread, at the start of each of its tiles, before the tile's k-tiles):
@@ -89,12 +94,12 @@ class TmaStoreEpilogue {
   Slab make_slab(const Tile& tile, int j) const;
   void store_box(const Tile& tile, const Slab& slab, const std::vector<codegen::Value>& acc, int j, int s) const;
   int boxes() const;  // C boxes of the warpgroup's tile
-  // The warpgroup's first warp: C's box `box` into its staging box.
-  void issue_c(const WorkTile& at, int box) const;
-  void issue_c_lines(const WorkTile& at, codegen::Value row0, codegen::Value n0, codegen::Value batch,
-                     codegen::Value buf, codegen::Value bar) const;
+  void issue_c(const WorkTile& at, int box) const;  // the loading thread: C's box `box` into its staging box
+  void issue_c_lines(codegen::Value row0, codegen::Value n0, codegen::Value batch, codegen::Value buf,
+                     codegen::Value bar) const;
   void add_c_lines(const Tile& tile, const Slab& slab, int box, codegen::Value buf, std::vector<codegen::Value>& v) const;
-  void zero_staging() const;
+  void issue_c_box(codegen::Value row0, codegen::Value n0, codegen::Value batch, codegen::Value buf,
+                   codegen::Value bar) const;
   void load_c(const Tile& tile, const Slab& slab, int box, codegen::Value buf, std::vector<codegen::Value>& v) const;
   void add_c(const codegen::Tensor& cs, std::vector<codegen::Value>& v) const;
   std::vector<codegen::Value> inside(const Slab& slab, int s) const;
@@ -113,7 +118,8 @@ class TmaStoreEpilogue {
   codegen::Value barrier_;     // ping-pong: the warpgroup's own named barrier
   std::array<codegen::Value, 2> c_phase_;  // the parities of the warpgroup's two C mbarriers' phases (u32)
   codegen::Value c_column_;    // C is M-contiguous (pred)
-  codegen::Value c_lines_;     // C comes line by line (pred; c_lines kernels only)
+  codegen::Value c_lines_;     // C comes in lines (pred; c_lines kernels only)
+  codegen::Value c_log_g_;     // log2 of G, the views of C in lines (u32)
   int box_stride_ = 0;         // bytes from one staging box to the next (kBoxBytes or kLineBoxBytes)
   int ob_ = 0, subn_ = 0;      // out's bytes; columns of a box (128 bytes of out, or tile_n if fewer)
   int box_bytes_ = 0;          // bytes of a box (64 x subn_), of C's box loads too

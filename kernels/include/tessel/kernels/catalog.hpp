@@ -80,8 +80,9 @@ struct KernelMetadata {
   Design design;
   int min_cc = 80;  // the lowest compute capability that runs it (80 for sm_80)
   Epilogue epilogue = Epilogue::LinearCombination;
-  // The bytes that C's address and strides must be multiples of for the kernel to read C itself:
-  // 16 through the TMA; a Hopper GEMM that reads C line by line takes C's element size.
+  // The bytes that C's address and leading dimension must be multiples of for the kernel to read C
+  // itself (its batch stride: 16): 16 through the TMA; a Hopper GEMM that reads C in lines takes
+  // C's element size.
   int c_alignment = 16;
   // The options of its class that make this kernel (KernelClass::configure), in the class's
   // spelling; empty for a class without options.

@@ -97,9 +97,11 @@ struct HopperGemmConfig {
 };
 
 // The kernel. Parameters, in order: tmap_a, tmap_b, tmap_out, tmap_c (TMA descriptors, see
-// hopper_gemm_tensor_maps), out (u64), M, N, K, L (s32), ld_out, batch_stride_out (s64, elements),
-// alpha, beta (f32), flags (u32, hopper_gemm_flags), c (u64), ld_c, batch_stride_c (s64, elements:
-// C by lines, kHopperGemmLinesC); split-K kernels also splits (s32), workspace
+// hopper_gemm_tensor_maps), where the kernel reads C in lines (hopper_gemm_c_lines) tmap_c1 ..
+// tmap_c{16 / bytes of out - 1} (views 1 and up of C in lines; tmap_c is view 0), out (u64), M, N,
+// K, L (s32), ld_out, batch_stride_out (s64, elements), alpha, beta (f32), flags (u32,
+// hopper_gemm_flags), and where it reads C in lines, c_offsets (u32: line j's offset in its 16-byte
+// granule in bits 4j..4j+3, j < G); split-K kernels also splits (s32), workspace
 // (u64) and launch (u64, hopper_gemm_split_k_launch_id); stream-K kernels dp_tiles and slots (s32:
 // hopper_gemm_stream_k_plan), workspace and launch. C is loaded through tmap_c only when beta != 0.
 // Block threads(), dynamic shared memory shared_bytes(), any grid (persistent: CTA i takes tiles
@@ -140,14 +142,31 @@ struct HopperGemmTensorMaps {
 // transposed ones: its A is B^T).
 constexpr uint32_t kHopperGemmBroadcastA = 1, kHopperGemmBroadcastB = 2, kHopperGemmBroadcastC = 4,
                    kHopperGemmColumnMajorC = 8;
-// C's address or a stride of it is off the 16-byte granules the TMA needs: the epilogue loads C
-// line by line (cp.async.bulk of the granules holding each 128-byte line) from the c, ld_c and
-// batch_stride_c parameters. Only kernels whose staging boxes have room (hopper_gemm_c_lines).
+// C's address or pitch is off the 16-byte granules the TMA needs: the epilogue loads C in lines
+// through G = 2^((flags >> kHopperGemmLogViewsShift) & 7) views (every G-th row, or column of an
+// M-contiguous C, is a tensor the TMA can describe; TmaStoreEpilogue). Only kernels with room for
+// the lines (hopper_gemm_c_lines); C's batch stride stays a multiple of 16 bytes.
 constexpr uint32_t kHopperGemmLinesC = 16;
+constexpr int kHopperGemmLogViewsShift = 8;
 uint32_t hopper_gemm_flags(const TensorView& A, const TensorView& B, const TensorView& C);
-// Whether the kernel of `c` has room in its staging boxes for C by lines (kHopperGemmLinesC): every
-// configuration but those whose shared memory is already full (128 x 256 with 4 stages).
+// Whether the kernel of `c` reads a C off the TMA's granules in lines (kHopperGemmLinesC): every
+// configuration whose boxes are 128 bytes of out wide and whose shared memory has room for the
+// lines (not 128 x 256 with 4 stages, nor the swapped tiles under 64 columns).
 bool hopper_gemm_c_lines(const HopperGemmConfig& c);
+
+// C in lines, for `args` whose C the kernel of `c` reads so (hopper_gemm_supports holds): G = 2^log_g
+// views, view j holding lines j, j + G, ... (rows of a row-major C in the kernel's problem,
+// columns of an M-contiguous one), based at the 16-byte granule holding line j's first element,
+// with a pitch of G lines (a multiple of 16 bytes); its boxes are 16 bytes wider than a line (a
+// line's 128 bytes of out) and start on granules. offsets: line j's first element's offset in its
+// granule, 4 bits each. Views past C's last line repeat view 0 (their lines are never stored).
+struct HopperGemmCViews {
+  int log_g = 0;
+  uint32_t offsets = 0;
+  std::vector<rt::TensorMapSpec> specs;
+  std::vector<uint64_t> bases;
+};
+HopperGemmCViews hopper_gemm_c_views(const HopperGemmConfig& c, const GemmArguments& args);
 HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& c, const GemmArguments& args);
 
 // The launch of `module` (hopper_gemm(c)) on `args`, with at most `max_ctas` persistent CTAs
