@@ -392,11 +392,25 @@ TEST_CASE("hopper_gemm: supports() explains what it refuses") {
       g.C->stride = {g.C->stride[0], 2 * g.C->stride[1], 2};
       CHECK(hopper_gemm_supports(c, g).reason.find("has stride 1 in neither M nor N") != std::string::npos);
     }
-    SUBCASE("misaligned: read by the TMA") {
+    SUBCASE("misaligned: read in lines where the kernel has room, else refused") {
       g.C->data += 2;
-      CHECK(hopper_gemm_supports(c, g).reason.find("C at ") != std::string::npos);
-      g.beta = 0;  // never read: its alignment does not matter
+      REQUIRE(hopper_gemm_c_lines(c));
       CHECK(hopper_gemm_supports(c, g).ok);
+      g.C->data += 1;  // not even an element's alignment
+      CHECK(hopper_gemm_supports(c, g).reason.find("is not 2-byte aligned") != std::string::npos);
+      g.C->data -= 1;
+      HopperGemmConfig full = c;  // 128 x 256 with 4 stages: no room for the lines
+      full.tile_n = 256;
+      full.stages = 4;
+      REQUIRE(!hopper_gemm_c_lines(full));
+      CHECK(hopper_gemm_supports(full, g).reason.find("no room to read C in lines") != std::string::npos);
+      if (g.C->shape[0] > 1 && g.C->stride[0] != 0) {  // batches 2 bytes apart more: off the granules
+        g.C->stride[0] += 1;
+        CHECK(hopper_gemm_supports(c, g).reason.find("batches must lie a multiple of 16 bytes apart") != std::string::npos);
+        g.C->stride[0] -= 1;
+      }
+      g.beta = 0;  // never read: its alignment does not matter
+      CHECK(hopper_gemm_supports(full, g).ok);
     }
     SUBCASE("another type") {
       g.C->dtype = Type::F32;
@@ -445,15 +459,17 @@ TEST_CASE("hopper_gemm: the plan's tensor maps, persistent grid and parameters")
       CHECK(p.grid == std::array<unsigned, 3>{132, 1, 1});
       CHECK(p.block == std::array<unsigned, 3>{384, 1, 1});
       CHECK(p.dynamic_shared_bytes == static_cast<unsigned>(c.shared_bytes()));
-      // tmap_a, tmap_b, tmap_out, tmap_c, out, M, N, K, L, ld_out, batch_stride_out, alpha, beta, flags.
-      REQUIRE(p.params.size() == 14);
-      for (int i = 0; i < 4; ++i) CHECK(p.params[static_cast<size_t>(i)].size() == 128);
+      // tmap_a, tmap_b, tmap_out, tmap_c, tmap_c1 .. tmap_c7 (C in lines: 16-bit out), out, M, N,
+      // K, L, ld_out, batch_stride_out, alpha, beta, flags, c_offsets.
+      REQUIRE(hopper_gemm_c_lines(c));
+      REQUIRE(p.params.size() == 22);
+      for (int i = 0; i < 11; ++i) CHECK(p.params[static_cast<size_t>(i)].size() == 128);
       int32_t m = 0;
-      std::memcpy(&m, p.params[5].data(), 4);
+      std::memcpy(&m, p.params[12].data(), 4);
       CHECK(m == 1000);
       uint32_t flags = 1;
-      std::memcpy(&flags, p.params[13].data(), 4);
-      CHECK(flags == 0);  // no broadcast; C (out) row-major
+      std::memcpy(&flags, p.params[20].data(), 4);
+      CHECK(flags == 0);  // no broadcast; C (out) row-major, through the TMA
     }
   }
   HopperGemmConfig col;
@@ -479,4 +495,45 @@ TEST_CASE("hopper_gemm: the plan's tensor maps, persistent grid and parameters")
   HopperGemmConfig c;
   const codegen::LaunchPlan small = hopper_gemm_plan(c, arguments_for(c, 1, 100, 100, 10), hopper_gemm(c), 132, fake_encode);
   CHECK(small.grid[0] == 1);
+}
+
+// A C whose rows the TMA cannot describe, in lines: rows 1501 bf16 apart (3002 bytes, 10 past a
+// granule) need G = 16 / gcd(16, 10) = 8 views, each every 8th row with a pitch of 8 rows (24016
+// bytes), based at the granule of its first row and as wide as that row's offset in it plus N.
+TEST_CASE("hopper_gemm: the views of a C read in lines") {
+  HopperGemmConfig c;
+  GemmArguments g = arguments_for(c, 2, 300, 200, 64);
+  g.beta = 1;
+  const uint64_t at = 0x900002;
+  g.C = TensorView{at, Type::BF16, {2, 300, 200}, {300 * 1504, 1501, 1}};
+  REQUIRE(hopper_gemm_supports(c, g));
+  const HopperGemmTensorMaps maps = hopper_gemm_tensor_maps(c, g);
+  const HopperGemmCViews& v = maps.c_views;
+  CHECK(v.log_g == 3);
+  REQUIRE(v.specs.size() == 8);
+  for (int j = 0; j < 8; ++j) {
+    const uint64_t first = at + static_cast<uint64_t>(j) * 3002;
+    const int64_t off = static_cast<int64_t>(first % 16);
+    INFO("view " << j << ": " << rt::to_string(v.specs[static_cast<size_t>(j)]));
+    CHECK(((v.offsets >> (4 * j)) & 15) == off);
+    CHECK(v.specs[static_cast<size_t>(j)].dims == std::vector<int64_t>{off / 2 + 200, (300 - j + 7) / 8, 2});
+    CHECK(v.specs[static_cast<size_t>(j)].box == std::vector<int64_t>{72, 8, 1});
+    CHECK(v.specs[static_cast<size_t>(j)].strides == std::vector<int64_t>{1, 8 * 1501, 300 * 1504});
+    CHECK(v.specs[static_cast<size_t>(j)].swizzle == rt::TensorMapSwizzle::None);
+  }
+  // At launch: the flags say lines and G's log2, view j is based at its granule, c_offsets last.
+  std::vector<uint64_t> bases;
+  const TensorMapEncoder record = [&](const rt::TensorMapSpec& s, uint64_t address) {
+    bases.push_back(address);
+    return fake_encode(s, address);
+  };
+  const codegen::LaunchPlan p = hopper_gemm_plan(c, g, hopper_gemm(c), 132, record);
+  REQUIRE(p.params.size() == 22);
+  REQUIRE(bases.size() >= 11);
+  for (int j = 0; j < 8; ++j) CHECK(bases[static_cast<size_t>(3 + j)] == ((at + static_cast<uint64_t>(j) * 3002) & ~uint64_t{15}));
+  uint32_t flags = 0, offsets = 0;
+  std::memcpy(&flags, p.params[20].data(), 4);
+  std::memcpy(&offsets, p.params[21].data(), 4);
+  CHECK(flags == (kHopperGemmLinesC | (3u << kHopperGemmLogViewsShift)));
+  CHECK(offsets == v.offsets);
 }

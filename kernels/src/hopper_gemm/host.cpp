@@ -304,6 +304,8 @@ HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& config, con
   // out's map stands in here), by C's strides alone, so that the maps stay a function of the layouts.
   TensorView c_at_zero = c_read(g);
   c_at_zero.data = 0;
+  if (!tma_aligned(c_read(g)) && hopper_gemm_c_lines(config))
+    maps.c_views = hopper_gemm_c_views(config, args);
   maps.c = !tma_aligned(c_at_zero)             ? maps.out
            : c_unit_mode(c_read(g)) == 2 ? spec(c.out, N, M, cm.stride[1], cm.stride[0], {out_chunk, 64, 1})
                                    : spec(c.out, M, N, cm.stride[2], cm.stride[0], {out_chunk, box_n, 1});
@@ -328,9 +330,7 @@ HopperGemmCViews hopper_gemm_c_views(const HopperGemmConfig& config, const GemmA
   const int64_t chunk = 128 / eb, subn = std::min<int64_t>(chunk, c.tile_n), wide = chunk + 16 / eb;
   const int64_t batches = L > 1 && m.stride[0] != 0 ? L : 1;
   for (int64_t j = 0; j < std::min(G, lines); ++j) {
-    const uint64_t first = cv.data + static_cast<uint64_t>(j * pitch_bytes);
-    const uint64_t base = first & ~uint64_t{15};
-    const int64_t off = static_cast<int64_t>(first - base);
+    const int64_t off = static_cast<int64_t>((cv.data + static_cast<uint64_t>(j * pitch_bytes)) & 15);
     v.offsets |= static_cast<uint32_t>(off) << (4 * j);
     const int64_t count = (lines - j + G - 1) / G, inner = off / eb + extent;
     const int64_t view_pitch = G * pitch;
@@ -339,7 +339,6 @@ HopperGemmCViews hopper_gemm_c_views(const HopperGemmConfig& config, const GemmA
     const std::vector<int64_t> box =
         rows ? std::vector<int64_t>{wide, 64 / G, 1} : std::vector<int64_t>{wide, subn / G, 1};
     v.specs.push_back(make_tensor_map_spec(l, c.out, box, codegen::SmemSwizzle::None));
-    v.bases.push_back(base);
   }
   return v;
 }
@@ -381,13 +380,17 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const Gem
   uint32_t flags = hopper_gemm_flags(g.A, g.B, cv);
   const int extra_views = hopper_gemm_c_lines(config) ? 16 / codegen::bytes(c.out) - 1 : 0;
   uint32_t offsets = 0;
-  if (flags & kHopperGemmLinesC) {  // tmap_c and the extra views: C's views
-    const HopperGemmCViews v = hopper_gemm_c_views(config, args);
+  if (flags & kHopperGemmLinesC) {  // tmap_c and the extra views: C's views, based at this C
+    const HopperGemmCViews& v = maps.c_views;
+    if (v.specs.empty()) fail(config.name() + ": C in lines without its views (hopper_gemm_tensor_maps of another C?)");
     flags |= static_cast<uint32_t>(v.log_g) << kHopperGemmLogViewsShift;
     offsets = v.offsets;
+    const Matrix cm = as_matrix(cv);
+    const int64_t pitch_bytes = (c_unit_mode(cv) == 2 ? cm.stride[1] : cm.stride[2]) * codegen::bytes(c.out);
     for (int j = 0; j <= extra_views; ++j) {
-      const size_t at = static_cast<size_t>(j) < v.specs.size() ? static_cast<size_t>(j) : 0;
-      p.arg(encode(v.specs[at], v.bases[at]));
+      const int64_t at = j < static_cast<int>(v.specs.size()) ? j : 0;
+      const uint64_t base = (cv.data + static_cast<uint64_t>(at * pitch_bytes)) & ~uint64_t{15};
+      p.arg(encode(v.specs[static_cast<size_t>(at)], base));
     }
   } else {  // through the TMA: the extra views repeat tmap_c (never read)
     const rt::TensorMap mc = encode(maps.c, cv.data);
@@ -549,6 +552,7 @@ class HopperGemm : public Kernel {
     append_layout_key(key, g.B);
     append_layout_key(key, g.out);
     append_layout_key(key, c_read(g));
+    key += static_cast<char>('a' + (c_read(g).data & 15));  // C in lines: its views by its offset in a granule
     std::lock_guard lock(maps_mutex_);
     auto it = maps_.find(key);
     if (it == maps_.end()) {

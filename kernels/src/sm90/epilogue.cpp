@@ -2,6 +2,7 @@
 #include "sm90/epilogue.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -136,22 +137,41 @@ void TmaStoreEpilogue::prefetch_c(KernelBuilder& b, const Params& p, const Tenso
   b.if_(t.beta != b.constant_f32(0.0f), [&] {
     b.note("C's tile into the L2 (TMA prefetches of the epilogue's boxes): its loads then wait on the L2, not DRAM");
     const Value batch = b.select((t.flags & kHopperGemmBroadcastC) != 0, b.constant(0, Type::S32), at.l);
-    // C by lines has no tensor map to prefetch through (tmap_c is out's then).
+    const Value column = (t.flags & kHopperGemmColumnMajorC) != 0;
+    // The boxes' corners (x, y) through each of C's maps: C's own, or in lines its G views (view j
+    // at y / G: its lines of the box, as issue_c_lines loads them).
+    auto each = [&](const std::function<void(Value, const std::vector<Value>&)>& f) {
+      b.if_(
+          column,
+          [&] {  // (M, N, L), boxes of 128 bytes of M x `chunk` columns
+            for (int j = 0; j < tile_m / chunk; ++j)
+              for (int i = 0; i < p.tile_n / subn; ++i) f(at.n0 + i * subn, {at.m0 + j * chunk, at.n0 + i * subn, batch});
+          },
+          [&] {  // (N, M, L), boxes of 128 bytes of N x 64 rows
+            for (int j = 0; j < tile_m / kBoxRows; ++j)
+              for (int i = 0; i < p.tile_n / subn; ++i)
+                f(at.m0 + j * kBoxRows, {at.n0 + i * subn, at.m0 + j * kBoxRows, batch});
+          });
+    };
+    auto by_tma = [&] { each([&](Value, const std::vector<Value>& xy) { tma_prefetch(b, t.tmap_c, xy); }); };
+    if (!p.c_lines) {
+      by_tma();
+      return;
+    }
     b.if_(
-        (t.flags & kHopperGemmLinesC) != 0, [&] {},
+        (t.flags & kHopperGemmLinesC) != 0,
         [&] {
-    b.if_(
-        (t.flags & kHopperGemmColumnMajorC) != 0,
-        [&] {  // (M, N, L), boxes of 128 bytes of M x `chunk` columns
-          for (int j = 0; j < tile_m / chunk; ++j)
-            for (int i = 0; i < p.tile_n / subn; ++i) tma_prefetch(b, t.tmap_c, {at.m0 + j * chunk, at.n0 + i * subn, batch});
+          const Value lg = (t.flags >> kHopperGemmLogViewsShift) & 7u;
+          const Value g = b.constant(1, Type::U32) << lg;
+          each([&](Value lines0, const std::vector<Value>& xy) {
+            const Value y = b.cvt(b.cvt(lines0, Type::U32) >> lg, Type::S32);
+            for (int v = 0; v <= static_cast<int>(t.tmap_c_views.size()); ++v)
+              b.if_(g > static_cast<uint32_t>(v), [&] {
+                tma_prefetch(b, v == 0 ? t.tmap_c : t.tmap_c_views[static_cast<size_t>(v - 1)], {xy[0], y, xy[2]});
+              });
+          });
         },
-        [&] {  // (N, M, L), boxes of 128 bytes of N x 64 rows
-          for (int j = 0; j < tile_m / kBoxRows; ++j)
-            for (int i = 0; i < p.tile_n / subn; ++i)
-              tma_prefetch(b, t.tmap_c, {at.n0 + i * subn, at.m0 + j * kBoxRows, batch});
-        });
-        });
+        by_tma);
   });
 }
 

@@ -129,11 +129,29 @@ bool a_from_registers(const HopperGemmConfig& c);
 // not finite.
 Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& args);
 
+// C in lines, for `args` whose C the kernel of `c` reads so (hopper_gemm_supports holds): G = 2^log_g
+// views, view j holding lines j, j + G, ... (rows of a row-major C in the kernel's problem,
+// columns of an M-contiguous one), based at the 16-byte granule holding line j's first element,
+// with a pitch of G lines (a multiple of 16 bytes); its boxes are 16 bytes wider than a line (a
+// line's 128 bytes of out) and start on granules. offsets: line j's first element's offset in its
+// granule, 4 bits each. The specs depend on C's address only through those offsets (the launch
+// bases view j at the granule of line j); views past C's last line repeat view 0 (their lines are
+// never stored).
+struct HopperGemmCViews {
+  int log_g = 0;
+  uint32_t offsets = 0;
+  std::vector<rt::TensorMapSpec> specs;
+};
+HopperGemmCViews hopper_gemm_c_views(const HopperGemmConfig& c, const GemmArguments& args);
+
 // The TMA descriptor specs of the kernel's A, B and out for `args` (which the configuration
 // supports; for a column-major out, the kernel's A is B^T, its B is A^T and its out is out^T).
-// c: C's, in its own major (out's map when beta == 0: C is never read then).
+// c: C's, in its own major (out's map when beta == 0: C is never read then, or when C is read in
+// lines); c_views: C's views where the kernel reads it in lines (their bases depend on C's
+// address beyond its offset in a granule: hopper_gemm_c_views' are recomputed at launch).
 struct HopperGemmTensorMaps {
   rt::TensorMapSpec a, b, out, c;
+  HopperGemmCViews c_views;
 };
 
 // The kernel's `flags` parameter: which operands broadcast one batch to all (batch stride 0: their
@@ -154,19 +172,7 @@ uint32_t hopper_gemm_flags(const TensorView& A, const TensorView& B, const Tenso
 // lines (not 128 x 256 with 4 stages, nor the swapped tiles under 64 columns).
 bool hopper_gemm_c_lines(const HopperGemmConfig& c);
 
-// C in lines, for `args` whose C the kernel of `c` reads so (hopper_gemm_supports holds): G = 2^log_g
-// views, view j holding lines j, j + G, ... (rows of a row-major C in the kernel's problem,
-// columns of an M-contiguous one), based at the 16-byte granule holding line j's first element,
-// with a pitch of G lines (a multiple of 16 bytes); its boxes are 16 bytes wider than a line (a
-// line's 128 bytes of out) and start on granules. offsets: line j's first element's offset in its
-// granule, 4 bits each. Views past C's last line repeat view 0 (their lines are never stored).
-struct HopperGemmCViews {
-  int log_g = 0;
-  uint32_t offsets = 0;
-  std::vector<rt::TensorMapSpec> specs;
-  std::vector<uint64_t> bases;
-};
-HopperGemmCViews hopper_gemm_c_views(const HopperGemmConfig& c, const GemmArguments& args);
+
 HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& c, const GemmArguments& args);
 
 // The launch of `module` (hopper_gemm(c)) on `args`, with at most `max_ctas` persistent CTAs
@@ -176,7 +182,8 @@ codegen::LaunchPlan hopper_gemm_plan(const HopperGemmConfig& c, const GemmArgume
 
 // The same without the module (what Kernel::run launches with the artifact's loaded function).
 // `maps`, when given, are hopper_gemm_tensor_maps(c, args), computed earlier for arguments of the
-// same layouts (the catalog kernel keeps them by layout: they depend on no address).
+// same layouts and C's offset in a 16-byte granule (the catalog kernel keeps them so: they depend
+// on nothing else of the addresses).
 codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& c, const GemmArguments& args, int max_ctas,
                                        const TensorMapEncoder& encode, const HopperGemmTensorMaps* maps = nullptr);
 
