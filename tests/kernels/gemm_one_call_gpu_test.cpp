@@ -49,6 +49,16 @@ TEST_CASE("gemm: gpu tessel::gemm runs what the tensor cores cannot take as it l
       {"distinct unaligned C, broadcast A", matrix_view(Type::BF16, 3, 300, 129, true, 129, 0),
        matrix_view(Type::BF16, 3, 129, 256, true, 256), matrix_view(Type::BF16, 3, 300, 256, true, 256),
        matrix_view(Type::BF16, 3, 300, 256, true, 257), 1, -1},
+      // C read in lines (not copied): rows 2, 4 and 8 granules' worth of offsets (G = 8, 4, 2).
+      {"C in lines: issue 18's row 28, smaller (C's rows odd, column-major out)", matrix_view(Type::BF16, 0, 700, 300, true, 300),
+       matrix_view(Type::BF16, 0, 300, 500, false, 300), matrix_view(Type::BF16, 0, 700, 500, false, 704),
+       matrix_view(Type::BF16, 0, 700, 500, true, 501), 0.5, 2},
+      {"C in lines: batched row-major C, rows 2 elements past a granule", matrix_view(Type::BF16, 2, 333, 256, true, 256),
+       matrix_view(Type::BF16, 2, 256, 390, false, 256), matrix_view(Type::BF16, 2, 333, 390, true, 392),
+       matrix_view(Type::BF16, 2, 333, 390, true, 394, 333 * 400), 1, 1},
+      {"C in lines: f32 out, M-contiguous C, columns 2 elements past a granule", matrix_view(Type::F16, 0, 444, 192, true, 192),
+       matrix_view(Type::F16, 0, 192, 300, false, 192), matrix_view(Type::F32, 0, 444, 300, true, 300),
+       matrix_view(Type::F32, 0, 444, 300, false, 446), -1, 0.75},
   };
   for (const Case& c : cases) {
     INFO(c.what);
@@ -60,6 +70,7 @@ TEST_CASE("gemm: gpu tessel::gemm runs what the tensor cores cannot take as it l
     const kernels::GemmChoice& first = tessel::gemm(g);
     INFO(first.describe() << ": " << first.terms);
     CHECK(first.kernel->metadata().kernel_class == "hopper_gemm");
+    if (std::string(c.what).rfind("C in lines", 0) == 0) CHECK(!first.packed[kernels::kPackC]);
     test::gpu_context().synchronize();
     CHECK(kernels::check_gemm(p, o.to_vector<uint8_t>()) == "");
     if (p.C) CHECK(cb.to_vector<uint8_t>() == p.C->bytes);

@@ -162,6 +162,9 @@ TEST_CASE("gemm: one-call choices through copies match the host in the emulator"
   check("f32 out, column-major unaligned C, batched", matrix_view(Type::F16, 2, 150, 40, true, 40),
         matrix_view(Type::F16, 2, 40, 136, false, 40), matrix_view(Type::F32, 2, 150, 136, true, 136),
         matrix_view(Type::F32, 2, 150, 136, false, 151), 0.5, 1.5, {false, false, false, false});
+  check("rows 8 bytes past a granule (2 views)", matrix_view(Type::BF16, 0, 150, 64, true, 64),
+        matrix_view(Type::BF16, 0, 64, 136, false, 64), matrix_view(Type::BF16, 0, 150, 136, true, 136),
+        matrix_view(Type::BF16, 0, 150, 136, true, 140), 1.0, 0.5, {false, false, false, false});
   check("f32 out, row-major unaligned C broadcast", matrix_view(Type::F16, 2, 150, 40, true, 40),
         matrix_view(Type::F16, 2, 40, 136, false, 40), matrix_view(Type::F32, 2, 150, 136, false, 152),
         matrix_view(Type::F32, 2, 150, 136, true, 137, 0), 0.5, 1.5, {false, false, false, false});

@@ -2,7 +2,6 @@
 #include "sm90/epilogue.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -134,44 +133,23 @@ void TmaStoreEpilogue::init(const SharedStorage& smem, SmemRegion c_full) {
 void TmaStoreEpilogue::prefetch_c(KernelBuilder& b, const Params& p, const Tensors& t, const WorkTile& at) {
   const int chunk = kSwizzleRow / bytes(p.out);  // C's elements per 128-byte box row
   const int subn = std::min(chunk, p.tile_n), tile_m = p.tile_m;  // a box's columns
-  b.if_(t.beta != b.constant_f32(0.0f), [&] {
+  // C in lines is not prefetched: through its G views (G requests a box) the prefetches slowed
+  // issue 18's row 28 kernel from 20.5 to 22.3 us (H200, G = 2), the producer's TMA requests
+  // competing with the mainloop's.
+  b.if_((t.beta != b.constant_f32(0.0f)) & ((t.flags & kHopperGemmLinesC) == 0), [&] {
     b.note("C's tile into the L2 (TMA prefetches of the epilogue's boxes): its loads then wait on the L2, not DRAM");
     const Value batch = b.select((t.flags & kHopperGemmBroadcastC) != 0, b.constant(0, Type::S32), at.l);
-    const Value column = (t.flags & kHopperGemmColumnMajorC) != 0;
-    // The boxes' corners (x, y) through each of C's maps: C's own, or in lines its G views (view j
-    // at y / G: its lines of the box, as issue_c_lines loads them).
-    auto each = [&](const std::function<void(Value, const std::vector<Value>&)>& f) {
-      b.if_(
-          column,
-          [&] {  // (M, N, L), boxes of 128 bytes of M x `chunk` columns
-            for (int j = 0; j < tile_m / chunk; ++j)
-              for (int i = 0; i < p.tile_n / subn; ++i) f(at.n0 + i * subn, {at.m0 + j * chunk, at.n0 + i * subn, batch});
-          },
-          [&] {  // (N, M, L), boxes of 128 bytes of N x 64 rows
-            for (int j = 0; j < tile_m / kBoxRows; ++j)
-              for (int i = 0; i < p.tile_n / subn; ++i)
-                f(at.m0 + j * kBoxRows, {at.n0 + i * subn, at.m0 + j * kBoxRows, batch});
-          });
-    };
-    auto by_tma = [&] { each([&](Value, const std::vector<Value>& xy) { tma_prefetch(b, t.tmap_c, xy); }); };
-    if (!p.c_lines) {
-      by_tma();
-      return;
-    }
     b.if_(
-        (t.flags & kHopperGemmLinesC) != 0,
-        [&] {
-          const Value lg = (t.flags >> kHopperGemmLogViewsShift) & 7u;
-          const Value g = b.constant(1, Type::U32) << lg;
-          each([&](Value lines0, const std::vector<Value>& xy) {
-            const Value y = b.cvt(b.cvt(lines0, Type::U32) >> lg, Type::S32);
-            for (int v = 0; v <= static_cast<int>(t.tmap_c_views.size()); ++v)
-              b.if_(g > static_cast<uint32_t>(v), [&] {
-                tma_prefetch(b, v == 0 ? t.tmap_c : t.tmap_c_views[static_cast<size_t>(v - 1)], {xy[0], y, xy[2]});
-              });
-          });
+        (t.flags & kHopperGemmColumnMajorC) != 0,
+        [&] {  // (M, N, L), boxes of 128 bytes of M x `chunk` columns
+          for (int j = 0; j < tile_m / chunk; ++j)
+            for (int i = 0; i < p.tile_n / subn; ++i) tma_prefetch(b, t.tmap_c, {at.m0 + j * chunk, at.n0 + i * subn, batch});
         },
-        by_tma);
+        [&] {  // (N, M, L), boxes of 128 bytes of N x 64 rows
+          for (int j = 0; j < tile_m / kBoxRows; ++j)
+            for (int i = 0; i < p.tile_n / subn; ++i)
+              tma_prefetch(b, t.tmap_c, {at.n0 + i * subn, at.m0 + j * kBoxRows, batch});
+        });
   });
 }
 
