@@ -278,7 +278,9 @@ TEST_CASE("hopper_gemm: ping-pong consumers take turns") {
   CHECK(count("wgmma.mma_async.sync.aligned.m64n256k16") == 4);
   CHECK(count("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group") == 4);
   // The epilogue buffers of both warpgroups and 16 bytes of turn barriers fit with 4 stages.
-  CHECK(c.shared_bytes() == 4 * (8192 + 32768 + 16) + 2 * 2 * 8192 + 16 + 2 * 16 + 1024);
+  // (Each staging box as 64 lines of 144 bytes: room to read a C off the granules in lines.)
+  REQUIRE(hopper_gemm_c_lines(c));
+  CHECK(c.shared_bytes() == 4 * (8192 + 32768 + 16) + 2 * 2 * 9216 + 16 + 2 * 16 + 1024);
   // A 128 x 128 tile per warpgroup: both 64-row slabs, two wgmmas per k-block, two 64-column boxes
   // per slab; each slab's first box waits for all of the warpgroup's stores, its second for one.
   c.tile_m = 128;
@@ -323,7 +325,9 @@ TEST_CASE("hopper_gemm: a cluster of two multicasts the shared operand's halves"
       // C's loads: per box of 128 bytes of out, one for a row-major C and 64 rows / (128 bytes of
       // M) for a column-major one.
       const int ob = codegen::bytes(k.out), boxes = k.tile_n * ob / 128;
-      const size_t c_loads = static_cast<size_t>(boxes * (1 + 64 * ob / 128));
+      // In lines (these kernels have room), one more per view (16 / ob of them) and load site.
+      REQUIRE(hopper_gemm_c_lines(c));
+      const size_t c_loads = static_cast<size_t>(boxes * (1 + 64 * ob / 128) * (1 + 16 / ob));
       CHECK(count("cp.async.bulk.tensor.3d.shared::cluster.global") == 1 + own_loads + c_loads);
       // Every consumer warp releases a stage on both CTAs' barriers, at the default semantics
       // (.release.cta: a cluster-scope release puts a GPU-wide memory barrier before each).
