@@ -4,6 +4,8 @@
 // between its elements checked; a repeated call reuses its choice.
 #include <doctest/doctest.h>
 
+#include <vector>
+
 #include "runtime/gpu.hpp"
 #include "tessel/kernels/gemm.hpp"
 #include "tessel/runtime.hpp"
@@ -23,6 +25,7 @@ TEST_CASE("gemm: gpu tessel::gemm runs what the tensor cores cannot take as it l
     TensorView a, b, out;
     std::optional<TensorView> c;
     double alpha, beta;
+    uint64_t c_offset = 0;  // C's bytes this far into their buffer: its address off the granules
   };
   const Case cases[] = {
       // Sizes keep the f64 host reference to seconds; the shapes are the issue's, smaller.
@@ -59,21 +62,26 @@ TEST_CASE("gemm: gpu tessel::gemm runs what the tensor cores cannot take as it l
       {"C in lines: f32 out, M-contiguous C, columns 2 elements past a granule", matrix_view(Type::F16, 0, 444, 192, true, 192),
        matrix_view(Type::F16, 0, 192, 300, false, 192), matrix_view(Type::F32, 0, 444, 300, true, 300),
        matrix_view(Type::F32, 0, 444, 300, false, 446), -1, 0.75},
+      {"C in lines: C's address 6 bytes past a granule, rows 1 element past", matrix_view(Type::BF16, 0, 400, 128, true, 128),
+       matrix_view(Type::BF16, 0, 128, 333, false, 128), matrix_view(Type::BF16, 0, 400, 333, true, 336),
+       matrix_view(Type::BF16, 0, 400, 333, true, 337), 1, 1, 6},
   };
   for (const Case& c : cases) {
     INFO(c.what);
     const kernels::GemmProblem p = kernels::make_gemm_problem(c.a, c.b, c.out, c.c, c.alpha, c.beta, rng);
     rt::DeviceBuffer a = rt::DeviceBuffer::from(p.A.bytes), b = rt::DeviceBuffer::from(p.B.bytes),
                      o = rt::DeviceBuffer::from(p.out.bytes);
-    rt::DeviceBuffer cb = p.C ? rt::DeviceBuffer::from(p.C->bytes) : rt::DeviceBuffer();
-    const kernels::GemmArguments g = p.arguments(a.ptr(), b.ptr(), o.ptr(), p.C ? cb.ptr() : 0);
+    std::vector<uint8_t> c_bytes(c.c_offset, 0xFF);
+    if (p.C) c_bytes.insert(c_bytes.end(), p.C->bytes.begin(), p.C->bytes.end());
+    rt::DeviceBuffer cb = p.C ? rt::DeviceBuffer::from(c_bytes) : rt::DeviceBuffer();
+    const kernels::GemmArguments g = p.arguments(a.ptr(), b.ptr(), o.ptr(), p.C ? cb.ptr() + c.c_offset : 0);
     const kernels::GemmChoice& first = tessel::gemm(g);
     INFO(first.describe() << ": " << first.terms);
     CHECK(first.kernel->metadata().kernel_class == "hopper_gemm");
     if (std::string(c.what).rfind("C in lines", 0) == 0) CHECK(!first.packed[kernels::kPackC]);
     test::gpu_context().synchronize();
     CHECK(kernels::check_gemm(p, o.to_vector<uint8_t>()) == "");
-    if (p.C) CHECK(cb.to_vector<uint8_t>() == p.C->bytes);
+    if (p.C) CHECK(cb.to_vector<uint8_t>() == c_bytes);
     // Again on the same arguments: the same choice (the cached one), and out holds the same result
     // where beta == 0.
     if (c.beta == 0) {

@@ -106,16 +106,17 @@ TEST_CASE("gemm: one-call choices through copies match the host in the emulator"
   TESSEL_RNG(rng);
   const std::unique_ptr<kernels::Machine> emulator = kernels::emulator_machine();
   auto check = [&](const char* what, const TensorView& a, const TensorView& b, const TensorView& out,
-                   std::optional<TensorView> c, double alpha, double beta, std::array<bool, 4> expect_packed) {
+                   std::optional<TensorView> c, double alpha, double beta, std::array<bool, 4> expect_packed,
+                   uint64_t c_offset = 0) {
     INFO(what);
     const kernels::GemmProblem p = kernels::make_gemm_problem(a, b, out, c, alpha, beta, rng);
-    // The choice for these layouts at aligned addresses, as tessel::gemm makes it.
+    // The choice for these layouts at aligned addresses (C's off them by c_offset), as tessel::gemm makes it.
     const kernels::GemmChoice choice = best(p.arguments(uint64_t{1} << 32, uint64_t{2} << 32, uint64_t{3} << 32,
-                                                        uint64_t{4} << 32));
+                                                        (uint64_t{4} << 32) + c_offset));
     INFO(choice.describe() << ": " << choice.terms);
     CHECK(choice.kernel->metadata().kernel_class == "hopper_gemm");
     CHECK(choice.packed == expect_packed);
-    const kernels::DemoRun r = kernels::run_gemm_choice(choice, p, *emulator);
+    const kernels::DemoRun r = kernels::run_gemm_choice(choice, p, *emulator, c_offset);
     INFO(r.problem << ": " << r.result);
     CHECK(r.ok);
   };
@@ -162,6 +163,13 @@ TEST_CASE("gemm: one-call choices through copies match the host in the emulator"
   check("f32 out, column-major unaligned C, batched", matrix_view(Type::F16, 2, 150, 40, true, 40),
         matrix_view(Type::F16, 2, 40, 136, false, 40), matrix_view(Type::F32, 2, 150, 136, true, 136),
         matrix_view(Type::F32, 2, 150, 136, false, 151), 0.5, 1.5, {false, false, false, false});
+  // C's address off the granules: one view where its pitch is on them, eight where not.
+  check("C's address 6 bytes past a granule (1 view)", matrix_view(Type::BF16, 0, 150, 64, true, 64),
+        matrix_view(Type::BF16, 0, 64, 136, false, 64), matrix_view(Type::BF16, 0, 150, 136, false, 152),
+        matrix_view(Type::BF16, 0, 150, 136, false, 160), 1.0, 0.5, {false, false, false, false}, 6);
+  check("C's address 2 bytes and rows 2 past a granule (8 views)", matrix_view(Type::BF16, 0, 150, 64, true, 64),
+        matrix_view(Type::BF16, 0, 64, 136, false, 64), matrix_view(Type::BF16, 0, 150, 136, true, 136),
+        matrix_view(Type::BF16, 0, 150, 136, true, 137), 1.0, 0.5, {false, false, false, false}, 2);
   check("rows 8 bytes past a granule (2 views)", matrix_view(Type::BF16, 0, 150, 64, true, 64),
         matrix_view(Type::BF16, 0, 64, 136, false, 64), matrix_view(Type::BF16, 0, 150, 136, true, 136),
         matrix_view(Type::BF16, 0, 150, 136, true, 140), 1.0, 0.5, {false, false, false, false});

@@ -84,9 +84,11 @@ DemoRun run_elementwise(const Kernel& k, Machine& machine, std::mt19937_64& rng,
 
 }  // namespace
 
-DemoRun run_gemm_choice(const GemmChoice& choice, const GemmProblem& p, Machine& machine) {
+DemoRun run_gemm_choice(const GemmChoice& choice, const GemmProblem& p, Machine& machine, uint64_t c_offset) {
   const uint64_t a = machine.upload(p.A.bytes), b = machine.upload(p.B.bytes), o = machine.upload(p.out.bytes);
-  const uint64_t c = p.C ? machine.upload(p.C->bytes) : 0;
+  std::vector<uint8_t> c_bytes(c_offset, 0xFF);
+  if (p.C) c_bytes.insert(c_bytes.end(), p.C->bytes.begin(), p.C->bytes.end());
+  const uint64_t c = p.C ? machine.upload(c_bytes) + c_offset : 0;
   const uint64_t ws = choice.workspace_bytes ? machine.poisoned(choice.workspace_bytes, 0xFF) : 0;
   DemoRun r;
   std::string steps;
@@ -96,7 +98,7 @@ DemoRun run_gemm_choice(const GemmChoice& choice, const GemmProblem& p, Machine&
   }
   r.problem = p.describe() + ": " + steps;
   std::string diff = check_gemm(p, machine.download(o, p.out.bytes.size()));
-  if (diff.empty() && p.C && machine.download(c, p.C->bytes.size()) != p.C->bytes) diff = "C was written";
+  if (diff.empty() && p.C && machine.download(c - c_offset, c_bytes.size()) != c_bytes) diff = "C was written";
   r.ok = diff.empty();
   r.result = r.ok ? "every element matches the host reference, bytes between them intact" : diff;
   return r;

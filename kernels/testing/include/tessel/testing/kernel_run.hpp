@@ -30,6 +30,8 @@ DemoRun run_kernel(const Kernel& k, Machine& machine, uint64_t seed, int64_t siz
 // A GEMM problem through a one-call choice (kernels/gemm.hpp) on `machine`: its copies into a
 // poisoned workspace, the kernel, the copy back; out checked against the f64 reference, C against
 // its own bytes (never written).
-DemoRun run_gemm_choice(const GemmChoice& choice, const GemmProblem& p, Machine& machine);
+// `c_offset`: C's bytes start that far into their buffer (after poison), so that C's address is
+// off the 16-byte granules by it (the choice must be made for such an address too).
+DemoRun run_gemm_choice(const GemmChoice& choice, const GemmProblem& p, Machine& machine, uint64_t c_offset = 0);
 
 }  // namespace tessel::kernels
