@@ -130,17 +130,6 @@ void tma_load(KernelBuilder& b, Value smem_dst, Value tensor_map, const std::vec
   b.emit(std::move(i));
 }
 
-void bulk_load(KernelBuilder& b, Value smem_dst, Value gmem_src, Value size, Value mbar) {
-  check_shared("bulk_load", "the destination", smem_dst);
-  check_64("bulk_load", "the source", gmem_src);
-  if (!is_int32(size.type()))
-    fail(std::string("bulk_load: the size is a ") + ptx_name(size.type()) + " value (a 32-bit integer)");
-  check_shared("bulk_load", "the mbarrier address", mbar);
-  Instr i = make(Op::BulkLoad);
-  i.set_ops(Operand::addr(smem_dst.op()), Operand::addr(gmem_src.op()), size.op(), Operand::addr(mbar.op()));
-  b.emit(std::move(i));
-}
-
 void tma_store(KernelBuilder& b, Value tensor_map, const std::vector<Value>& coords, Value smem_src) {
   Operand tensor = tensor_operand("tma_store", tensor_map, coords);
   check_shared("tma_store", "the source", smem_src);

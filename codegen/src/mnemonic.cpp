@@ -256,9 +256,6 @@ void custom(Spell& o, const Instr& i, const char* root) {
     case Op::TmaStore:
       o << root << "." << i.n << "d.global.shared::cta.bulk_group";
       return;
-    case Op::BulkLoad:
-      o << root << ".shared::cluster.global.mbarrier::complete_tx::bytes";
-      return;
     case Op::TmaPrefetch:
       o << root << "." << i.n << "d.L2.global.tile";
       return;

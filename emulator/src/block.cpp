@@ -247,9 +247,6 @@ void BlockRunner::execute(uint32_t t, uint32_t& pc) {
       case Op::TmaLoad:
         tma_load(t, d, R);
         break;
-      case Op::BulkLoad:
-        bulk_load(t, d, R);
-        break;
       case Op::TmaStore:
         tma_store(t, d, R);
         break;

@@ -95,7 +95,6 @@ class BlockRunner {
 
   // Asynchronous copies and matrix instructions (tma.cpp, wgmma.cpp, matrix.cpp).
   void tma_load(uint32_t t, const Decoded& d, const uint64_t* R);
-  void bulk_load(uint32_t t, const Decoded& d, const uint64_t* R);
   void tma_store(uint32_t t, const Decoded& d, const uint64_t* R);  // checks it, then queues it
   // A TMA store reads its box in shared memory (and writes global memory) at the latest moment
   // the PTX allows: when a cp.async.bulk.wait_group of its thread needs its bulk async-group, or

@@ -322,12 +322,6 @@ struct Decoder {
           add_src(i, d, i.ops[3], Type::U16);
         }
         break;
-      case Op::BulkLoad:  // [dst], [src], size, [mbar]: src = dst, src, size, mbar
-        address_src(i, d, i.ops[0]);
-        address_src(i, d, i.ops[1]);
-        add_src(i, d, i.ops[2], Type::U32);
-        address_src(i, d, i.ops[3]);
-        break;
       case Op::TmaStore:  // [tmap, {c...}], [src]: src = src, tmap, (unused), c...
         address_src(i, d, i.ops[1]);
         address_src(i, d, i.ops[0]);

@@ -210,51 +210,6 @@ void BlockRunner::tma_load(uint32_t t, const Decoded& d, const uint64_t* R) {
   ++L_.stats.tma_loads;
 }
 
-// cp.async.bulk global -> shared::cluster (PTX ISA 9.0 §9.7.9.25.4.1): `size` contiguous bytes,
-// both addresses 16-byte aligned, size a multiple of 16, then a complete-tx of size bytes on the
-// mbarrier (in the CTA of the destination). A granule may run past the end of its buffer (a row
-// whose last element ends inside a granule: the hardware reads the whole granule, and a granule
-// never crosses a page); those bytes read as 0xff (a NaN in every float type), so a reader that
-// used them would see it. A granule that touches no buffer faults.
-void BlockRunner::bulk_load(uint32_t t, const Decoded& d, const uint64_t* R) {
-  const uint64_t dst_a = value(R, d.src[0]), src = value(R, d.src[1]);
-  const uint32_t size = static_cast<uint32_t>(value(R, d.src[2]));
-  const uint64_t ma = value(R, d.src[3]);
-  const std::string what = "cp.async.bulk of " + std::to_string(size) + " bytes from global " + hex(src) +
-                           " to shared " + hex(dst_a);
-  if (dst_a % 16 != 0 || src % 16 != 0 || size % 16 != 0)
-    fault("misaligned address", what + ": both addresses and the size must be multiples of 16 (PTX ISA, cp.async.bulk)");
-  if (ma > 0xffffffff || ma % 8 != 0) fault("misaligned address", "an mbarrier at shared address " + hex(ma));
-  const auto [cta, dst] = cluster_address(dst_a, "cp.async.bulk's destination");
-  const auto [bar_cta, mbar] = cluster_address(ma, "cp.async.bulk's mbarrier");
-  if (cta != bar_cta) fault("invalid mbarrier", what + ": the mbarrier is in another CTA than the destination");
-  cta->shared_.check(dst, size, "writes (cp.async.bulk)");
-  if (const Mbarrier* over = cta->mbarriers_.overlapping(dst, size)) {
-    fault("TMA overwrites an mbarrier", what + " covers the mbarrier at " + cta->shared_.describe(over->addr));
-  }
-  Mbarrier& bar = cta->mbarriers_.get(mbar, "cp.async.bulk's complete_tx");
-  std::byte buf[16];
-  for (uint32_t g = 0; g < size; g += 16) {
-    const uint64_t a = src + g;
-    if (const Memory::Buffer* b = L_.memory.find(a, 16)) {
-      std::memcpy(buf, b->data.data() + (a - b->addr), 16);
-    } else {
-      bool any = false;
-      for (uint64_t k = 0; k < 16; ++k) {
-        const Memory::Buffer* one = L_.memory.find(a + k, 1);
-        buf[k] = one ? one->data[a + k - one->addr] : std::byte{0xff};
-        any = any || one;
-      }
-      if (!any)
-        fault("out-of-bounds global access", what + " reads the 16 bytes at global address " + hex(a) + ", " +
-                                                 L_.memory.describe(a));
-    }
-    cta->shared_.async_store(dst + g, buf, 16, mbar, bar.phase, cta == this ? static_cast<int32_t>(t) : -1);
-  }
-  if (cta->mbarriers_.complete_tx(bar, size)) cta->completed(bar);
-  ++L_.stats.bulk_loads;
-}
-
 void BlockRunner::tma_store(uint32_t t, const Decoded& d, const uint64_t* R) {
   PendingStore p;
   p.map = decode_tensor_map(read_tensor_map(t, d, value(R, d.src[1])));

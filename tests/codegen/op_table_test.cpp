@@ -68,7 +68,6 @@ TEST_CASE("op table: requirements come from the row's floor, raised by modifier 
       {Op::TmaLoad, Type::None, Type::None, 0, Space::None, "sm_90", 80, "cp.async.bulk.tensor"},
       {Op::TmaLoad, Type::None, Type::None, kMulticast, Space::None, "sm_90a", 80,
        "cp.async.bulk.tensor .multicast::cluster"},
-      {Op::BulkLoad, Type::None, Type::None, 0, Space::None, "sm_90", 80, "cp.async.bulk"},
       {Op::MbarArrive, Type::B64, Type::None, 0, Space::Shared, "sm_80", 78, "mbarrier on shared::cta"},
       {Op::MbarArrive, Type::B64, Type::None, kRelease | kCluster, Space::SharedCluster, "sm_90", 80,
        "mbarrier.arrive on shared::cluster"},

@@ -514,6 +514,7 @@ TEST_CASE("hopper_gemm: the views of a C read in lines") {
   const HopperGemmTensorMaps maps = hopper_gemm_tensor_maps(c, g);
   const HopperGemmCViews& v = maps.c_views;
   CHECK(v.log_g == 3);
+  CHECK(v.line_bytes == 3002);
   REQUIRE(v.specs.size() == 8);
   for (int j = 0; j < 8; ++j) {
     const uint64_t first = at + static_cast<uint64_t>(j) * 3002;

@@ -175,9 +175,9 @@ Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& g) {
     }
     // Off the TMA's granules, a kernel with room for C's lines reads C in lines (its batch stride
     // still a multiple of 16 bytes: every view moves by it).
-    const bool lines = hopper_gemm_c_lines(c) && !tma_aligned(*g.C);
+    const bool room = hopper_gemm_c_lines(c), lines = room && !tma_aligned(*g.C);
     if (Status s = check_operand("C", *g.C, c.out, uc, "M", "N", true, lines ? codegen::bytes(c.out) : 16); !s) {
-      if (!hopper_gemm_c_lines(c) && !tma_aligned(*g.C))
+      if (!room && !tma_aligned(*g.C))
         return Status::failure(s.reason + "; " + c.name() +
                                " has no room to read C in lines (a box 128 bytes of out wide and shared memory to "
                                "spare); the other kernels read such a C");
@@ -323,6 +323,7 @@ HopperGemmCViews hopper_gemm_c_views(const HopperGemmConfig& config, const GemmA
   const int64_t lines = rows ? M : N, extent = rows ? N : M, pitch = rows ? m.stride[1] : m.stride[2];
   const int64_t pitch_bytes = lines > 1 ? pitch * eb : 0;
   HopperGemmCViews v;
+  v.line_bytes = pitch_bytes;
   int64_t G = 16 / std::gcd<int64_t>(pitch_bytes % 16, 16);
   while ((int64_t{1} << v.log_g) < G) ++v.log_g;
   // A box: a line (128 bytes of out) and one granule more, times the lines of a box in one view:
@@ -385,11 +386,9 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const Gem
     if (v.specs.empty()) fail(config.name() + ": C in lines without its views (hopper_gemm_tensor_maps of another C?)");
     flags |= static_cast<uint32_t>(v.log_g) << kHopperGemmLogViewsShift;
     offsets = v.offsets;
-    const Matrix cm = as_matrix(cv);
-    const int64_t pitch_bytes = (c_unit_mode(cv) == 2 ? cm.stride[1] : cm.stride[2]) * codegen::bytes(c.out);
     for (int j = 0; j <= extra_views; ++j) {
       const int64_t at = j < static_cast<int>(v.specs.size()) ? j : 0;
-      const uint64_t base = (cv.data + static_cast<uint64_t>(at * pitch_bytes)) & ~uint64_t{15};
+      const uint64_t base = (cv.data + static_cast<uint64_t>(at * v.line_bytes)) & ~uint64_t{15};
       p.arg(encode(v.specs[static_cast<size_t>(at)], base));
     }
   } else {  // through the TMA: the extra views repeat tmap_c (never read)

@@ -336,7 +336,7 @@ void TmaStoreEpilogue::load_c(const Tile& tile, const Slab& slab, int box, Value
           c_column_, [&] { add_c(tile.c_column_frag.at_base(buf), v); }, [&] { add_c(tile.box_frag.at_base(buf), v); });
     };
     if (p_.c_lines)
-      b.if_(c_lines_, [&] { add_c_lines(tile, slab, box, buf, v); }, by_tma);
+      b.if_(c_lines_, [&] { add_c_lines(slab, buf, v); }, by_tma);
     else
       by_tma();
   });
@@ -356,9 +356,7 @@ void TmaStoreEpilogue::add_c(const Tensor& cs, std::vector<Value>& v) const {
 // box, is in line m at n (row-major C) or in line (m / R) SUBN + n at m % R (M-contiguous); line l
 // sits in view l % G as its (l / G)-th, so at slot (l % G) lines / G + l / G, after its first
 // element's offset in its granule (c_offsets' 4 bits l % G: the box starts at a multiple of G).
-void TmaStoreEpilogue::add_c_lines(const Tile& tile, const Slab& slab, int box, Value buf, std::vector<Value>& v) const {
-  (void)tile;
-  (void)box;
+void TmaStoreEpilogue::add_c_lines(const Slab& slab, Value buf, std::vector<Value>& v) const {
   KernelBuilder& b = b_;
   const int R = c_column_rows_;
   const Value e = b.constant(ob_, Type::U32), lg = c_log_g_;

@@ -97,7 +97,7 @@ class TmaStoreEpilogue {
   void issue_c(const WorkTile& at, int box) const;  // the loading thread: C's box `box` into its staging box
   void issue_c_lines(codegen::Value row0, codegen::Value n0, codegen::Value batch, codegen::Value buf,
                      codegen::Value bar) const;
-  void add_c_lines(const Tile& tile, const Slab& slab, int box, codegen::Value buf, std::vector<codegen::Value>& v) const;
+  void add_c_lines(const Slab& slab, codegen::Value buf, std::vector<codegen::Value>& v) const;
   void issue_c_box(codegen::Value row0, codegen::Value n0, codegen::Value batch, codegen::Value buf,
                    codegen::Value bar) const;
   void load_c(const Tile& tile, const Slab& slab, int box, codegen::Value buf, std::vector<codegen::Value>& v) const;

@@ -59,14 +59,6 @@ void cp_async_mbarrier_arrive(KernelBuilder& b, Value mbar, bool noinc = true);
 void tma_load(KernelBuilder& b, Value smem_dst, Value tensor_map, const std::vector<Value>& coords, Value mbar,
               std::optional<Value> cta_mask = {});
 
-// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [mbar]`:
-// starts copying `size` bytes (u32) from global `src` to shared `dst`, contiguous on both sides,
-// with no tensor map; when they have landed, the mbarrier at `mbar` sees a complete-tx of `size`
-// bytes. PTX ISA 9.0 §9.7.9.25.4.1 cp.async.bulk (PTX ISA 8.0, sm_90): both addresses 16-byte
-// aligned, size a multiple of 16. The copy of a row that no tensor map can describe (a pitch or
-// address off the 16-byte granules): the granules holding it, read whole.
-void bulk_load(KernelBuilder& b, Value smem_dst, Value gmem_src, Value size, Value mbar);
-
 // `cp.async.bulk.tensor.Nd.global.shared::cta.bulk_group [tensor_map, {c0, ..., cN-1}], [src]`:
 // starts storing the box at shared `src` into the tensor at `coords`; completes through the bulk
 // async-groups below. Write `src` from threads, then fence_proxy_async(b, Space::Shared) and a

@@ -153,7 +153,6 @@ consteval Signature parse_signature(std::string_view text) {
   /* sm_90 tensor-memory accelerator (bulk tensor copies) and mbarriers */                                                                                     \
   ROW(TmaLoad,              "cp.async.bulk.tensor",                Custom,       "a t a [s]",         Tma,         80, 90, false, "cp.async.bulk.tensor")      \
   ROW(TmaStore,             "cp.async.bulk.tensor",                Custom,       "t a",               Tma,         80, 90, false, "cp.async.bulk.tensor")      \
-  ROW(BulkLoad,             "cp.async.bulk",                       Custom,       "a a s a",           Tma,         80, 90, false, "cp.async.bulk")             \
   ROW(TmaPrefetch,          "cp.async.bulk.prefetch.tensor",       Custom,       "t",                 Nop,         80, 90, false, "cp.async.bulk.prefetch.tensor") \
   ROW(BulkCommit,           "cp.async.bulk.commit_group",          Root,         "",                  AsyncGroup,  80, 90, false, "cp.async.bulk.tensor")      \
   ROW(BulkWait,             "cp.async.bulk.wait_group",            Custom,       "i",                 AsyncGroup,  80, 90, false, "cp.async.bulk.tensor")      \

@@ -34,7 +34,6 @@ struct RunStats {
   uint64_t collectives = 0;  // warp and warpgroup collectives (shfl.sync, elect.sync, ldmatrix, stmatrix, wgmma)
   uint64_t mbarrier_phases = 0;  // mbarrier phase completions, all blocks
   uint64_t tma_loads = 0;        // cp.async.bulk.tensor global -> shared
-  uint64_t bulk_loads = 0;       // cp.async.bulk global -> shared (no tensor map)
   uint64_t tma_stores = 0;       // cp.async.bulk.tensor shared -> global
   uint64_t wgmmas = 0;           // wgmma.mma_async instructions (one per warpgroup)
   uint64_t cp_async_copies = 0;  // cp.async copies performed (global -> shared, per thread)

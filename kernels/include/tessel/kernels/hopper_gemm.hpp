@@ -140,6 +140,7 @@ Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& args
 struct HopperGemmCViews {
   int log_g = 0;
   uint32_t offsets = 0;
+  int64_t line_bytes = 0;  // from one line to the next (view j's base: line j's granule)
   std::vector<rt::TensorMapSpec> specs;
 };
 HopperGemmCViews hopper_gemm_c_views(const HopperGemmConfig& c, const GemmArguments& args);
