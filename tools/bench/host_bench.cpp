@@ -9,6 +9,7 @@
 //   tessel_host_bench [--calls N] [--quick]
 //   TESSEL_LIBCUDA=build/default/tests/stand_in_driver/libtessel_stand_in_cuda.so tessel_host_bench
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -58,14 +59,17 @@ Timing time_calls(int n, const std::function<void(int)>& fn) {
   return {host[2], device[2]};
 }
 
-void gemm_rows(int64_t m, int64_t n, int64_t k, Type t) {
+// A problem's arguments on buffer set `set`'s A, B, out and C (each as large as any operand).
+using MakeGemm = std::function<GemmArguments(const std::array<uint64_t, 4>& ptrs)>;
+
+void gemm_row(const std::string& label, int64_t m, int64_t n, int64_t k, Type t, const MakeGemm& make) {
   const int64_t eb = codegen::bytes(t);
   std::vector<rt::DeviceBuffer> buffers;
-  for (int i = 0; i < 6; ++i) buffers.emplace_back(static_cast<size_t>(std::max({m * k, k * n, m * n}) * eb));
+  for (int i = 0; i < 8; ++i) buffers.emplace_back(static_cast<size_t>(std::max({m * k, k * n, m * n}) * eb));
   auto args = [&](int set) {
-    return make_gemm_arguments(row_major(buffers[static_cast<size_t>(3 * set)].ptr(), t, {m, k}),
-                               column_major(buffers[static_cast<size_t>(3 * set + 1)].ptr(), t, {k, n}),
-                               row_major(buffers[static_cast<size_t>(3 * set + 2)].ptr(), t, {m, n}));
+    std::array<uint64_t, 4> p{};
+    for (size_t j = 0; j < 4; ++j) p[j] = buffers[4 * static_cast<size_t>(set) + j].ptr();
+    return make(p);
   };
   const GemmArguments a0 = args(0), a1 = args(1);
   const auto f0 = std::chrono::steady_clock::now();
@@ -75,9 +79,35 @@ void gemm_rows(int64_t m, int64_t n, int64_t k, Type t) {
   const int nc = m * n * k > (int64_t{1} << 30) ? std::min(calls, 100) : calls;
   const Timing same = time_calls(nc, [&](int) { gemm(a0); });
   const Timing alt = time_calls(nc, [&](int i) { gemm(i % 2 ? a1 : a0); });
-  std::printf("gemm %lldx%lldx%lld %-4s | %8.1f ms | %9.2f %9.2f | %9.2f %9.2f | %s\n", static_cast<long long>(m),
-              static_cast<long long>(n), static_cast<long long>(k), codegen::ptx_name(t), first_ms, same.host_us,
-              same.device_us, alt.host_us, alt.device_us, c.kernel->name().c_str());
+  std::printf("%-23s | %8.1f ms | %9.2f %9.2f | %9.2f %9.2f | %s\n", label.c_str(), first_ms, same.host_us,
+              same.device_us, alt.host_us, alt.device_us, c.describe().c_str());
+}
+
+// Row-major A, column-major B (both K-major), row-major out.
+void gemm_rows(int64_t m, int64_t n, int64_t k, Type t) {
+  gemm_row("gemm " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + codegen::ptx_name(t), m,
+           n, k, t, [&](const std::array<uint64_t, 4>& p) {
+             return make_gemm_arguments(row_major(p[0], t, {m, k}), column_major(p[1], t, {k, n}),
+                                        row_major(p[2], t, {m, n}));
+           });
+}
+
+// Issue 18's rows 20 and 28: 2000 x 1500 x 1000 bf16, out column-major, alpha 0.5, beta 2; C = out,
+// or (row 28) a row-major C of its own, its rows 3000 bytes apart (read in lines: 8 TMA views).
+void gemm_column_out_rows() {
+  const int64_t m = 2000, n = 1500, k = 1000;
+  for (const bool own_c : {false, true}) {
+    gemm_row(own_c ? "row 28 (C rows 3000 B)" : "row 20 (out col, beta)", m, n, k, Type::BF16,
+             [&](const std::array<uint64_t, 4>& p) {
+               GemmArguments g = make_gemm_arguments(row_major(p[0], Type::BF16, {m, k}),
+                                                     column_major(p[1], Type::BF16, {k, n}),
+                                                     column_major(p[2], Type::BF16, {m, n}));
+               g.alpha = 0.5;
+               g.beta = 2;
+               if (own_c) g.C = row_major(p[3], Type::BF16, {m, n});
+               return g;
+             });
+  }
 }
 
 void elementwise_rows(int lg, Type t) {
@@ -145,6 +175,7 @@ int main(int argc, char** argv) {
     gemm_rows(256, 256, 256, Type::BF16);
     if (!quick) gemm_rows(4096, 4096, 4096, Type::BF16);
     gemm_rows(1000, 3000, 777, Type::BF16);  // A's rows are 1554 bytes: copied into the workspace first
+    gemm_column_out_rows();
     for (int lg : {20, 22, 24}) {
       for (Type t : {Type::F32, Type::BF16}) {
         if (quick && lg > 20) continue;
