@@ -43,6 +43,13 @@ ArgPack& ArgPack::add_bytes(const void* data, std::size_t size, std::size_t alig
   return *this;
 }
 
+void ArgPack::replace_bytes(std::size_t index, const void* data, std::size_t size) {
+  if (index >= offsets_.size() || offsets_[index] + size > used_)
+    fail("ArgPack: " + std::to_string(size) + " bytes at argument " + std::to_string(index) + " of " +
+         std::to_string(offsets_.size()) + " run past the pack");
+  std::memcpy(reinterpret_cast<std::byte*>(storage_.data()) + offsets_[index], data, size);
+}
+
 std::vector<void*> ArgPack::pointers() const {
   std::vector<void*> p;
   p.reserve(offsets_.size());

@@ -110,8 +110,9 @@ void Kernel::run(const Arguments& args, const Artifact& artifact, rt::StreamRef 
   fail(name() + ": the artifact's module has no kernel " + artifact.kernel);
 }
 
-codegen::LaunchPlan Kernel::plan_for_launch(const Arguments& args, const Artifact& artifact) const {
-  codegen::LaunchPlan p = plan(args, artifact, {});
+codegen::LaunchPlan Kernel::plan_for_launch(const Arguments& args, const Artifact& artifact,
+                                            const LaunchTarget& target) const {
+  codegen::LaunchPlan p = plan(args, artifact, target);
   p.module = {};
   return p;
 }

@@ -13,15 +13,6 @@ bool same_view(const TensorView& x, const TensorView& y) {
   return x.data == y.data && x.dtype == y.dtype && x.shape == y.shape && x.stride == y.stride;
 }
 
-// [lowest, one past the highest) byte a view addresses (strides of either sign).
-std::pair<uint64_t, uint64_t> byte_range(const TensorView& v) {
-  int64_t lo = 0;
-  for (size_t i = 0; i < v.shape.size() && i < v.stride.size(); ++i)
-    lo += std::min<int64_t>(0, (v.shape[i] - 1) * v.stride[i]);
-  const uint64_t first = v.data + static_cast<uint64_t>(lo * codegen::bytes(v.dtype));
-  return {first, first + static_cast<uint64_t>(v.span_bytes())};
-}
-
 }  // namespace
 
 bool GemmArguments::distinct_c() const { return C && !same_view(*C, out); }
@@ -48,8 +39,8 @@ Status check_gemm_c(const GemmArguments& g, const std::string& kernel) {
                            codegen::ptx_name(o.dtype) + "; " + kernel +
                            " needs C of out's element type (the epilogue reads C as it writes out)");
   if (same_view(c, o) || c.size() == 0) return Status::success();
-  const auto [c0, c1] = byte_range(c);
-  const auto [o0, o1] = byte_range(o);
+  const auto [c0, c1] = c.byte_range();
+  const auto [o0, o1] = o.byte_range();
   if (c0 < o1 && o0 < c1)
     return Status::failure("C " + c.to_string() + " overlaps out " + o.to_string() +
                            " without being the same view (in place is allowed, partial overlap is not: out's "

@@ -1,8 +1,8 @@
 // common/tensor_view.cpp: see tensor_view.hpp.
 #include "tessel/kernels/tensor_view.hpp"
 
+#include <algorithm>
 #include <cstdio>
-
 
 namespace tessel::kernels {
 
@@ -20,6 +20,13 @@ int64_t TensorView::span_bytes() const {
     (reach < 0 ? lo : hi) += reach;
   }
   return (hi - lo + 1) * codegen::bytes(dtype);
+}
+
+std::pair<uint64_t, uint64_t> TensorView::byte_range() const {
+  int64_t lo = 0;
+  for (size_t i = 0; i < shape.size() && i < stride.size(); ++i) lo += std::min<int64_t>(0, (shape[i] - 1) * stride[i]);
+  const uint64_t first = data + static_cast<uint64_t>(lo * codegen::bytes(dtype));
+  return {first, first + static_cast<uint64_t>(span_bytes())};
 }
 
 std::string TensorView::to_string() const {

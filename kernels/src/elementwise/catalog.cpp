@@ -76,7 +76,7 @@ class ElementwiseKernel : public Kernel {
   }
 
   // The plan less the module (no copy of the kernel's IR per launch).
-  codegen::LaunchPlan plan_for_launch(const Arguments& args, const Artifact&) const override {
+  codegen::LaunchPlan plan_for_launch(const Arguments& args, const Artifact&, const LaunchTarget&) const override {
     codegen::LaunchPlan p = elementwise_launch_plan(std::get<ElementwiseArguments>(args), options());
     if (p.kernel.empty()) fail(name() + ": a zero-size problem has nothing to launch");
     p.kernel = name();

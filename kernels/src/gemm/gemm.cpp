@@ -1,5 +1,5 @@
 // gemm/gemm.cpp: the one-call GEMM (gemm.hpp): the steps of a choice, the process-wide cache of
-// choices and workspaces, and the launches.
+// choices and workspaces; the launches themselves: bound.hpp.
 #include "tessel/kernels/gemm.hpp"
 
 #include <map>
@@ -8,6 +8,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "gemm/bound.hpp"
 #include "gemm/packing.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/kernels/launch.hpp"
@@ -124,18 +125,6 @@ void shape_key(std::string& key, const GemmArguments& g, void* context, GemmSche
   raw(static_cast<int32_t>(schedule));
 }
 
-// What a launch reads beyond the shape key: the addresses, alpha and beta (and the workspace).
-struct Bound {
-  std::array<uint64_t, 4> data{};  // A, B, out, C (0: none)
-  double alpha = 0, beta = 0;
-  uint64_t workspace = 0;
-  std::vector<ReadyLaunch> launches;  // the steps, packed
-  bool same(const GemmArguments& g, uint64_t w) const {
-    return data == std::array<uint64_t, 4>{g.A.data, g.B.data, g.out.data, g.C ? g.C->data : 0} &&
-           alpha == g.alpha && beta == g.beta && workspace == w;
-  }
-};
-
 // One shape key's choice and the launches of the last arguments it ran.
 struct Entry {
   GemmChoice choice;
@@ -153,34 +142,7 @@ Cache& cache() {
   return *c;
 }
 
-// The launches of `choice` for these arguments, and what they were made for.
-std::shared_ptr<const Bound> bind(const GemmChoice& choice, const GemmArguments& args, uint64_t workspace) {
-  auto b = std::make_shared<Bound>();
-  b->data = {args.A.data, args.B.data, args.out.data, args.C ? args.C->data : 0};
-  b->alpha = args.alpha;
-  b->beta = args.beta;
-  b->workspace = workspace;
-  b->launches = ready_gemm_launches(choice, args, workspace);
-  return b;
-}
-
 }  // namespace
-
-std::vector<ReadyLaunch> ready_gemm_launches(const GemmChoice& choice, const GemmArguments& args, uint64_t workspace) {
-  std::vector<ReadyLaunch> launches;
-  for (const GemmStep& s : gemm_steps(choice, args, workspace)) {
-    const Kernel& k = *s.kernel;
-    if (const Status st = k.supports(s.args); !st) fail(k.name() + " cannot run these arguments: " + st.reason);
-    const Artifact& artifact = k.artifact_for(s.args);
-    const codegen::LaunchPlan plan = k.plan_for_launch(s.args, artifact);
-    const codegen::Kernel* entry = nullptr;
-    for (const codegen::Kernel& e : artifact.module.kernels)
-      if (e.name == artifact.kernel) entry = &e;
-    if (!entry) fail(k.name() + ": the artifact's module has no kernel " + artifact.kernel);
-    launches.push_back(ready_launch(artifact.function(), *entry, plan));
-  }
-  return launches;
-}
 
 const GemmChoice& gemm(const GemmArguments& args, rt::StreamRef stream, GemmSchedule schedule) {
   void* context = rt::current_context();
@@ -233,8 +195,9 @@ const GemmChoice& gemm(const GemmArguments& args, rt::StreamRef stream, GemmSche
     std::lock_guard lock(entry->mutex);
     bound = entry->bound;
   }
-  if (!bound || !bound->same(args, workspace)) {  // other addresses, alpha or beta: check and plan again
-    bound = bind(choice, args, workspace);
+  if (!bound || !bound->same(args, workspace)) {  // other addresses, alpha or beta
+    std::shared_ptr<const Bound> moved = bound ? move_gemm(*bound, args, workspace) : nullptr;
+    bound = moved ? std::move(moved) : bind_gemm(choice, args, workspace);
     std::lock_guard lock(entry->mutex);
     entry->bound = bound;
   }

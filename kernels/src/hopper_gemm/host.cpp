@@ -522,8 +522,8 @@ class HopperGemm : public Kernel {
     p.module = artifact.module;
     return p;
   }
-  codegen::LaunchPlan plan_for_launch(const Arguments& args, const Artifact&) const override {
-    return launch(args, {});
+  codegen::LaunchPlan plan_for_launch(const Arguments& args, const Artifact&, const LaunchTarget& target) const override {
+    return launch(args, target);
   }
   std::size_t workspace_size(const Arguments& args) const override {
     const auto* g = std::get_if<GemmArguments>(&args);

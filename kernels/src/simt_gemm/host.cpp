@@ -203,7 +203,7 @@ class SimtGemm : public Kernel {
     if (!g) fail(name() + " runs GEMM arguments, not " + operation_name(operation_of(args)));
     return simt_gemm_plan(config_, *g, artifact.module);
   }
-  codegen::LaunchPlan plan_for_launch(const Arguments& args, const Artifact&) const override {
+  codegen::LaunchPlan plan_for_launch(const Arguments& args, const Artifact&, const LaunchTarget&) const override {
     const auto* g = std::get_if<GemmArguments>(&args);
     if (!g) fail(name() + " runs GEMM arguments, not " + operation_name(operation_of(args)));
     return simt_gemm_plan(config_, *g, codegen::Module{});

@@ -176,8 +176,10 @@ class Kernel {
                                    const LaunchTarget& target = {}) const = 0;
   // What run() launches: plan() less its module (the artifact holds that), so that a launch does
   // not copy the kernel's IR. The default calls plan() and drops the module; tessel's kernels
-  // build it directly (a launch then costs microseconds of host time).
-  virtual codegen::LaunchPlan plan_for_launch(const Arguments& args, const Artifact& artifact) const;
+  // build it directly (a launch then costs microseconds of host time). `target` as plan()'s (the
+  // one-call GEMM passes an encoder that notes which descriptor was encoded at which address).
+  virtual codegen::LaunchPlan plan_for_launch(const Arguments& args, const Artifact& artifact,
+                                              const LaunchTarget& target = {}) const;
   // Bytes of device scratch memory run() needs for `args` (0: none).
   virtual std::size_t workspace_size(const Arguments& args) const;
   // Arguments with equal keys can share an artifact ("" for all: the IR depends on no argument).

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tessel/codegen/types.hpp"
@@ -21,6 +22,8 @@ struct TensorView {
   // Bytes from the lowest to one past the highest element addressed (negative strides allowed),
   // for range and overlap checks. 0 bytes when size() == 0.
   int64_t span_bytes() const;
+  // [lowest, one past the highest) byte addressed: span_bytes() from the lowest element's address.
+  std::pair<uint64_t, uint64_t> byte_range() const;
   // "bf16 (4,8):(8,1) at 0x7f0000000000"
   std::string to_string() const;
 };

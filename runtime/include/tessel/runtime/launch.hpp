@@ -51,6 +51,8 @@ class ArgPack {
     return add_bytes(&value, sizeof(T), alignof(T));
   }
   ArgPack& add_bytes(const void* data, std::size_t size, std::size_t align);
+  // Overwrites argument `index`'s first `size` bytes (a pointer or descriptor moved with its tensor).
+  void replace_bytes(std::size_t index, const void* data, std::size_t size);
 
   std::size_t size() const { return offsets_.size(); }
   // One pointer per argument, into this pack: valid until the next add.
