@@ -61,9 +61,6 @@ bool is_swapped(const KernelMetadata& md) {
   auto it = md.options.find("swap-ab");
   return it != md.options.end() && it->second == "yes";
 }
-// A swapped kernel for a few rows of A (an N of 8 to 64 spanning M); the wide swapped tiles (128 x
-// 192, 128 x 256) are the ordinary tiles the other way over out, rated as those.
-bool is_few_rows(const KernelMetadata& md) { return is_swapped(md) && md.design.tile[1] <= 64; }
 // Whether a Hopper kernel computes out^T = B^T A^T (hopper_gemm.hpp's runs_transposed): its tile
 // (design.tile, the kernel's) then spans N with its rows and M with its columns.
 bool runs_transposed(const KernelMetadata& md) {
@@ -133,7 +130,7 @@ static_assert(kTileFits[0].tile_m == 64 && kTileFits[0].tile_n == 128 && !kTileF
 double tile_efficiency(const KernelMetadata& md, Type ab) {
   double e = 0;
   const bool pp = is_pingpong(md);
-  if (is_few_rows(md)) {
+  if (is_swapped(md)) {
     const double n = md.design.tile[1];
     e = std::min(kSwapCap, kSwapScale * std::min(1.0, (n / 2) / (16 + n / 4)));
   }
@@ -497,7 +494,7 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
     for (size_t i = 1; i < r.ranked.size() && key(r.ranked[i]) <= near; ++i) {
       const GemmChoice &c = r.ranked[i], &p = r.ranked[pick];
       if (c.kernel->metadata().min_cc < 90) break;
-      const bool cs = is_few_rows(c.kernel->metadata()), ps = is_few_rows(p.kernel->metadata());
+      const bool cs = is_swapped(c.kernel->metadata()), ps = is_swapped(p.kernel->metadata());
       const bool better = cs && ps               ? area(c) < area(p)
                           : cs != ps && few_rows ? cs
                           : area(c) != area(p)   ? area(c) > area(p)

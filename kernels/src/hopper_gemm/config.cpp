@@ -60,15 +60,11 @@ void HopperGemmConfig::check() const {
   if (tile_m != 64 && tile_m != 128) fail(who + "tile_m " + std::to_string(tile_m) + " (64 or 128)");
   if (!swap_ab && tile_n != 64 && tile_n != 128 && tile_n != 192 && tile_n != 256)
     fail(who + "tile_n " + std::to_string(tile_n) + " (64, 128, 192 or 256; 8, 16 or 32 only swapped)");
-  if (swap_ab && tile_n != 8 && tile_n != 16 && tile_n != 32 && tile_n != 64 && tile_n != 128 && tile_n != 192 &&
-      tile_n != 256)
-    fail(who + "tile_n " + std::to_string(tile_n) + " swapped (8, 16, 32 or 64: the few rows of A; 128, 192 or 256)");
-  if (swap_ab && (pingpong || stream_k))
-    fail(who + "a swapped kernel (swap_ab) " + (pingpong ? "with ping-pong" : "with stream-K") +
-         " (not implemented: swapped kernels are cooperative or split-K)");
-  if (swap_ab && cluster_size() > 1 && tile_n < 64)
-    fail(who + "a swapped kernel in a cluster with tile_n " + std::to_string(tile_n) +
-         " (not implemented: clustered swapped tiles have 64 to 256 columns)");
+  if (swap_ab && tile_n != 8 && tile_n != 16 && tile_n != 32 && tile_n != 64)
+    fail(who + "tile_n " + std::to_string(tile_n) + " swapped (8, 16, 32 or 64: the few rows of A)");
+  if (swap_ab && (pingpong || stream_k || cluster_size() > 1))
+    fail(who + "a swapped kernel (swap_ab) " + (pingpong ? "with ping-pong" : stream_k ? "with stream-K" : "in a cluster") +
+         " (not implemented: swapped kernels are cooperative or split-K, 1x1)");
   // The operand on the wgmma's N side: M/N-major only in whole 128-byte chunks of its tile_n rows.
   if (const HopperGemmConfig k = kernel_config(*this);
       k.b_major == codegen::Major::MN && tile_n % (kSwizzleRow / bytes(ab)) != 0)

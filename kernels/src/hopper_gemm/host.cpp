@@ -663,40 +663,6 @@ std::vector<HopperGemmConfig> HopperGemmClass::configurations() {
       }
     }
   }
-  // Swapped wide tiles: the 128 x 192 and 128 x 256 tiles the other way over the output (tile_m
-  // along N, tile_n along M), stored M-contiguous, for 16-bit inputs, cooperative, with the same
-  // clusters. A column-major out then runs in the user's orientation (2000 x 1500 x 1000: 16 x 8
-  // tiles of 128 x 192, cuBLAS's grid, where out^T makes 12 x 11), a row-major one as out^T: either
-  // out gets both tile grids to choose from.
-  for (const Types& t : types) {
-    if (t.ab != Type::BF16 && t.ab != Type::F16) continue;
-    for (int tile_n : {192, 256}) {
-      for (codegen::Major am : {codegen::Major::K, codegen::Major::MN}) {
-        for (codegen::Major bm : {codegen::Major::K, codegen::Major::MN}) {
-          for (Major om : {Major::Row, Major::Column}) {
-            for (std::array<int, 2> cl : {std::array<int, 2>{1, 1}, {2, 1}, {1, 2}}) {
-              HopperGemmConfig c;
-              c.ab = t.ab;
-              c.out = t.out;
-              c.a_major = am;
-              c.b_major = bm;
-              c.out_major = om;
-              c.tile_m = 128;
-              c.tile_n = tile_n;
-              c.stages = 4;
-              c.cluster_m = cl[0];
-              c.cluster_n = cl[1];
-              c.swap_ab = true;
-              // As above: no multicast of 96 of an M/N-major B's 192 rows.
-              const HopperGemmConfig k = kernel_config(c);
-              if (tile_n == 192 && k.cluster_m == 2 && k.b_major == codegen::Major::MN) continue;
-              out.push_back(c);
-            }
-          }
-        }
-      }
-    }
-  }
   return out;
 }
 
