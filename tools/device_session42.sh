@@ -1,27 +1,34 @@
 #!/usr/bin/env bash
-# device_session42.sh: the swapped wide tiles (128 x 192 and 128 x 256 laid the other way over
-# out, clustered too). `each`: every GPU test, then every hopper_gemm candidate timed (--each) and
-# the one call beside cuBLAS on issue 18's rows 20 and 28 and column-major and row-major kin;
-# `sweep`: issue 18's rows 16-33 and the Llama 8B rows through the one call. Logs under $OUT.
+# device_session42.sh: the one call's launches moved to new addresses (gemm/bound.hpp) instead of
+# planned again. `ab OLD_TREE`: every GPU test, the host time per call (tessel_host_bench), then the
+# one call beside cuBLAS on issue 18's rows 20, 28 and 16 and two short problems, alternating
+# between this build and OLD_TREE's (an export of the commit before), three rounds; `sweep`:
+# issue 18's rows 16-33 and the Llama 8B rows through the one call. Logs under $OUT.
+# (Session 42's first run, of the swapped wide tiles since reverted, was this script's `each` at
+# 16ce9bf: every hopper_gemm candidate timed by `--each` on those rows.)
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 B=build/device/bin
 row20="--m 2000 --n 1500 --k 1000 --a-major k --b-major k --out-major m --alpha 0.5 --beta 2"
-problems=("$row20" "$row20 --c-major n" "--m 3000 --n 5000 --k 2000 --a-major k --b-major k --out-major m --beta 1"
-          "--m 3000 --n 2000 --k 1000 --a-major k --b-major n --out-major m --beta 1"
-          "--m 4096 --n 4096 --k 4096 --a-major k --b-major k --out-major m --beta 1"
-          "--m 1500 --n 2000 --k 1000 --a-major k --b-major k --alpha 0.5 --beta 2")
-device_build tessel tessel_tests
-case "${1:-each}" in
-each)
-  device_gpu_tests
-  for p in "${problems[@]}"; do
-    echo "== $p"
-    timeout 90 $B/tessel bench gemm $p --class hopper_gemm --each --seed 42 > "$OUT/each.txt" 2>&1
-    grep -E " ms  " "$OUT/each.txt" | sed 's/^[^0-9]*//' | sort -n | head -10
-    grep -E "one-call choice|^\s*[0-9]" "$OUT/each.txt"
-    for r in 1 2; do timeout 40 $B/tessel bench gemm $p --one-call --iters 20 --warmup 5 --seed 42 2>&1 | grep -E "^\s*[0-9]|rror"; done
-  done 2>&1 | tee "$OUT/each_all.txt" ;;
+case "${1:-ab}" in
+ab)
+  old="$2"
+  device_build tessel tessel_tests tessel_host_bench
+  (cd "$old" && cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release > "$OUT/build_old.log" 2>&1 &&
+    cmake --build build/device -j"$(nproc)" --target tessel >> "$OUT/build_old.log" 2>&1) || { tail -20 "$OUT/build_old.log"; exit 1; }
+  device_gpu_tests 240
+  timeout 120 $B/tessel_host_bench --quick 2>&1 | tee "$OUT/host_bench.txt"
+  for round in 1 2 3; do
+    for p in "$row20" "$row20 --c-major n" "--m 1000 --n 3000 --k 777" "--m 1024 --n 1024 --k 1024 --b-major k" \
+             "--m 512 --n 4096 --k 1024 --b-major k --beta 1"; do
+      for t in new old; do
+        b=$B/tessel; [ $t = old ] && b="$old/build/device/bin/tessel"
+        printf "%s round %s: " $t $round
+        timeout 60 $b bench gemm $p --one-call --iters 20 --warmup 5 --seed 42 2>&1 | grep -E "^[0-9]" | tr -s ' '
+      done
+    done
+  done 2>&1 | tee "$OUT/ab.txt" ;;
 sweep)
+  device_build tessel
   timeout 200 $B/tessel bench gemm --sweep --rows 16-33 --one-call --iters 20 --warmup 5 --seed 42 2>&1 |
     grep -vE "^\s*$" | tee "$OUT/sweep.txt" | grep -E "^\s*[0-9]|geometric|error"
   timeout 300 $B/tessel bench gemm --llama --llama-model 8b --one-call --iters 10 --warmup 3 --seed 42 2>&1 |
