@@ -33,4 +33,13 @@ sweep)
     grep -vE "^\s*$" | tee "$OUT/sweep.txt" | grep -E "^\s*[0-9]|geometric|error"
   timeout 300 $B/tessel bench gemm --llama --llama-model 8b --one-call --iters 10 --warmup 3 --seed 42 2>&1 |
     grep -vE "^\s*$" | tee "$OUT/llama8b.txt" | grep -E "^\s*[0-9]|geometric|error" ;;
+ceiling)
+  # Row 28 (C in lines) beside the same C with padded rows (through the TMA, prefetched: what
+  # reading C in lines could reach) and row 20 (C = out), alternating, three rounds.
+  device_build tessel
+  for round in 1 2 3; do
+    for p in "$row20 --c-major n" "$row20 --c-major n --pad-ld" "$row20"; do
+      timeout 60 $B/tessel bench gemm $p --one-call --iters 30 --warmup 5 --seed 42 2>&1 | grep -E "^[0-9]" | tr -s ' '
+    done
+  done 2>&1 | tee "$OUT/ceiling.txt" ;;
 esac
