@@ -42,4 +42,23 @@ ceiling)
       timeout 60 $B/tessel bench gemm $p --one-call --iters 30 --warmup 5 --seed 42 2>&1 | grep -E "^[0-9]" | tr -s ' '
     done
   done 2>&1 | tee "$OUT/ceiling.txt" ;;
+stores)
+  # A store-bound weight gradient (Llama 8B's 4096 x 14336 x 128, A M-major, B N-major: 117 MB of
+  # out from 2 k-tiles a tile) under ncu, tessel's pick against cuBLAS's kernel, one launch each
+  # after two; then every hopper_gemm candidate's time.
+  device_build tessel
+  P="--m 4096 --n 14336 --k 128 --a-major m --b-major n"
+  k=$($B/tessel gemm $P --explain 2>/dev/null | sed -n 's/^choice: \([^ ]*\).*/\1/p')
+  echo "pick: $k"
+  for re in "$k\$" nvjet; do
+    timeout 150 ncu -k "regex:$re" --launch-skip 2 --launch-count 1 --section SpeedOfLight --section WarpStateStats \
+      --section MemoryWorkloadAnalysis --section LaunchStats \
+      --metrics "dram__bytes_read.sum,dram__bytes_write.sum,sm__cycles_active.avg,lts__t_sectors_srcunit_tex_op_write.sum,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio" \
+      $B/tessel bench gemm $P --kernel $k --iters 3 --warmup 3 >> "$OUT/ncu_stores.txt" 2>&1
+  done
+  grep -E "^  [a-zA-Z_].*\(|Duration|Throughput|Warp Cycles|Issued|dram__|lts__t|cycles_active|stalled_(barrier|long|short|wait|membar|mio|lg|math|not_sel|sleep|drain|dispatch|branch|tex|imc|no_inst|selected)|Registers|Grid Size|Block Size|Shared Memory Config" \
+    "$OUT/ncu_stores.txt" | grep -v "^ *----" | head -120
+  timeout 120 $B/tessel bench gemm $P --class hopper_gemm --each --seed 42 > "$OUT/stores_each.txt" 2>&1
+  grep -E " ms  " "$OUT/stores_each.txt" | sed 's/^[^0-9]*//' | sort -n | head -12
+  grep -E "^[0-9]" "$OUT/stores_each.txt" ;;
 esac
