@@ -39,8 +39,8 @@ using namespace sm90;
 namespace {
 
 constexpr int kGroupRows = 8;  // tile-rows per rasterization group (L2 reuse)
-// The named barriers (after TmaStoreEpilogue's 1 and 2) of the consumer warpgroups that read A
-// through registers: 3 + w.
+// The named barriers of the consumer warpgroups that read A through registers: 3 + w (after
+// TmaStoreEpilogue's 1 and 2, before SplitKFixup's 5).
 constexpr int kRegABarrier = 3;
 
 // The kernel's parameters, in the order of hopper_gemm.hpp.

@@ -90,8 +90,11 @@ struct TmaStoreEpilogue::Slab {
 TmaStoreEpilogue::TmaStoreEpilogue(KernelBuilder& b, const Params& p, const Tensors& t, const SharedStorage& smem,
                                    SmemRegion staging, SmemRegion c_full, Value w, Value t128)
     : b_(b), p_(p), t_(t), smem_(smem), staging_(staging), c_full_(c_full), w_(w), t128_(t128) {
-  // Ping-pong warpgroups are in different tiles, so each has its own named barrier (1 and 2).
-  if (p.pingpong) barrier_ = b.cvt(w, Type::U32) + kNamedBarrier;
+  // Each warpgroup has its own named barrier (1 and 2): it stores its own slabs from its own
+  // staging boxes, so nothing it syncs on is the other's. A cooperative tile's two warpgroups once
+  // shared one, and waited on each other at every box: a store-bound tile (4096 x 14336 x 128)
+  // stalled 2.0 cycles per instruction on it (ncu; cuBLAS 0.5).
+  barrier_ = b.cvt(w, Type::U32) + kNamedBarrier;
   for (Value& phase : c_phase_) phase = b.constant(0, Type::U32);
   c_column_ = (t.flags & kHopperGemmColumnMajorC) != 0;
   box_stride_ = p.c_lines ? kLineBoxBytes : kBoxBytes;
@@ -483,11 +486,6 @@ void TmaStoreEpilogue::store_box_elementwise(const Slab& slab, const Tensor& cs,
   b.store_tensor(cs, o, inside(slab, s));
 }
 
-void TmaStoreEpilogue::sync() const {
-  if (p_.pingpong)
-    bar_sync(b_, barrier_, 128);
-  else
-    bar_sync(b_, kNamedBarrier, 128 * p_.consumers);
-}
+void TmaStoreEpilogue::sync() const { bar_sync(b_, barrier_, 128); }
 
 }  // namespace tessel::kernels::sm90

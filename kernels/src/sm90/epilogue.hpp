@@ -32,14 +32,13 @@ class TmaStoreEpilogue {
   static constexpr int kLineStride = kSwizzleRow + 16;
   static constexpr int kLineBoxBytes = kBoxRows * kLineStride;  // 9216: a multiple of 1024 too
   static constexpr int kLineStagingBytes = 2 * kLineBoxBytes;
-  static constexpr int kNamedBarrier = 1;              // the consumers' bar.sync id (0: the CTA)
+  static constexpr int kNamedBarrier = 1;  // warpgroup w's bar.sync id: kNamedBarrier + w (0: the CTA)
 
   struct Params {
     codegen::Type out = codegen::Type::BF16;  // out's type (C's too: supports() asks it)
     int tile_m = 0, tile_n = 0;               // rows and columns of a tile
-    // Ping-pong: each warpgroup stores whole tiles (all their slabs) with its own named barrier
-    // (kNamedBarrier + w); otherwise warpgroup w stores slab w, the `consumers` warpgroups
-    // sharing kNamedBarrier.
+    // Ping-pong: each warpgroup stores whole tiles (all their slabs); otherwise warpgroup w stores
+    // slab w. Either way with its own named barrier (kNamedBarrier + w).
     bool pingpong = false;
     int consumers = 1;
     int tile_slabs = 1;  // 64-row slabs of a tile (ping-pong: each warpgroup stores them all)
@@ -115,7 +114,7 @@ class TmaStoreEpilogue {
   const SharedStorage& smem_;
   SmemRegion staging_, c_full_;
   codegen::Value w_, t128_;
-  codegen::Value barrier_;     // ping-pong: the warpgroup's own named barrier
+  codegen::Value barrier_;     // the warpgroup's own named barrier
   std::array<codegen::Value, 2> c_phase_;  // the parities of the warpgroup's two C mbarriers' phases (u32)
   codegen::Value c_column_;    // C is M-contiguous (pred)
   codegen::Value c_lines_;     // C comes in lines (pred; c_lines kernels only)

@@ -88,13 +88,13 @@ Value SplitKFixup::reduce(const WorkTile& at, std::vector<Value>& acc) const {
               Cache::Cg);
     }
     b.note("every consumer's partial is written; thread 0 counts the CTA in at the tile's counter (acq_rel)");
-    bar_sync(b, TmaStoreEpilogue::kNamedBarrier, threads);
+    bar_sync(b, kBarrier, threads);
     Value word = smem_.element(last_, 0);
     b.if_((w_ == 0) & (t128_ == 0), [&] {
       Value last = arrive(at);
       b.store(Space::Shared, Type::U32, word, {b.select(last, b.constant(1, Type::U32), b.constant(0, Type::U32))});
     });
-    bar_sync(b, TmaStoreEpilogue::kNamedBarrier, threads);
+    bar_sync(b, kBarrier, threads);
     b.assign(stores, b.load(Space::Shared, Type::U32, word)[0]);
     b.if_(stores != 0, [&] {
       b.note("the last arrival: the sum of every split's partial in the order s = 0, 1, ... (its own included)");

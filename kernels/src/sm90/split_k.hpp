@@ -17,6 +17,10 @@ namespace tessel::kernels::sm90 {
 
 class SplitKFixup {
  public:
+  // The consumers' bar.sync id around the count at the tile's counter: not an epilogue's (1, 2),
+  // which each warpgroup uses with 128 threads while the other may already be here, nor the
+  // register path's (3, 4).
+  static constexpr int kBarrier = 5;
   struct Params {
     int tile_m = 0, tile_n = 0;  // a tile: tile_m / 64 consumer warpgroups, one 64-row slab each
     int consumers = 1;           // the consumer warpgroups (cooperative: one per slab)
