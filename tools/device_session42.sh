@@ -61,4 +61,25 @@ stores)
   timeout 120 $B/tessel bench gemm $P --class hopper_gemm --each --seed 42 > "$OUT/stores_each.txt" 2>&1
   grep -E " ms  " "$OUT/stores_each.txt" | sed 's/^[^0-9]*//' | sort -n | head -12
   grep -E "^[0-9]" "$OUT/stores_each.txt" ;;
+barriers)
+  # The epilogue's per-warpgroup barriers against OLD_TREE (the shared one), alternating, two
+  # rounds, on store-bound and other problems; every GPU test first; then rows 16-33.
+  old="$2"
+  device_build tessel tessel_tests
+  (cd "$old" && cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release > "$OUT/build_old.log" 2>&1 &&
+    cmake --build build/device -j"$(nproc)" --target tessel >> "$OUT/build_old.log" 2>&1) || { tail -20 "$OUT/build_old.log"; exit 1; }
+  device_gpu_tests 200
+  for round in 1 2; do
+    for p in "--m 4096 --n 14336 --k 128 --a-major m --b-major n" "--m 28672 --n 4096 --k 128 --a-major m --b-major n" \
+             "$row20" "$row20 --c-major n" "--m 4096 --n 4096 --k 4096 --b-major k" \
+             "--m 8192 --n 8192 --k 1024 --b-major k --beta 1" "--m 3072 --n 768 --k 12288 --b-major k"; do
+      for t in new old; do
+        b=$B/tessel; [ $t = old ] && b="$old/build/device/bin/tessel"
+        printf "%s round %s: " $t $round
+        timeout 60 $b bench gemm $p --one-call --iters 20 --warmup 5 --seed 42 2>&1 | grep -E "^[0-9]" | tr -s ' '
+      done
+    done
+  done 2>&1 | tee "$OUT/barriers.txt"
+  timeout 150 $B/tessel bench gemm --sweep --rows 16-33 --one-call --iters 20 --warmup 5 --seed 42 2>&1 |
+    grep -vE "^\s*$" | tee "$OUT/sweep.txt" | grep -E "^\s*[0-9]|geometric|error" ;;
 esac
