@@ -82,4 +82,9 @@ barriers)
   done 2>&1 | tee "$OUT/barriers.txt"
   timeout 150 $B/tessel bench gemm --sweep --rows 16-33 --one-call --iters 20 --warmup 5 --seed 42 2>&1 |
     grep -vE "^\s*$" | tee "$OUT/sweep.txt" | grep -E "^\s*[0-9]|geometric|error" ;;
+wgrad)
+  # The Llama 8B weight-gradient rows (A M-major, B N-major, K = tokens) through the one call.
+  device_build tessel
+  timeout 220 $B/tessel bench gemm --llama --llama-model 8b --rows 26-50 --one-call --iters 10 --warmup 3 --seed 42 2>&1 |
+    grep -vE "^\s*$" | tee "$OUT/llama8b_wgrad.txt" | grep -E "^\s*[0-9]|geometric|error" ;;
 esac
