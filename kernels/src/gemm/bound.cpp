@@ -82,7 +82,6 @@ bool make_launches(const GemmChoice& choice, const GemmArguments& args, uint64_t
   return placed;
 }
 
-// The launches of `choice` for these arguments, and what they were made for.
 }  // namespace
 
 std::shared_ptr<const Bound> bind_gemm(const GemmChoice& choice, const GemmArguments& args, uint64_t workspace) {
@@ -98,7 +97,7 @@ std::shared_ptr<const Bound> bind_gemm(const GemmChoice& choice, const GemmArgum
 
 std::shared_ptr<const Bound> move_gemm(const Bound& last, const GemmArguments& args, uint64_t workspace) {
   if (!last.relocations || last.alpha != args.alpha || last.beta != args.beta) return nullptr;
-  if (args.distinct_c() && !check_gemm_c(args, "tessel::gemm")) return nullptr;  // bind() says why, or copies C
+  if (args.distinct_c() && !check_gemm_c(args, "tessel::gemm")) return nullptr;  // bind_gemm says why, or copies C
   const Relocations& r = *last.relocations;
   const std::array<uint64_t, kRoles> now = role_addresses(args, workspace);
   auto b = std::make_shared<Bound>();
