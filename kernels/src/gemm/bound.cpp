@@ -10,11 +10,19 @@
 
 namespace tessel::kernels {
 
+std::array<uint64_t, kRoles> gemm_role_addresses(const GemmArguments& g, uint64_t workspace) {
+  return {g.A.data, g.B.data, g.distinct_c() ? g.C->data : 0, g.out.data, workspace};
+}
+
 namespace {
 
-// Each role's address in a call (C: only a C of its own; 0 where absent).
-std::array<uint64_t, kRoles> role_addresses(const GemmArguments& g, uint64_t workspace) {
-  return {g.A.data, g.B.data, g.distinct_c() ? g.C->data : 0, g.out.data, workspace};
+// A Bound for these arguments, without its launches.
+std::shared_ptr<Bound> bound_for(const GemmArguments& args, uint64_t workspace) {
+  auto b = std::make_shared<Bound>();
+  b->addresses = gemm_role_addresses(args, workspace);
+  b->alpha = args.alpha;
+  b->beta = args.beta;
+  return b;
 }
 
 // The steps' launches; with `rel`, also where their addresses come from (rel->moves empty and the
@@ -23,7 +31,7 @@ bool make_launches(const GemmChoice& choice, const GemmArguments& args, uint64_t
                    std::vector<ReadyLaunch>& launches, Relocations* rel) {
   std::array<std::pair<uint64_t, uint64_t>, kRoles> range{};  // each role's bytes, from its granule
   if (rel) {
-    rel->base = role_addresses(args, workspace);
+    rel->base = gemm_role_addresses(args, workspace);
     const TensorView* views[] = {&args.A, &args.B, args.distinct_c() ? &*args.C : nullptr, &args.out};
     for (int r = 0; r < kRoleWorkspace; ++r)
       if (views[r] && views[r]->size() > 0) range[static_cast<size_t>(r)] = views[r]->byte_range();
@@ -85,11 +93,7 @@ bool make_launches(const GemmChoice& choice, const GemmArguments& args, uint64_t
 }  // namespace
 
 std::shared_ptr<const Bound> bind_gemm(const GemmChoice& choice, const GemmArguments& args, uint64_t workspace) {
-  auto b = std::make_shared<Bound>();
-  b->data = {args.A.data, args.B.data, args.out.data, args.C ? args.C->data : 0};
-  b->alpha = args.alpha;
-  b->beta = args.beta;
-  b->workspace = workspace;
+  std::shared_ptr<Bound> b = bound_for(args, workspace);
   auto rel = std::make_shared<Relocations>();
   if (make_launches(choice, args, workspace, b->launches, rel.get())) b->relocations = std::move(rel);
   return b;
@@ -99,12 +103,8 @@ std::shared_ptr<const Bound> move_gemm(const Bound& last, const GemmArguments& a
   if (!last.relocations || last.alpha != args.alpha || last.beta != args.beta) return nullptr;
   if (args.distinct_c() && !check_gemm_c(args, "tessel::gemm")) return nullptr;  // bind_gemm says why, or copies C
   const Relocations& r = *last.relocations;
-  const std::array<uint64_t, kRoles> now = role_addresses(args, workspace);
-  auto b = std::make_shared<Bound>();
-  b->data = {args.A.data, args.B.data, args.out.data, args.C ? args.C->data : 0};
-  b->alpha = args.alpha;
-  b->beta = args.beta;
-  b->workspace = workspace;
+  std::shared_ptr<Bound> b = bound_for(args, workspace);
+  const std::array<uint64_t, kRoles>& now = b->addresses;
   b->launches = last.launches;
   b->relocations = last.relocations;
   for (const Relocation& m : r.moves) {

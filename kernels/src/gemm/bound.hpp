@@ -25,6 +25,9 @@ namespace tessel::kernels {
 
 enum GemmRole { kRoleA, kRoleB, kRoleC, kRoleOut, kRoleWorkspace, kRoles };
 
+// Each role's address in a call (C: only a C of its own; 0 where absent).
+std::array<uint64_t, kRoles> gemm_role_addresses(const GemmArguments& g, uint64_t workspace);
+
 // An address among a launch's parameters: a pointer parameter, or the address a descriptor was
 // encoded at.
 struct Relocation {
@@ -42,14 +45,12 @@ struct Relocations {
 
 // What a launch reads beyond the shape key: the addresses, alpha and beta (and the workspace).
 struct Bound {
-  std::array<uint64_t, 4> data{};  // A, B, out, C (0: none)
+  std::array<uint64_t, kRoles> addresses{};  // gemm_role_addresses of the arguments and workspace
   double alpha = 0, beta = 0;
-  uint64_t workspace = 0;
   std::vector<ReadyLaunch> launches;               // the steps, packed
   std::shared_ptr<const Relocations> relocations;  // null: other addresses are bound again
   bool same(const GemmArguments& g, uint64_t w) const {
-    return data == std::array<uint64_t, 4>{g.A.data, g.B.data, g.out.data, g.C ? g.C->data : 0} &&
-           alpha == g.alpha && beta == g.beta && workspace == w;
+    return addresses == gemm_role_addresses(g, w) && alpha == g.alpha && beta == g.beta;
   }
 };
 
