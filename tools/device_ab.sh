@@ -6,17 +6,8 @@
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 old="$1"; shift
 device_build tessel
-(cd "$old" && cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release > "$OUT/build_old.log" 2>&1 &&
-  cmake --build build/device -j"$(nproc)" --target tessel >> "$OUT/build_old.log" 2>&1) || { tail -20 "$OUT/build_old.log"; exit 1; }
-for round in 1 2 3; do
-  for p in "$@"; do
-    for t in new old; do
-      b=build/device/bin/tessel; [ $t = old ] && b="$old/build/device/bin/tessel"
-      printf "%s round %s: " $t $round
-      timeout 60 $b bench gemm $p --one-call --iters 20 --warmup 5 --seed 40 2>&1 | grep -E "^[0-9]" | tr -s ' '
-    done
-  done
-done 2>&1 | tee "$OUT/ab.txt"
+device_build_old "$old"
+device_alternate "$old" 3 40 "$@" 2>&1 | tee "$OUT/ab.txt"
 for p in "$@"; do
   for t in new old; do
     b=build/device/bin/tessel; [ $t = old ] && b="$old/build/device/bin/tessel"

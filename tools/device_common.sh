@@ -1,6 +1,7 @@
 # device_common.sh: what the device scripts (tools/device*.sh) share; sourced, not run. It makes
 # $OUT (default ./device-out), moves to the repository root, writes what the machine is to
-# $OUT/device.txt (and prints it), and defines device_build.
+# $OUT/device.txt (and prints it), and defines device_build, device_gpu_tests, device_build_old and
+# device_alternate.
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"
 mkdir -p "$OUT"
@@ -34,4 +35,30 @@ device_gpu_tests() {
   timeout "${TEST_S:-${1:-330}}" ctest --test-dir build/device -R gpu -j8 --output-on-failure > "$OUT/gpu_tests.log" 2>&1
   echo "ctest: rc=$?"
   grep -E "tests passed|tests failed|Failed|\*\*\*|Timeout" "$OUT/gpu_tests.log" | head -20
+}
+
+# device_build_old OLD_TREE: the Release build of `tessel` in another checkout (an export of an
+# earlier commit, carried to the device), its log in $OUT/build_old.log; exits the script on failure.
+device_build_old() {
+  (cd "$1" && cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release > "$OUT/build_old.log" 2>&1 &&
+    cmake --build build/device -j"$(nproc)" --target tessel >> "$OUT/build_old.log" 2>&1) ||
+    { tail -20 "$OUT/build_old.log"; echo "old build failed"; exit 1; }
+}
+
+# device_alternate OLD_TREE ROUNDS SEED PROBLEM...: the one call beside cuBLAS on each problem
+# (`tessel bench gemm ... --one-call --iters 20 --warmup 5`), this tree's build then OLD_TREE's,
+# ROUNDS rounds; a line each, prefixed "new|old round R: ".
+device_alternate() {
+  local old="$1" rounds="$2" seed="$3"
+  shift 3
+  for round in $(seq "$rounds"); do
+    for p in "$@"; do
+      for t in new old; do
+        local b=build/device/bin/tessel
+        [ $t = old ] && b="$old/build/device/bin/tessel"
+        printf "%s round %s: " $t "$round"
+        timeout 60 $b bench gemm $p --one-call --iters 20 --warmup 5 --seed "$seed" 2>&1 | grep -E "^[0-9]" | tr -s ' '
+      done
+    done
+  done
 }

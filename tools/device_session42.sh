@@ -13,20 +13,11 @@ case "${1:-ab}" in
 ab)
   old="$2"
   device_build tessel tessel_tests tessel_host_bench
-  (cd "$old" && cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release > "$OUT/build_old.log" 2>&1 &&
-    cmake --build build/device -j"$(nproc)" --target tessel >> "$OUT/build_old.log" 2>&1) || { tail -20 "$OUT/build_old.log"; exit 1; }
+  device_build_old "$old"
   device_gpu_tests 240
   timeout 120 $B/tessel_host_bench --quick 2>&1 | tee "$OUT/host_bench.txt"
-  for round in 1 2 3; do
-    for p in "$row20" "$row20 --c-major n" "--m 1000 --n 3000 --k 777" "--m 1024 --n 1024 --k 1024 --b-major k" \
-             "--m 512 --n 4096 --k 1024 --b-major k --beta 1"; do
-      for t in new old; do
-        b=$B/tessel; [ $t = old ] && b="$old/build/device/bin/tessel"
-        printf "%s round %s: " $t $round
-        timeout 60 $b bench gemm $p --one-call --iters 20 --warmup 5 --seed 42 2>&1 | grep -E "^[0-9]" | tr -s ' '
-      done
-    done
-  done 2>&1 | tee "$OUT/ab.txt" ;;
+  device_alternate "$old" 3 42 "$row20" "$row20 --c-major n" "--m 1000 --n 3000 --k 777" \
+    "--m 1024 --n 1024 --k 1024 --b-major k" "--m 512 --n 4096 --k 1024 --b-major k --beta 1" 2>&1 | tee "$OUT/ab.txt" ;;
 sweep)
   device_build tessel
   timeout 200 $B/tessel bench gemm --sweep --rows 16-33 --one-call --iters 20 --warmup 5 --seed 42 2>&1 |
@@ -66,20 +57,12 @@ barriers)
   # rounds, on store-bound and other problems; every GPU test first; then rows 16-33.
   old="$2"
   device_build tessel tessel_tests
-  (cd "$old" && cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release > "$OUT/build_old.log" 2>&1 &&
-    cmake --build build/device -j"$(nproc)" --target tessel >> "$OUT/build_old.log" 2>&1) || { tail -20 "$OUT/build_old.log"; exit 1; }
+  device_build_old "$old"
   device_gpu_tests 200
-  for round in 1 2; do
-    for p in "--m 4096 --n 14336 --k 128 --a-major m --b-major n" "--m 28672 --n 4096 --k 128 --a-major m --b-major n" \
-             "$row20" "$row20 --c-major n" "--m 4096 --n 4096 --k 4096 --b-major k" \
-             "--m 8192 --n 8192 --k 1024 --b-major k --beta 1" "--m 3072 --n 768 --k 12288 --b-major k"; do
-      for t in new old; do
-        b=$B/tessel; [ $t = old ] && b="$old/build/device/bin/tessel"
-        printf "%s round %s: " $t $round
-        timeout 60 $b bench gemm $p --one-call --iters 20 --warmup 5 --seed 42 2>&1 | grep -E "^[0-9]" | tr -s ' '
-      done
-    done
-  done 2>&1 | tee "$OUT/barriers.txt"
+  device_alternate "$old" 2 42 "--m 4096 --n 14336 --k 128 --a-major m --b-major n" \
+    "--m 28672 --n 4096 --k 128 --a-major m --b-major n" "$row20" "$row20 --c-major n" \
+    "--m 4096 --n 4096 --k 4096 --b-major k" "--m 8192 --n 8192 --k 1024 --b-major k --beta 1" \
+    "--m 3072 --n 768 --k 12288 --b-major k" 2>&1 | tee "$OUT/barriers.txt"
   timeout 150 $B/tessel bench gemm --sweep --rows 16-33 --one-call --iters 20 --warmup 5 --seed 42 2>&1 |
     grep -vE "^\s*$" | tee "$OUT/sweep.txt" | grep -E "^\s*[0-9]|geometric|error" ;;
 wgrad)
