@@ -3,7 +3,6 @@
 #include <utility>
 
 #include "hopper_gemm/shared_storage.hpp"
-#include "sm90/epilogue.hpp"
 #include "sm90/stage_layout.hpp"
 #include "tessel/algebra/error.hpp"
 #include "tessel/codegen/number_format.hpp"
@@ -24,7 +23,6 @@ Type HopperGemmConfig::mma_type() const { return ab == Type::F32 ? Type::TF32 : 
 int HopperGemmConfig::tile_k() const { return kSwizzleRow / bytes(ab); }
 int HopperGemmConfig::a_stage_bytes() const { return tile_m * kSwizzleRow; }
 int HopperGemmConfig::b_stage_bytes() const { return tile_n * kSwizzleRow; }
-int HopperGemmConfig::epilogue_bytes() const { return consumers() * sm90::TmaStoreEpilogue::kStagingBytes; }
 // The regions' end, and the base's alignment as slack (the driver aligns dynamic shared memory to
 // 16 bytes only; the kernel rounds its base up).
 int HopperGemmConfig::shared_bytes() const {

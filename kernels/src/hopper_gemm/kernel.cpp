@@ -162,7 +162,7 @@ void load_k_tile(const GemmKernel& k, PipelineState& state, const WorkTile& at, 
 
 TmaStoreEpilogue::Params epilogue_params(const GemmKernel& k) {
   return TmaStoreEpilogue::Params{k.c.out,         k.c.tile_m, k.c.tile_n, k.c.pingpong, k.c.consumers(), k.c.slabs(),
-                                  k.c.out_major == Major::Column, k.regions.c_lines};
+                                  k.c.out_major == Major::Column, k.regions.c_lines, k.regions.staging_boxes};
 }
 
 TmaStoreEpilogue::Tensors epilogue_tensors(const GemmKernel& k) {

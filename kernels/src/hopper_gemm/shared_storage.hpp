@@ -15,7 +15,7 @@ namespace tessel::kernels {
 // swizzle's period of 8 rows); the mbarriers are 8 bytes each, 8-byte aligned.
 struct HopperGemmSharedStorage {
   sm90::SmemRegion a, b;         // `stages` tiles of A (tile_m x tile_k) and of B (tile_n x tile_k)
-  sm90::SmemRegion epilogue;     // per consumer warpgroup, its two staging boxes of 64 rows x 128 bytes
+  sm90::SmemRegion epilogue;     // per consumer warpgroup, its staging_boxes boxes of 64 rows x 128 bytes
   sm90::SmemRegion full, empty;  // the pipeline's mbarriers, one each per stage
   sm90::SmemRegion turns;        // ping-pong: the two mainloops' turn mbarriers (none otherwise)
   // Per consumer warpgroup, the mbarrier its epilogue's TMA loads of C complete on (C is loaded
@@ -24,9 +24,11 @@ struct HopperGemmSharedStorage {
   // Split-K and stream-K: where the consumers' thread 0 tells the others whether their unit arrived last
   // (none otherwise).
   sm90::SmemRegion split_k_last;
-  // The staging boxes have room for C by lines (TmaStoreEpilogue::kLineStagingBytes): in every
+  // The staging boxes have room for C by lines (TmaStoreEpilogue::kLineBoxBytes each): in every
   // configuration whose shared memory then stays within kMaxSharedBytes.
   bool c_lines = false;
+  // Staging boxes per consumer warpgroup: 2, or up to the boxes of its tile (at most 4) where they fit.
+  int staging_boxes = 2;
   static constexpr int64_t kMaxSharedBytes = 227 * 1024;
   int64_t bytes = 0;             // the end of the last region
   int64_t align = 0;             // what the base must be aligned to (the launch adds it as slack)

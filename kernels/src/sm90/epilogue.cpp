@@ -84,7 +84,7 @@ struct TmaStoreEpilogue::Slab {
   Value out_base, rows_left, cols_left;
   Value use_c;       // beta != 0
   Value rows_whole;  // out's rows end on 16-byte granules: every box may go through the TMA
-  Value boxes;       // the warpgroup's two staging boxes
+  Value boxes;       // the warpgroup's staging boxes
 };
 
 TmaStoreEpilogue::TmaStoreEpilogue(KernelBuilder& b, const Params& p, const Tensors& t, const SharedStorage& smem,
@@ -95,7 +95,7 @@ TmaStoreEpilogue::TmaStoreEpilogue(KernelBuilder& b, const Params& p, const Tens
   // shared one, and waited on each other at every box: a store-bound tile (4096 x 14336 x 128)
   // stalled 2.0 cycles per instruction on it (ncu; cuBLAS 0.5).
   barrier_ = b.cvt(w, Type::U32) + kNamedBarrier;
-  for (Value& phase : c_phase_) phase = b.constant(0, Type::U32);
+  for (int i = 0; i < p.staging; ++i) c_phase_.push_back(b.constant(0, Type::U32));
   c_column_ = (t.flags & kHopperGemmColumnMajorC) != 0;
   box_stride_ = p.c_lines ? kLineBoxBytes : kBoxBytes;
   if (p.c_lines) {
@@ -228,7 +228,7 @@ void TmaStoreEpilogue::store_box(const Tile& tile, const Slab& slab, const std::
   Value by_tma = (p_.column_out ? (tile.at.m0 + p_.tile_m) <= t_.M : (tile.at.n0 + (s + 1) * subn_) <= t_.N) |
                  slab.rows_whole;
   const int box = j * (p_.tile_n / subn_) + s;
-  load_c(tile, slab, box, slab.boxes + int64_t{(box % 2) * box_stride_}, v);
+  load_c(tile, slab, box, slab.boxes + int64_t{(box % p_.staging) * box_stride_}, v);
   std::vector<Value> o;
   for (Value& x : v) o.push_back(p_.out == Type::F32 ? x : b.cvt(x, p_.out, Round::Rn));
   b.if_(
@@ -237,9 +237,9 @@ void TmaStoreEpilogue::store_box(const Tile& tile, const Slab& slab, const std::
 }
 
 // C's boxes (only where beta != 0): box b of the warpgroup's tile (b = slab * boxes per slab + s)
-// goes into staging box b % 2 and completes on the warpgroup's C mbarrier b % 2. Boxes 0 and 1 are
-// loaded at the tile's start (preload_c), under the mainloop; box b + 1 at the start of box b,
-// once the store of box b - 1 has read that staging box. The TMA zero-fills C outside the problem
+// goes into staging box b % S and completes on the warpgroup's C mbarrier b % S (S = p.staging).
+// Boxes 0 .. S - 1 are loaded at the tile's start (preload_c), under the mainloop; box b + S - 1 at
+// the start of box b, once the store of box b - 1 has read that staging box. The TMA zero-fills C outside the problem
 // (those values are never stored), so every box is whole and its loads complete the box's bytes.
 int TmaStoreEpilogue::boxes() const { return (p_.pingpong ? p_.tile_slabs : 1) * (p_.tile_n / subn_); }
 
@@ -250,8 +250,8 @@ void TmaStoreEpilogue::issue_c(const WorkTile& at, int box) const {
   const Value row0 = p_.pingpong ? at.m0 + j * 64 : at.m0 + w_ * 64;
   const Value n0 = at.n0 + s * subn_;
   const Value batch = b.select((t_.flags & kHopperGemmBroadcastC) != 0, b.constant(0, Type::S32), at.l);
-  const Value buf = smem_.element(staging_, w_) + int64_t{(box % 2) * box_stride_};
-  const Value bar = smem_.mbarrier(c_full_, w_ * 2 + (box % 2));
+  const Value buf = smem_.element(staging_, w_) + int64_t{(box % p_.staging) * box_stride_};
+  const Value bar = smem_.mbarrier(c_full_, w_ * p_.staging + (box % p_.staging));
   if (p_.c_lines) {
     b.if_(c_lines_, [&] { issue_c_lines(row0, n0, batch, buf, bar); }, [&] { issue_c_box(row0, n0, batch, buf, bar); });
   } else {
@@ -309,13 +309,13 @@ void TmaStoreEpilogue::issue_c_lines(Value row0, Value n0, Value batch, Value bu
 void TmaStoreEpilogue::preload_c(const WorkTile& at) const {
   KernelBuilder& b = b_;
   b.if_(t_.beta != b.constant_f32(0.0f), [&] {
-    b.note("C: once the staging boxes are free, one thread loads the tile's first two C boxes (under the mainloop)");
+    b.note("C: once the staging boxes are free, one thread loads the tile's first C boxes (under the mainloop)");
     // The last tile's stores have read the boxes, and every thread has read its C from them (a box
     // stored element by element has no barrier after its reads).
     b.if_(t128_ == 0, [&] { cp_async_bulk_wait_group(b, 0, true); });
     sync();
     b.if_(t128_ == 0, [&] {
-      for (int box = 0; box < std::min(2, boxes()); ++box) issue_c(at, box);
+      for (int box = 0; box < std::min(p_.staging, boxes()); ++box) issue_c(at, box);
     });
   });
 }
@@ -324,15 +324,16 @@ void TmaStoreEpilogue::preload_c(const WorkTile& at) const {
 void TmaStoreEpilogue::load_c(const Tile& tile, const Slab& slab, int box, Value buf, std::vector<Value>& v) const {
   KernelBuilder& b = b_;
   b.if_(slab.use_c, [&] {
-    if (box >= 1 && box + 1 < boxes()) {
-      b.note("C: the next box into the other staging box, once the store of the box before has read it");
+    const int ahead = p_.staging - 1;  // box b + ahead goes where box b - 1 was
+    if (box >= 1 && box + ahead < boxes()) {
+      b.note("C: a later box into the staging box of the box before, once that box's store has read it");
       b.if_(t128_ == 0, [&] { cp_async_bulk_wait_group(b, 0, true); });
       sync();  // every thread has read its C from that box (an element-wise box has no barrier after)
-      b.if_(t128_ == 0, [&] { issue_c(tile.at, box + 1); });
+      b.if_(t128_ == 0, [&] { issue_c(tile.at, box + ahead); });
     }
-    b.note("C: wait for this box's C, loaded a box (or, the first two, the mainloop) ago");
-    const Value& phase = c_phase_[static_cast<size_t>(box % 2)];
-    mbarrier_wait(b, smem_.mbarrier(c_full_, w_ * 2 + (box % 2)), phase);
+    b.note("C: wait for this box's C, loaded boxes (or, the first ones, the mainloop) ago");
+    const Value& phase = c_phase_[static_cast<size_t>(box % p_.staging)];
+    mbarrier_wait(b, smem_.mbarrier(c_full_, w_ * p_.staging + (box % p_.staging)), phase);
     b.assign(phase, phase ^ b.constant(1, Type::U32));
     auto by_tma = [&] {
       b.if_(
@@ -427,13 +428,14 @@ std::vector<Value> TmaStoreEpilogue::inside(const Slab& slab, int s) const {
 void TmaStoreEpilogue::store_box_tma(const Tile& tile, const Slab& slab, int box, int s,
                                      const std::vector<Value>& o) const {
   KernelBuilder& b = b_;
-  Value buf = slab.boxes + int64_t{(box % 2) * box_stride_};
-  // Within a slab at most the last box goes element-wise (by_tma only turns false along s), so
-  // there one pending group is the previous box's; a slab's first box waits for all (ping-pong's
-  // second slab would otherwise count a box that committed no group and write over a buffer still
-  // being read).
-  b.note("the box written two stores ago has been read by its TMA store: the buffer is free");
-  b.if_(t128_ == 0, [&] { cp_async_bulk_wait_group(b, s == 0 ? 0 : 1, true); });
+  Value buf = slab.boxes + int64_t{(box % p_.staging) * box_stride_};
+  // This buffer's last store was box - S's. Within a slab at most the last box goes element-wise
+  // (by_tma only turns false along s), so the slab's s boxes before this one each committed a group
+  // after that store's: min(s, S - 1) groups may stay pending. A slab's first box waits for all
+  // (ping-pong's second slab would otherwise count a box that committed no group and write over a
+  // buffer still being read).
+  b.note("the box written S stores ago has been read by its TMA store: the buffer is free");
+  b.if_(t128_ == 0, [&] { cp_async_bulk_wait_group(b, std::min(s, p_.staging - 1), true); });
   sync();
   write_box(tile, buf, o);
   b.note("the writes become visible to the TMA (async proxy), then one thread stores the box");

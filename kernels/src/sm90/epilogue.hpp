@@ -1,11 +1,11 @@
 // sm90/epilogue.hpp: the epilogue of an sm_90 GEMM's consumer warpgroup (the CuTe DSL
 // dense_gemm's, with CUTLASS's source tensor C): alpha * acc (+ beta * C, C loaded by the TMA into
 // the staging box, in its own major) -> out's type -> a 128-byte-swizzled shared-memory box
-// (stmatrix.x4 for 16-bit out) -> a TMA store, box by box, two staging boxes per warpgroup so that
-// one fills while the TMA reads the other.
+// (stmatrix.x4 for 16-bit out) -> a TMA store, box by box, two to four staging boxes per warpgroup
+// so that one fills while the TMA reads the others, and the tile's first C boxes load under the
+// mainloop.
 #pragma once
 
-#include <array>
 #include <vector>
 
 #include "sm90/shared_storage.hpp"
@@ -21,7 +21,6 @@ class TmaStoreEpilogue {
   // kernel's 8 to 32); each staging box has the room of a whole one.
   static constexpr int kBoxRows = 64;
   static constexpr int kBoxBytes = kBoxRows * kSwizzleRow;
-  static constexpr int kStagingBytes = 2 * kBoxBytes;  // a warpgroup's two boxes
   // A C whose rows (columns, M-contiguous) no tensor map can describe (an address or pitch off the
   // 16-byte granules) comes in lines: a box's lines (128 bytes of C each, contiguous) are rows j,
   // j + G, j + 2G, ... of G views (G = 16 / gcd(16, pitch bytes): every G-th line is a tensor whose
@@ -31,7 +30,6 @@ class TmaStoreEpilogue {
   // apart, view after view (line slot (j, k) = j lines/G + k).
   static constexpr int kLineStride = kSwizzleRow + 16;
   static constexpr int kLineBoxBytes = kBoxRows * kLineStride;  // 9216: a multiple of 1024 too
-  static constexpr int kLineStagingBytes = 2 * kLineBoxBytes;
   static constexpr int kNamedBarrier = 1;  // warpgroup w's bar.sync id: kNamedBarrier + w (0: the CTA)
 
   struct Params {
@@ -46,10 +44,12 @@ class TmaStoreEpilogue {
     // layout of a column-major C's box), written element by element and stored by the TMA in
     // loads of 128 bytes of M; otherwise rows of N, written by stmatrix for 16-bit out.
     bool column_out = false;
-    // The staging boxes have kLineStride-byte lines (kLineStagingBytes a warpgroup): the kernel
+    // The staging boxes have kLineStride-byte lines (kLineBoxBytes each): the kernel
     // reads a C off the 16-byte granules (kHopperGemmLinesC) through G views. Only where a box is
     // 128 bytes of out wide (SUBN lines of a run of an M-contiguous C: 64 either way).
     bool c_lines = false;
+    // Staging boxes per warpgroup (2 to 4): box b of a tile goes through staging box b % staging.
+    int staging = 2;
   };
   // The kernel's parameters the epilogue reads: the TMA descriptors of out and of C, out itself
   // (u64, for the element-wise boxes), its sizes (s32) and strides in elements (s64), alpha and
@@ -62,8 +62,8 @@ class TmaStoreEpilogue {
     codegen::Value c_offsets;
   };
 
-  // `staging`: a region of kStagingBytes per consumer warpgroup; `c_full`: two mbarriers per
-  // consumer warpgroup, one per staging box (initialized by init()); `w` the warpgroup's index
+  // `staging`: a region of p.staging boxes (kBoxBytes or kLineBoxBytes each) per consumer
+  // warpgroup; `c_full`: p.staging mbarriers per consumer warpgroup, one per staging box (initialized by init()); `w` the warpgroup's index
   // among the consumers and `t128` the thread's index in it (u32). Emits the named barrier's id and
   // C's phase registers.
   TmaStoreEpilogue(codegen::KernelBuilder& b, const Params& p, const Tensors& t, const SharedStorage& smem,
@@ -79,8 +79,8 @@ class TmaStoreEpilogue {
   // there instead of in DRAM (the mainloop hides the prefetch).
   static void prefetch_c(codegen::KernelBuilder& b, const Params& p, const Tensors& t, const WorkTile& at);
 
-  // At the start of the warpgroup's tile, before its mainloop (beta != 0): the tile's first two C
-  // boxes into the staging boxes, so that the mainloop hides their loads.
+  // At the start of the warpgroup's tile, before its mainloop (beta != 0): the tile's first C boxes
+  // (one per staging box) into the staging boxes, so that the mainloop hides their loads.
   void preload_c(const WorkTile& at) const;
   // Stores the tile from the accumulators of the warpgroup's slabs (wgmma fragments, f32).
   void store(const WorkTile& at, const std::vector<std::vector<codegen::Value>>& accs) const;
@@ -115,7 +115,7 @@ class TmaStoreEpilogue {
   SmemRegion staging_, c_full_;
   codegen::Value w_, t128_;
   codegen::Value barrier_;     // the warpgroup's own named barrier
-  std::array<codegen::Value, 2> c_phase_;  // the parities of the warpgroup's two C mbarriers' phases (u32)
+  std::vector<codegen::Value> c_phase_;  // the parities of the warpgroup's C mbarriers' phases (u32)
   codegen::Value c_column_;    // C is M-contiguous (pred)
   codegen::Value c_lines_;     // C comes in lines (pred; c_lines kernels only)
   codegen::Value c_log_g_;     // log2 of G, the views of C in lines (u32)

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# device_session43.sh: the epilogue's staging boxes, two to four per warpgroup (where shared memory
+# has room), so that a tile's C boxes load under the mainloop and more TMA stores stay in flight.
+#   ab OLD_TREE [VARIANT_TREE]: the one call beside cuBLAS, this build, OLD_TREE's (the commit
+#     before) and VARIANT_TREE's (an experiment) alternating, two rounds, on rows where the change
+#     applies and where it does not; then issue 18's rows 16-33 with this build. Logs under $OUT.
+#   tests: every GPU test of the suite.
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
+B=build/device/bin
+row20="--m 2000 --n 1500 --k 1000 --a-major k --b-major k --out-major m --alpha 0.5 --beta 2"
+# bench_trees ROUNDS SEED "TREE..." PROBLEM...: each problem through each tree's build in turn.
+bench_trees() {
+  local rounds="$1" seed="$2" trees="$3"
+  shift 3
+  for round in $(seq "$rounds"); do
+    for p in "$@"; do
+      for t in $trees; do
+        printf "%s round %s: " "$(basename "$t")" "$round"
+        timeout 60 "$t/build/device/bin/tessel" bench gemm $p --one-call --iters 20 --warmup 5 --seed "$seed" 2>&1 |
+          grep -E "^[0-9]" | tr -s ' '
+      done
+    done
+  done
+}
+case "${1:-ab}" in
+ab)
+  old="$2" variant="${3:-}"
+  device_build tessel
+  device_build_old "$old"
+  trees=". $old"
+  if [ -n "$variant" ]; then device_build_old "$variant"; trees="$trees $variant"; fi
+  bench_trees 2 43 "$trees" "$row20 --c-major n" "$row20" \
+    "--m 3000 --n 5000 --k 2000 --b-major k --out-major m --beta 1" \
+    "--m 1500 --n 2000 --k 1000 --c-major n --beta 2" \
+    "--m 4096 --n 14336 --k 128 --a-major m --b-major n" "--m 128256 --n 4096 --k 16 --a-major m --b-major n" \
+    "--m 4096 --n 4096 --k 4096 --b-major k" "--m 8192 --n 8192 --k 1024 --b-major k --beta 1" 2>&1 | tee "$OUT/ab.txt"
+  timeout 150 $B/tessel bench gemm --sweep --rows 16-33 --one-call --iters 20 --warmup 5 --seed 43 2>&1 |
+    grep -vE "^\s*$" | tee "$OUT/sweep.txt" | grep -E "^\s*[0-9]|geometric|error" ;;
+tests)
+  device_build tessel tessel_tests
+  device_gpu_tests 330 ;;
+esac
