@@ -3,7 +3,8 @@
 # has room), so that a tile's C boxes load under the mainloop and more TMA stores stay in flight.
 #   ab OLD_TREE [VARIANT_TREE]: the one call beside cuBLAS, this build, OLD_TREE's (the commit
 #     before) and VARIANT_TREE's (an experiment) alternating, two rounds, on rows where the change
-#     applies and where it does not; then issue 18's rows 16-33 with this build. Logs under $OUT.
+#     applies and where it does not (EXTRA=1: and four short problems); then issue 18's rows 16-33
+#     with this build (SWEEP=0: not). GPU_TESTS=1: every GPU test first. Logs under $OUT.
 #   tests: every GPU test of the suite.
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 B=build/device/bin
@@ -29,12 +30,15 @@ ab)
   device_build_old "$old"
   trees=". $old"
   if [ -n "$variant" ]; then device_build_old "$variant"; trees="$trees $variant"; fi
+  [ "${GPU_TESTS:-0}" = 1 ] && { device_build tessel_tests; device_gpu_tests 300; }
   bench_trees 2 43 "$trees" "$row20 --c-major n" "$row20" \
     "--m 3000 --n 5000 --k 2000 --b-major k --out-major m --beta 1" \
     "--m 1500 --n 2000 --k 1000 --c-major n --beta 2" \
     "--m 4096 --n 14336 --k 128 --a-major m --b-major n" "--m 128256 --n 4096 --k 16 --a-major m --b-major n" \
-    "--m 4096 --n 4096 --k 4096 --b-major k" "--m 8192 --n 8192 --k 1024 --b-major k --beta 1" 2>&1 | tee "$OUT/ab.txt"
-  timeout 150 $B/tessel bench gemm --sweep --rows 16-33 --one-call --iters 20 --warmup 5 --seed 43 2>&1 |
+    "--m 4096 --n 4096 --k 4096 --b-major k" "--m 8192 --n 8192 --k 1024 --b-major k --beta 1" \
+    ${EXTRA:+"--m 1024 --n 1024 --k 1024 --b-major k" "--m 512 --n 4096 --k 1024 --b-major k --beta 1" \
+      "--m 16 --n 4096 --k 4096 --b-major k" "--m 2048 --n 2048 --k 2048 --b-major k"} 2>&1 | tee "$OUT/ab.txt"
+  [ "${SWEEP:-1}" = 1 ] && timeout 150 $B/tessel bench gemm --sweep --rows 16-33 --one-call --iters 20 --warmup 5 --seed 43 2>&1 |
     grep -vE "^\s*$" | tee "$OUT/sweep.txt" | grep -E "^\s*[0-9]|geometric|error" ;;
 tests)
   device_build tessel tessel_tests
