@@ -182,11 +182,8 @@ void TmaStoreEpilogue::store(const WorkTile& at, const std::vector<std::vector<V
 }
 
 void TmaStoreEpilogue::finish() const {
-  // Only the reads of shared memory: the stores' writes to global memory need not have landed for
-  // the CTA to exit (they are visible once the grid ends, as CUTLASS's store tail relies on), and
-  // waiting for them kept every CTA of a one-wave kernel alive for their round trip.
-  b_.note("the last TMA stores have read their shared memory before the CTA (and that memory) goes away");
-  b_.if_(t128_ == 0, [&] { cp_async_bulk_wait_group(b_, 0, true); });
+  b_.note("the last TMA stores complete before the CTA (and its shared memory) goes away");
+  b_.if_(t128_ == 0, [&] { cp_async_bulk_wait_group(b_, 0); });
 }
 
 TmaStoreEpilogue::Slab TmaStoreEpilogue::make_slab(const Tile& tile, int j) const {
