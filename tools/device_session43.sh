@@ -5,6 +5,7 @@
 #     before) and VARIANT_TREE's (an experiment) alternating, two rounds, on rows where the change
 #     applies and where it does not (EXTRA=1: and four short problems); then issue 18's rows 16-33
 #     with this build (SWEEP=0: not). GPU_TESTS=1: every GPU test first. Logs under $OUT.
+#   llama70: the Llama 70B rows through the one call.
 #   tests: every GPU test of the suite.
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 B=build/device/bin
@@ -40,6 +41,13 @@ ab)
       "--m 16 --n 4096 --k 4096 --b-major k" "--m 2048 --n 2048 --k 2048 --b-major k"} 2>&1 | tee "$OUT/ab.txt"
   [ "${SWEEP:-1}" = 1 ] && timeout 150 $B/tessel bench gemm --sweep --rows 16-33 --one-call --iters 20 --warmup 5 --seed 43 2>&1 |
     grep -vE "^\s*$" | tee "$OUT/sweep.txt" | grep -E "^\s*[0-9]|geometric|error" ;;
+llama70)
+  # The Llama 70B rows through the one call, forward (rows 1-25) and weight gradients (26-50).
+  device_build tessel
+  for rows in 1-25 26-50; do
+    timeout 265 $B/tessel bench gemm --llama --llama-model 70b --rows $rows --one-call --iters 10 --warmup 3 --seed 43 2>&1 |
+      grep -vE "^\s*$" | tee "$OUT/llama70b_$rows.txt" | grep -E "^\s*[0-9]|geometric|error"
+  done ;;
 tests)
   device_build tessel tessel_tests
   device_gpu_tests 330 ;;
