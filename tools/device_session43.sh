@@ -6,6 +6,7 @@
 #     applies and where it does not (EXTRA=1: and four short problems); then issue 18's rows 16-33
 #     with this build (SWEEP=0: not). GPU_TESTS=1: every GPU test first. Logs under $OUT.
 #   llama70: the Llama 70B rows through the one call.
+#   below: every candidate on the weight-gradient rows below 0.9; the 70B lm head's gradients.
 #   tests: every GPU test of the suite.
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 B=build/device/bin
@@ -48,6 +49,18 @@ llama70)
     timeout 265 $B/tessel bench gemm --llama --llama-model 70b --rows $rows --one-call --iters 10 --warmup 3 --seed 43 2>&1 |
       grep -vE "^\s*$" | tee "$OUT/llama70b_$rows.txt" | grep -E "^\s*[0-9]|geometric|error"
   done ;;
+below)
+  # The weight-gradient rows below 0.9: every hopper_gemm candidate's screening time (is it the
+  # pick or the kernels?); then the 70B lm head's weight gradients (rows 46-50) through the one call.
+  device_build tessel
+  for p in "--m 10240 --n 8192 --k 128" "--m 128256 --n 4096 --k 16"; do
+    echo "== $p --a-major m --b-major n --class hopper_gemm --each"
+    timeout 90 $B/tessel bench gemm $p --a-major m --b-major n --class hopper_gemm --each --seed 43 > "$OUT/each.txt" 2>&1
+    grep -E " ms  " "$OUT/each.txt" | sed 's/^[^0-9]*//' | sort -n | head -8
+    grep -E "^[0-9]|one-call" "$OUT/each.txt"
+  done 2>&1 | tee "$OUT/below.txt"
+  timeout 170 $B/tessel bench gemm --llama --llama-model 70b --rows 46-50 --one-call --iters 10 --warmup 3 --seed 43 2>&1 |
+    grep -vE "^\s*$" | tee "$OUT/llama70b_46-50.txt" | grep -E "^\s*[0-9]|geometric|error" ;;
 tests)
   device_build tessel tessel_tests
   device_gpu_tests 330 ;;
