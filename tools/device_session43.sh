@@ -7,6 +7,7 @@
 #     with this build (SWEEP=0: not). GPU_TESTS=1: every GPU test first. Logs under $OUT.
 #   llama70: the Llama 70B rows through the one call.
 #   below: every candidate on the weight-gradient rows below 0.9; the 70B lm head's gradients.
+#   storebound: few-token weight gradients, the one call's pick beside 128x128 ping-pong.
 #   tests: every GPU test of the suite.
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 B=build/device/bin
@@ -61,6 +62,17 @@ below)
   done 2>&1 | tee "$OUT/below.txt"
   timeout 170 $B/tessel bench gemm --llama --llama-model 70b --rows 46-50 --one-call --iters 10 --warmup 3 --seed 43 2>&1 |
     grep -vE "^\s*$" | tee "$OUT/llama70b_46-50.txt" | grep -E "^\s*[0-9]|geometric|error" ;;
+storebound)
+  # Weight gradients of few tokens after the model's ping-pong change: the one call's pick beside
+  # the 128x128 ping-pong kernel it took before, each against cuBLAS in the same process.
+  device_build tessel
+  for p in "--m 128256 --n 4096 --k 16" "--m 57344 --n 8192 --k 16" "--m 4096 --n 14336 --k 16" \
+    "--m 28672 --n 4096 --k 16" "--m 28672 --n 4096 --k 1" "--m 10240 --n 8192 --k 16"; do
+    for how in "--one-call" "--kernel tessel_hopper_gemm_bf16_bf16_128x128x64_s6_mnr_pp"; do
+      timeout 40 $B/tessel bench gemm $p --a-major m --b-major n $how --iters 20 --warmup 5 --seed 43 2>&1 |
+        grep -E "^[0-9]" | tr -s ' '
+    done
+  done 2>&1 | tee "$OUT/storebound.txt" ;;
 tests)
   device_build tessel tessel_tests
   device_gpu_tests 330 ;;

@@ -102,8 +102,9 @@ class Model:
         rounds = -(-units // SMS)
         last = units - (rounds - 1) * SMS
         mainloop = -(-ktiles // splits) * 2.0 * k["tm"] * k["tn"] * k["tk"] / rate
-        epilogue = (k["tm"] * k["tn"] * BYTES[p["out"]] * (2 if p["beta"] else 1) / v("epilogue") *
-                    (v("pingpong_epilogue") if k["pp"] else 0.5))
+        # ping-pong: what the other warpgroup's mainloop does not hide, at least kPingpongEpilogue of it
+        full = k["tm"] * k["tn"] * BYTES[p["out"]] * (2 if p["beta"] else 1) / v("epilogue")
+        epilogue = max(v("pingpong_epilogue") * full, full - mainloop) if k["pp"] else 0.5 * full
         compute = ((rounds - 1) * (mainloop + epilogue) + mainloop * (1 - v("gain") * (1 - last / SMS)) + epilogue +
                    rounds * v("round") + v("fill"))
         if splits > 1:

@@ -246,8 +246,16 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
     // than CTAs runs each faster (the busy SMs share the memory system and the power with fewer).
     const int64_t splits = is_split_k(md) ? std::max(1, g.split_k) : 1;
     const int64_t ctas = std::max<int64_t>(cs, dev.sm_count / cs * cs);
-    const double epilogue = static_cast<double>(tm) * tn * codegen::bytes(g.out.dtype) * (beta ? 2 : 1) /
-                            kEpilogueBytesPerUsPerSm * (is_pingpong(md) ? kPingpongEpilogue : kCooperativeEpilogue);
+    // The epilogue's time, and what shows of it: cooperative, kCooperativeEpilogue; ping-pong, what
+    // the other warpgroup's mainloop does not hide, at least kPingpongEpilogue (a weight gradient
+    // of 16 tokens has one k-tile a tile: nothing to hide the stores behind, and 128x256
+    // cooperative tiles beat 128x128 ping-pong by 4-9%, docs/performance.md, session 43).
+    const double full_epilogue =
+        static_cast<double>(tm) * tn * codegen::bytes(g.out.dtype) * (beta ? 2 : 1) / kEpilogueBytesPerUsPerSm;
+    const auto shown_epilogue = [&](double mainloop) {
+      return is_pingpong(md) ? std::max(kPingpongEpilogue * full_epilogue, full_epilogue - mainloop)
+                             : kCooperativeEpilogue * full_epilogue;
+    };
     const double partial = static_cast<double>(tm) * tn * 4 / kPartialBytesPerUsPerSm;  // one f32 partial tile
     if (is_stream_k(md) && g.stream_k_workers > 0) {
       // Per CTA: its data-parallel rounds, then its share of the region's k-tiles and epilogues
@@ -255,6 +263,7 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
       // where tiles are split, about two partials written and two read.
       const HopperGemmStreamKPlan sk = hopper_gemm_stream_k_division(tiles, ktiles, g.stream_k_workers);
       const double k_tile_us = 2.0 * tm * tn * tk / rate;
+      const double epilogue = shown_epilogue(static_cast<double>(ktiles) * k_tile_us);
       const double rounds = static_cast<double>(sk.dp_tiles / sk.ctas);
       const double share = static_cast<double>(sk.sk_tiles) / static_cast<double>(sk.ctas);
       compute_us = rounds * (static_cast<double>(ktiles) * k_tile_us + epilogue + kUnitUs) +
@@ -273,6 +282,7 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
         tail = static_cast<double>(last) / static_cast<double>(units);
       }
       const double unit_mainloop = static_cast<double>(ceil_div(ktiles, splits)) * 2.0 * tm * tn * tk / rate;
+      const double epilogue = shown_epilogue(unit_mainloop);
       const double last_speedup = 1 - kPartialRoundGain * (1 - static_cast<double>(last) / static_cast<double>(ctas));
       compute_us = static_cast<double>(rounds - 1) * (unit_mainloop + epilogue) + unit_mainloop * last_speedup +
                    epilogue + static_cast<double>(rounds) * kUnitUs + kFirstFillUs;
