@@ -4,8 +4,10 @@
 // C, broadcast batches) reach a Hopper kernel through copies, and match the f64 reference.
 #include <doctest/doctest.h>
 
+#include <memory>
 #include <optional>
 #include <random>
+#include <string>
 
 #include "algebra/support.hpp"
 #include "tessel/kernels/elementwise.hpp"
@@ -262,4 +264,48 @@ TEST_CASE("gemm: a near tie between two clusters goes to the one that multicasts
   CHECK(tied > 0);  // the case this test is about: a tie to break
   // The pick multicasts A: its cluster spans the kernel's N, which is out^T's, so out's M.
   CHECK(pick.kernel->name().find("_c1x2") != std::string::npos);
+}
+
+// The epilogue's staging boxes where shared memory has room for more than two (hopper_gemm.md, "C
+// through the TMA"): a 128x192 tile's three (every box of its slab loaded before the mainloop) and
+// 64x256 ping-pong's three for its four boxes (the fourth loaded into the first box's buffer once
+// that box's store has read it), each with a C of its own read in lines, ragged, in the emulator;
+// and with beta 0, where the fourth box's store waits only for the first's (two stay pending).
+TEST_CASE("gemm: three staging boxes take a C in lines, in the emulator") {
+  TESSEL_RNG(rng);
+  const std::unique_ptr<kernels::Machine> emulator = kernels::emulator_machine();
+  struct Case {
+    const char* kernel;
+    bool out_row, c_row;
+  };
+  for (const Case& k : {Case{"tessel_hopper_gemm_bf16_bf16_128x192x64_s4_kkr", true, true},
+                        Case{"tessel_hopper_gemm_bf16_bf16_128x192x64_s4_kkr", true, false},
+                        Case{"tessel_hopper_gemm_bf16_bf16_128x192x64_s4_kkc", false, true},
+                        Case{"tessel_hopper_gemm_bf16_bf16_64x256x64_s4_kkr_pp", true, true},
+                        Case{"tessel_hopper_gemm_bf16_bf16_64x256x64_s4_kkr_pp", true, false}}) {
+    // M and N ragged; K past a k-tile and A's, B's and out's rows on the granules (what the TMA
+    // reads as they lie): only C is off them.
+    const int64_t m = test::uniform(rng, 130, 200), n = test::uniform(rng, 200, 300),
+                  kk = 8 * test::uniform(rng, 9, 16);
+    const TensorView a = matrix_view(Type::BF16, 0, m, kk, true, kk), b = matrix_view(Type::BF16, 0, kk, n, false, kk);
+    const TensorView out = matrix_view(Type::BF16, 0, m, n, k.out_row, ((k.out_row ? n : m) / 8 + 1) * 8);
+    // C's rows (columns) one element past the granules: 8 views of lines.
+    const int64_t ldc = (k.c_row ? n : m) / 8 * 8 + 9;
+    const TensorView c = matrix_view(Type::BF16, 0, m, n, k.c_row, ldc);
+    for (const double beta : {1.5, 0.0}) {
+      const kernels::GemmProblem p = kernels::make_gemm_problem(a, b, out, c, 0.5, beta, rng);
+      const kernels::GemmRanking r = kernels::rank_gemm(
+          p.arguments(uint64_t{1} << 32, uint64_t{2} << 32, uint64_t{3} << 32, uint64_t{4} << 32), kH100);
+      const kernels::GemmChoice* choice = nullptr;
+      for (const kernels::GemmChoice& candidate : r.ranked)
+        if (candidate.kernel->name() == k.kernel && !candidate.any_packed()) choice = &candidate;
+      const std::string what = std::string(k.kernel) + ", out " + (k.out_row ? "row" : "column") + "-major, C " +
+                               (k.c_row ? "row" : "column") + "-major, " + p.describe();
+      INFO(what);
+      REQUIRE(choice != nullptr);
+      const kernels::DemoRun run = kernels::run_gemm_choice(*choice, p, *emulator);
+      INFO(run.problem << ": " << run.result);
+      CHECK(run.ok);
+    }
+  }
 }
