@@ -8,6 +8,7 @@
 #   llama70: the Llama 70B rows through the one call.
 #   below: every candidate on the weight-gradient rows below 0.9; the 70B lm head's gradients.
 #   storebound: few-token weight gradients, the one call's pick beside 128x128 ping-pong.
+#   ncu28: row 28 under ncu beside the same C padded.
 #   tests: every GPU test of the suite.
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 B=build/device/bin
@@ -73,6 +74,20 @@ storebound)
         grep -E "^[0-9]" | tr -s ' '
     done
   done 2>&1 | tee "$OUT/storebound.txt" ;;
+ncu28)
+  # Row 28 (C in lines) beside the same C padded to the granules, one launch each after two, the
+  # same kernel, at the GPU's own clocks: where its 5-6% goes (DRAM sectors of C, the epilogue's
+  # shared loads, the TMA's line requests).
+  device_build tessel
+  k=tessel_hopper_gemm_bf16_bf16_128x192x64_s4_kkc_c1x2
+  for pad in "" "--pad-ld"; do
+    echo "== row 28 $pad"
+    timeout 150 ncu -k "regex:$k\$" --launch-skip 2 --launch-count 1 --clock-control none \
+      --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section SourceCounters \
+      --metrics "dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read.sum,smsp__inst_executed_op_shared_ld.sum" \
+      $B/tessel bench gemm $row20 --c-major n $pad --kernel $k --iters 3 --warmup 3 2>&1 | grep -vE "^==PROF==|^\s*$"
+  done > "$OUT/ncu28.txt" 2>&1
+  grep -E "^== |Duration|dram__|lts__t|shared_ld|Throughput|Warp Cycles|Stall" "$OUT/ncu28.txt" | head -80 ;;
 tests)
   device_build tessel tessel_tests
   device_gpu_tests 330 ;;
