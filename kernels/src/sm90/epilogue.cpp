@@ -239,8 +239,9 @@ void TmaStoreEpilogue::store_box(const Tile& tile, const Slab& slab, const std::
 // C's boxes (only where beta != 0): box b of the warpgroup's tile (b = slab * boxes per slab + s)
 // goes into staging box b % S and completes on the warpgroup's C mbarrier b % S (S = p.staging).
 // Boxes 0 .. S - 1 are loaded at the tile's start (preload_c), under the mainloop; box b + S - 1 at
-// the start of box b, once the store of box b - 1 has read that staging box. The TMA zero-fills C outside the problem
-// (those values are never stored), so every box is whole and its loads complete the box's bytes.
+// the start of box b, once the store of box b - 1 has read that staging box. The TMA zero-fills C
+// outside the problem (those values are never stored), so every box is whole and its loads
+// complete the box's bytes.
 int TmaStoreEpilogue::boxes() const { return (p_.pingpong ? p_.tile_slabs : 1) * (p_.tile_n / subn_); }
 
 void TmaStoreEpilogue::issue_c(const WorkTile& at, int box) const {

@@ -63,9 +63,9 @@ class TmaStoreEpilogue {
   };
 
   // `staging`: a region of p.staging boxes (kBoxBytes or kLineBoxBytes each) per consumer
-  // warpgroup; `c_full`: p.staging mbarriers per consumer warpgroup, one per staging box (initialized by init()); `w` the warpgroup's index
-  // among the consumers and `t128` the thread's index in it (u32). Emits the named barrier's id and
-  // C's phase registers.
+  // warpgroup; `c_full`: p.staging mbarriers per consumer warpgroup, one per staging box
+  // (initialized by init()); `w` the warpgroup's index among the consumers and `t128` the thread's
+  // index in it (u32). Emits the named barrier's id and C's phase registers.
   TmaStoreEpilogue(codegen::KernelBuilder& b, const Params& p, const Tensors& t, const SharedStorage& smem,
                    SmemRegion staging, SmemRegion c_full, codegen::Value w, codegen::Value t128);
 
