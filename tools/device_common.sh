@@ -45,19 +45,21 @@ device_build_old() {
     { tail -20 "$OUT/build_old.log"; echo "old build failed"; exit 1; }
 }
 
-# device_alternate OLD_TREE ROUNDS SEED PROBLEM...: the one call beside cuBLAS on each problem
-# (`tessel bench gemm ... --one-call --iters 20 --warmup 5`), this tree's build then OLD_TREE's,
-# ROUNDS rounds; a line each, prefixed "new|old round R: ".
+# device_alternate "OLD_TREE [TREE...]" ROUNDS SEED PROBLEM...: the one call beside cuBLAS on each
+# problem (`tessel bench gemm ... --one-call --iters 20 --warmup 5`), this tree's build then each
+# other tree's, ROUNDS rounds; a line each, prefixed "new round R: ", then "old round R: " (one
+# other tree) or the tree's folder name (several).
 device_alternate() {
-  local old="$1" rounds="$2" seed="$3"
+  local others=($1) rounds="$2" seed="$3"
   shift 3
   for round in $(seq "$rounds"); do
     for p in "$@"; do
-      for t in new old; do
-        local b=build/device/bin/tessel
-        [ $t = old ] && b="$old/build/device/bin/tessel"
-        printf "%s round %s: " $t "$round"
-        timeout 60 $b bench gemm $p --one-call --iters 20 --warmup 5 --seed "$seed" 2>&1 | grep -E "^[0-9]" | tr -s ' '
+      for t in . "${others[@]}"; do
+        local label=new
+        [ "$t" != . ] && label=$([ ${#others[@]} = 1 ] && echo old || basename "$t")
+        printf "%s round %s: " "$label" "$round"
+        timeout 60 "$t/build/device/bin/tessel" bench gemm $p --one-call --iters 20 --warmup 5 --seed "$seed" 2>&1 |
+          grep -E "^[0-9]" | tr -s ' '
       done
     done
   done

@@ -13,29 +13,14 @@
 source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 B=build/device/bin
 row20="--m 2000 --n 1500 --k 1000 --a-major k --b-major k --out-major m --alpha 0.5 --beta 2"
-# bench_trees ROUNDS SEED "TREE..." PROBLEM...: each problem through each tree's build in turn.
-bench_trees() {
-  local rounds="$1" seed="$2" trees="$3"
-  shift 3
-  for round in $(seq "$rounds"); do
-    for p in "$@"; do
-      for t in $trees; do
-        printf "%s round %s: " "$(basename "$t")" "$round"
-        timeout 60 "$t/build/device/bin/tessel" bench gemm $p --one-call --iters 20 --warmup 5 --seed "$seed" 2>&1 |
-          grep -E "^[0-9]" | tr -s ' '
-      done
-    done
-  done
-}
 case "${1:-ab}" in
 ab)
   old="$2" variant="${3:-}"
   device_build tessel
   device_build_old "$old"
-  trees=". $old"
-  if [ -n "$variant" ]; then device_build_old "$variant"; trees="$trees $variant"; fi
+  [ -n "$variant" ] && device_build_old "$variant"
   [ "${GPU_TESTS:-0}" = 1 ] && { device_build tessel_tests; device_gpu_tests 300; }
-  bench_trees 2 43 "$trees" "$row20 --c-major n" "$row20" \
+  device_alternate "$old $variant" 2 43 "$row20 --c-major n" "$row20" \
     "--m 3000 --n 5000 --k 2000 --b-major k --out-major m --beta 1" \
     "--m 1500 --n 2000 --k 1000 --c-major n --beta 2" \
     "--m 4096 --n 14336 --k 128 --a-major m --b-major n" "--m 128256 --n 4096 --k 16 --a-major m --b-major n" \

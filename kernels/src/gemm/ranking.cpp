@@ -248,8 +248,8 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
     const int64_t ctas = std::max<int64_t>(cs, dev.sm_count / cs * cs);
     // The epilogue's time, and what shows of it: cooperative, kCooperativeEpilogue; ping-pong, what
     // the other warpgroup's mainloop does not hide, at least kPingpongEpilogue (a weight gradient
-    // of 16 tokens has one k-tile a tile: nothing to hide the stores behind, and 128x256
-    // cooperative tiles beat 128x128 ping-pong by 4-9%, docs/performance.md, session 43).
+    // of 16 tokens has one k-tile a tile: nothing to hide the stores behind; on 128256 x 4096 x 16
+    // 128x256 cooperative tiles beat 128x128 ping-pong by 4-9%, docs/performance.md, session 43).
     const double full_epilogue =
         static_cast<double>(tm) * tn * codegen::bytes(g.out.dtype) * (beta ? 2 : 1) / kEpilogueBytesPerUsPerSm;
     const auto shown_epilogue = [&](double mainloop) {

@@ -85,7 +85,8 @@ struct HopperGemmConfig {
   int a_stage_bytes() const;
   int b_stage_bytes() const;
   // Dynamic shared memory: the stages, the epilogue's boxes (hopper_gemm/shared_storage.hpp), 16
-  // bytes of mbarriers per stage and 1024 bytes of slack to align the base to the 128-byte swizzle's 1024-byte period.
+  // bytes of mbarriers per stage and 1024 bytes of slack to align the base to the 128-byte
+  // swizzle's 1024-byte period.
   int shared_bytes() const;
   // tessel_hopper_gemm_bf16_bf16_128x128x64_s4_kkr (majors of A, B: k or m/n; out: r or c),
   // with _c2x1 or _c1x2 for a cluster of 2, _pp for ping-pong, _sk for split-K, _streamk for
