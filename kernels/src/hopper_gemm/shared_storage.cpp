@@ -17,9 +17,7 @@ HopperGemmSharedStorage::HopperGemmSharedStorage(const HopperGemmConfig& c) {
   // more TMA store stay in flight.
   const int ob = codegen::bytes(c.out);
   const bool wide = c.tile_n * ob >= sm90::kSwizzleRow;
-  const int per_slab = std::max(1, c.tile_n * ob / sm90::kSwizzleRow);
-  const int tile_boxes = per_slab * (c.pingpong ? c.slabs() : 1);
-  const int most = std::clamp(tile_boxes, 2, 4);
+  const int most = std::clamp(sm90::TmaStoreEpilogue::tile_boxes(c.tile_n, c.out, c.pingpong ? c.slabs() : 1), 2, 4);
   for (const bool lines : {wide, false}) {
     for (int boxes = most; boxes >= 2; --boxes) {
       sm90::SharedStorageLayout l;

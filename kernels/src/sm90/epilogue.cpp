@@ -104,6 +104,7 @@ TmaStoreEpilogue::TmaStoreEpilogue(KernelBuilder& b, const Params& p, const Tens
   }
   ob_ = bytes(p.out);
   subn_ = std::min(kSwizzleRow / ob_, p.tile_n);
+  slab_boxes_ = p.tile_n / subn_;
   box_bytes_ = kBoxRows * subn_ * ob_;
   // The fragment of one box, (T128, V) -> (M64, SUBN) at m + 64 n; the accumulators of box s are
   // values [s nv, (s+1) nv) of the whole slab's fragment (it repeats every 8 columns).
@@ -227,12 +228,12 @@ void TmaStoreEpilogue::store_box(const Tile& tile, const Slab& slab, const std::
   // asks of the whole tile's rows), so the barriers inside agree.
   Value by_tma = (p_.column_out ? (tile.at.m0 + p_.tile_m) <= t_.M : (tile.at.n0 + (s + 1) * subn_) <= t_.N) |
                  slab.rows_whole;
-  const int box = j * (p_.tile_n / subn_) + s;
-  load_c(tile, slab, box, slab.boxes + int64_t{(box % p_.staging) * box_stride_}, v);
+  const int box = j * slab_boxes_ + s;
+  load_c(tile, slab, box, staging_box(slab.boxes, box), v);
   std::vector<Value> o;
   for (Value& x : v) o.push_back(p_.out == Type::F32 ? x : b.cvt(x, p_.out, Round::Rn));
   b.if_(
-      by_tma, [&] { store_box_tma(tile, slab, j * (p_.tile_n / subn_) + s, s, o); },
+      by_tma, [&] { store_box_tma(tile, slab, box, s, o); },
       [&] { store_box_elementwise(slab, cs, s, o); });
 }
 
@@ -242,17 +243,26 @@ void TmaStoreEpilogue::store_box(const Tile& tile, const Slab& slab, const std::
 // the start of box b, once the store of box b - 1 has read that staging box. The TMA zero-fills C
 // outside the problem (those values are never stored), so every box is whole and its loads
 // complete the box's bytes.
-int TmaStoreEpilogue::boxes() const { return (p_.pingpong ? p_.tile_slabs : 1) * (p_.tile_n / subn_); }
+int TmaStoreEpilogue::tile_boxes(int tile_n, Type out, int slabs) {
+  return slabs * (tile_n / std::min(kSwizzleRow / codegen::bytes(out), tile_n));
+}
+
+int TmaStoreEpilogue::boxes() const { return tile_boxes(p_.tile_n, p_.out, p_.pingpong ? p_.tile_slabs : 1); }
+
+Value TmaStoreEpilogue::staging_box(Value first, int box) const {
+  return first + int64_t{(box % p_.staging) * box_stride_};
+}
+
+Value TmaStoreEpilogue::c_barrier(int box) const { return smem_.mbarrier(c_full_, w_ * p_.staging + (box % p_.staging)); }
 
 void TmaStoreEpilogue::issue_c(const WorkTile& at, int box) const {
   KernelBuilder& b = b_;
-  const int per_slab = p_.tile_n / subn_;
-  const int j = box / per_slab, s = box % per_slab;
+  const int j = box / slab_boxes_, s = box % slab_boxes_;
   const Value row0 = p_.pingpong ? at.m0 + j * 64 : at.m0 + w_ * 64;
   const Value n0 = at.n0 + s * subn_;
   const Value batch = b.select((t_.flags & kHopperGemmBroadcastC) != 0, b.constant(0, Type::S32), at.l);
-  const Value buf = smem_.element(staging_, w_) + int64_t{(box % p_.staging) * box_stride_};
-  const Value bar = smem_.mbarrier(c_full_, w_ * p_.staging + (box % p_.staging));
+  const Value buf = staging_box(smem_.element(staging_, w_), box);
+  const Value bar = c_barrier(box);
   if (p_.c_lines) {
     b.if_(c_lines_, [&] { issue_c_lines(row0, n0, batch, buf, bar); }, [&] { issue_c_box(row0, n0, batch, buf, bar); });
   } else {
@@ -334,7 +344,7 @@ void TmaStoreEpilogue::load_c(const Tile& tile, const Slab& slab, int box, Value
     }
     b.note("C: wait for this box's C, loaded boxes (or, the first ones, the mainloop) ago");
     const Value& phase = c_phase_[static_cast<size_t>(box % p_.staging)];
-    mbarrier_wait(b, smem_.mbarrier(c_full_, w_ * p_.staging + (box % p_.staging)), phase);
+    mbarrier_wait(b, c_barrier(box), phase);
     b.assign(phase, phase ^ b.constant(1, Type::U32));
     auto by_tma = [&] {
       b.if_(
@@ -429,7 +439,7 @@ std::vector<Value> TmaStoreEpilogue::inside(const Slab& slab, int s) const {
 void TmaStoreEpilogue::store_box_tma(const Tile& tile, const Slab& slab, int box, int s,
                                      const std::vector<Value>& o) const {
   KernelBuilder& b = b_;
-  Value buf = slab.boxes + int64_t{(box % p_.staging) * box_stride_};
+  Value buf = staging_box(slab.boxes, box);
   // This buffer's last store was box - S's. Within a slab at most the last box goes element-wise
   // (by_tma only turns false along s), so the slab's s boxes before this one each committed a group
   // after that store's: min(s, S - 1) groups may stay pending. A slab's first box waits for all

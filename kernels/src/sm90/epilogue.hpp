@@ -51,6 +51,10 @@ class TmaStoreEpilogue {
     // Staging boxes per warpgroup (2 to 4): box b of a tile goes through staging box b % staging.
     int staging = 2;
   };
+  // The boxes of one warpgroup's tile: each of its `slabs` 64-row slabs (ping-pong: the tile's; else
+  // the warpgroup's one) in boxes 128 bytes of out wide (the tile's columns where fewer).
+  static int tile_boxes(int tile_n, codegen::Type out, int slabs);
+
   // The kernel's parameters the epilogue reads: the TMA descriptors of out and of C, out itself
   // (u64, for the element-wise boxes), its sizes (s32) and strides in elements (s64), alpha and
   // beta (f32), the flags (u32: kHopperGemmBroadcastC, kHopperGemmColumnMajorC,
@@ -93,6 +97,10 @@ class TmaStoreEpilogue {
   Slab make_slab(const Tile& tile, int j) const;
   void store_box(const Tile& tile, const Slab& slab, const std::vector<codegen::Value>& acc, int j, int s) const;
   int boxes() const;  // C boxes of the warpgroup's tile
+  // Box `box`'s staging box (b % S from `first`, the warpgroup's first) and the C mbarrier that its
+  // load completes on.
+  codegen::Value staging_box(codegen::Value first, int box) const;
+  codegen::Value c_barrier(int box) const;
   void issue_c(const WorkTile& at, int box) const;  // the loading thread: C's box `box` into its staging box
   void issue_c_lines(codegen::Value row0, codegen::Value n0, codegen::Value batch, codegen::Value buf,
                      codegen::Value bar) const;
@@ -121,6 +129,7 @@ class TmaStoreEpilogue {
   codegen::Value c_log_g_;     // log2 of G, the views of C in lines (u32)
   int box_stride_ = 0;         // bytes from one staging box to the next (kBoxBytes or kLineBoxBytes)
   int ob_ = 0, subn_ = 0;      // out's bytes; columns of a box (128 bytes of out, or tile_n if fewer)
+  int slab_boxes_ = 0;         // boxes of a slab: tile_n / SUBN
   int box_bytes_ = 0;          // bytes of a box (64 x subn_), of C's box loads too
   Layout frag_;                // the accumulator fragment of one box
   std::vector<int64_t> frag_v_;  // its offset of value i at thread 0 (m + 64 n), kept: inside() reads it per element
