@@ -21,7 +21,7 @@ TEST_CASE("cli gemm: --explain ranks, gives the reasons of the refused and the c
                            "", {"TESSEL_LIBCUDA=/nonexistent/libcuda.so.1"});
   INFO(r.out << r.err);
   CHECK(r.status == 0);
-  CHECK(contains(r.out, "device: sm_90, 132 SMs\n"));
+  CHECK(contains(r.out, "device: sm_90, 132 SMs, 3352 GB/s DRAM\n"));  // an H100 SXM's unless told
   CHECK(contains(r.out, " candidates, best first:\n  tessel_hopper_gemm_f32_f32_"));
   CHECK(contains(r.out, " refused:\n"));
   CHECK(contains(r.out, "\nchoice: tessel_hopper_gemm_f32_f32_"));
@@ -29,6 +29,10 @@ TEST_CASE("cli gemm: --explain ranks, gives the reasons of the refused and the c
   // On an sm_80 device: the CUDA cores.
   const CliRun ampere = run_cli({"gemm", "--m", "64", "--n", "64", "--k", "64", "--explain", "--cc", "80", "--sms", "108"});
   CHECK(contains(ampere.out, "\nchoice: tessel_simt_gemm_bf16_"));
+  // An H200's bandwidth: the DRAM-bound estimates fall by its ratio to an H100's.
+  const CliRun h200 = run_cli({"gemm", "--m", "128256", "--n", "4096", "--k", "16", "--a-major", "m", "--explain",
+                               "--cc", "90", "--sms", "132", "--dram-gbs", "4815"});
+  CHECK(contains(h200.out, "device: sm_90, 132 SMs, 4815 GB/s DRAM\n"));
 }
 
 TEST_CASE("cli gemm: the odd-K problem of issue 18 runs in the emulator on a tensor-core kernel") {
@@ -68,6 +72,10 @@ TEST_CASE("cli gemm: misuse names the rule") {
   refused({"--m", "8", "--n", "8", "--k", "8", "--lda", "4"}, "leading dimension 4 is less than the columns");
   refused({"--m", "8", "--n", "8", "--k", "8", "--cc", "90"}, "--cc and --sms go together");
   refused({"--m", "8", "--n", "8", "--k", "8", "--cc", "90", "--sms", "4"}, "use --explain");
+  refused({"--m", "8", "--n", "8", "--k", "8", "--explain", "--dram-gbs", "4815"},
+          "--dram-gbs is the bandwidth of the device that --cc and --sms name");
+  refused({"--m", "8", "--n", "8", "--k", "8", "--explain", "--cc", "90", "--sms", "4", "--dram-gbs", "0"},
+          "--dram-gbs");
   refused({"--m", "8", "--n", "8", "--k", "8", "--a-major", "n"}, "--a-major 'n' is not a major (valid: k or m");
   refused({"--m", "8", "--n", "8", "--k", "8", "--frob"}, "unknown option '--frob'");
   // Without a GPU and without --emulate: why, and exit 1.

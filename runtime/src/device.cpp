@@ -37,12 +37,20 @@ std::string scaled(std::size_t bytes) {
   return buf;
 }
 
+// "3.35 TB/s"
+std::string terabytes_per_second(double gbs) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f TB/s", gbs / 1e3);
+  return buf;
+}
+
 }  // namespace
 
 std::string to_string(const DeviceProperties& p) {
   return p.name + ": " + p.arch() + ", " + std::to_string(p.sm_count) + " SMs, " +
          scaled(static_cast<std::size_t>(p.shared_memory_per_block_optin)) + " shared memory per block (opt-in), " +
-         scaled(static_cast<std::size_t>(p.l2_cache_bytes)) + " L2, " + scaled(p.total_memory_bytes);
+         scaled(static_cast<std::size_t>(p.l2_cache_bytes)) + " L2, " + scaled(p.total_memory_bytes) +
+         (p.dram_gbs() > 0 ? " at " + terabytes_per_second(p.dram_gbs()) : std::string());
 }
 
 int device_count() {

@@ -235,6 +235,29 @@ TEST_CASE("gemm: the model counts the tiles a cluster pads the grid to") {
   CHECK(padded > alone);  // a second round costs more than the multicast saves
 }
 
+// The DRAM term is the device's: a weight gradient of 16 tokens (one k-tile a tile, every output
+// byte written once) is bound by its stores, and on an H200's 4815 GB/s every candidate's estimate
+// falls towards 3352 / 4815 of an H100's; a 4096^3 GEMM is bound by its tensor cores and keeps its
+// estimate within the tenth of the smaller term that shows.
+TEST_CASE("gemm: the model's DRAM term scales with the device's bandwidth") {
+  const kernels::GemmDevice h200{90, 132, 4815};
+  auto ratio = [&](const kernels::GemmArguments& g) {
+    const kernels::GemmChoice h = best(g, h200), o = best(g);
+    INFO(o.kernel->name() << " " << o.estimate_us << " us, on an H200 " << h.kernel->name() << " " << h.estimate_us);
+    return h.estimate_us / o.estimate_us;
+  };
+  const double store_bound = ratio(placed(matrix_view(Type::BF16, 0, 128256, 16, false, 128256),
+                                          matrix_view(Type::BF16, 0, 16, 4096, true, 4096),
+                                          matrix_view(Type::BF16, 0, 128256, 4096, true, 4096)));
+  CHECK(store_bound < 0.8);
+  CHECK(store_bound > 3352.0 / 4815 * 0.95);
+  const double compute_bound = ratio(placed(matrix_view(Type::BF16, 0, 4096, 4096, true, 4096),
+                                            matrix_view(Type::BF16, 0, 4096, 4096, true, 4096),
+                                            matrix_view(Type::BF16, 0, 4096, 4096, true, 4096)));
+  CHECK(compute_bound > 0.97);
+  CHECK(compute_bound <= 1.0);
+}
+
 // Two clusters of one tile that the model cannot tell apart (their L2 floors both under the
 // compute term): the tie goes to the one whose multicast saves the L2 more. On 3000x2000x1000 bf16
 // with an N-major B and a column-major out, A's K-major rows are 2000 bytes apart (an odd multiple

@@ -29,6 +29,9 @@ CLUSTER_US = 0.8  # kClusterUs: the median clustered-minus-twin time of small ca
 BYTES = {"bf16": 2, "f16": 2, "f32": 4, "e4m3": 1, "e5m2": 1}
 PEAK = {"bf16": 989e12, "f16": 989e12, "f32": 495e12, "e4m3": 1979e12, "e5m2": 1979e12}
 KERNEL = re.compile(r"tessel_hopper_gemm_(\w+?)_(\w+?)_(\d+)x(\d+)x(\d+)_s(\d+)_([km])([kn])([rc])(_pp)?(_c\dx\d)?(_sk)?(_swap)?$")
+# A device's DRAM bandwidth in bytes per us, where the calibration file's device line does not say
+# it ("..., 3.35 TB/s DRAM"): the runs before session 44 were on H100 SXMs (2619 MHz, 5120 bits)
+DRAM_PEAK = {"H200": 4.8145e6, "H100": 3.3523e6}
 ROW = re.compile(r"\s+(split \d+|\d+)\s+(tessel_\S+)(.*?)\s+([\d.]+|-)\s+([\d.]+|-)\s*$")
 
 
@@ -37,8 +40,12 @@ def parse(path):
     problems, cur = [], None
     for line in open(path):
         if line.startswith("== tessel tune "):
-            cur = {"args": line[len("== tessel tune "):].strip(), "cands": []}
+            cur = {"args": line[len("== tessel tune "):].strip(), "cands": [], "dram_peak": DRAM_PEAK["H100"]}
             problems.append(cur)
+            continue
+        if line.startswith("device: ") and cur is not None:
+            tbs = re.search(r"([\d.]+) TB/s", line)
+            cur["dram_peak"] = float(tbs.group(1)) * 1e6 if tbs else DRAM_PEAK["H200" if "H200" in line else "H100"]
             continue
         m = ROW.match(line)
         if m and cur is not None and m.group(4) != "-":
@@ -49,13 +56,14 @@ def parse(path):
     return [p for p in problems if p["cands"]]
 
 
-def problem_of(args):
+def problem_of(args, dram_peak):
     a = args.split()
     d = {a[i][2:]: a[i + 1] for i in range(0, len(a), 2)}
     dt = d.get("dtype", "bf16")
     return {"M": int(d["m"]), "N": int(d["n"]), "K": int(d["k"]), "L": int(d.get("l", 1)), "dtype": dt,
             "out": d.get("out", "bf16" if dt in ("e4m3", "e5m2") else dt), "am": d.get("a-major", "k"),
-            "bm": d.get("b-major", "n"), "om": d.get("out-major", "n"), "beta": float(d.get("beta", 0)) != 0}
+            "bm": d.get("b-major", "n"), "om": d.get("out-major", "n"), "beta": float(d.get("beta", 0)) != 0,
+            "dram_peak": dram_peak}
 
 
 def kernel_of(name):
@@ -72,7 +80,7 @@ def kernel_of(name):
 
 class Model:
     SCALARS = [("swap", 0.8), ("gain", 0.15), ("epilogue", 2e4), ("pingpong_epilogue", 0.3), ("fill", 1.0), ("launch", 3.0),
-               ("copy", 2.5e6), ("dram_per_sm", 3e4), ("dram", 3e6), ("partial", 1e5), ("round", 0.5),
+               ("copy", 2.5e6), ("dram_per_sm", 3e4), ("dram", 0.8), ("partial", 1e5), ("round", 0.5),
                ("l2", 1e7)]
 
     def __init__(self, rows):
@@ -126,7 +134,7 @@ class Model:
         compute = max(compute, tiles * l2_rows * p["K"] * ab / v("l2") + v("fill"))
         moved = (p["M"] * p["K"] + p["K"] * p["N"]) * p["L"] * ab + p["M"] * p["N"] * p["L"] * ob * (2 if p["beta"] else 1)
         # a last round of fewer units streams its share of the bytes at what its CTAs reach
-        rate = lambda ctas: min(v("dram"), ctas * v("dram_per_sm"))
+        rate = lambda ctas: min(v("dram") * p["dram_peak"], ctas * v("dram_per_sm"))
         tail = last / units if rounds > 1 else 0.0
         dram = moved * (1 - tail) / rate(min(units, SMS)) + moved * tail / rate(last)
         t = max(compute, dram) + 0.1 * min(compute, dram) + v("launch") + (CLUSTER_US if k["cluster"] else 0.0)
@@ -149,7 +157,7 @@ class Model:
 # ranking.cpp's names of the scalars, to read the committed constants (--evaluate)
 CPP_NAMES = {"swap": "kSwapScale", "gain": "kPartialRoundGain", "epilogue": "kEpilogueBytesPerUsPerSm",
              "pingpong_epilogue": "kPingpongEpilogue", "fill": "kFirstFillUs", "launch": "kLaunchUs",
-             "copy": "kCopyBytesPerUs", "dram_per_sm": "kDramBytesPerUsPerSm", "dram": "kDramBytesPerUs",
+             "copy": "kCopyBytesPerUs", "dram_per_sm": "kDramBytesPerUsPerSm", "dram": "kDramShare",
              "partial": "kPartialBytesPerUsPerSm", "round": "kUnitUs", "l2": "kL2BytesPerUs"}
 
 
@@ -178,7 +186,7 @@ def committed(model, path):
 def rows_of(problems):
     rows = []
     for p in problems:
-        pr = problem_of(p["args"])
+        pr = problem_of(p["args"], p["dram_peak"])
         for c in p["cands"]:
             k = kernel_of(c["name"])
             if k:

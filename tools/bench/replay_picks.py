@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """replay_picks.py TESSEL CAL[,CAL...]: the one-call pick of a `tessel` binary (its `gemm --explain
---cc 90 --sms 132`, no GPU) on every problem of calibration runs (tools/device_calibrate.sh's
-calibrate.txt), against the times measured there: per problem the pick and its time over the
-fastest timed candidate ("nan" where the pick was not timed), then the geometric mean, the maximum
-and the rows over 1.05. Two binaries replayed on the same runs compare two models' picks, tie rules
-included, with no device time (fit_gemm_model.py --evaluate mirrors the estimates, not the rules)."""
+--cc 90 --sms 132 --dram-gbs G`, no GPU, G the run's device's) on every problem of calibration
+runs (tools/device_calibrate.sh's calibrate.txt), against the times measured there: per problem
+the pick and its time over the fastest timed candidate ("nan" where the pick was not timed), then
+the geometric mean, the maximum and the rows over 1.05. Two binaries replayed on the same runs
+compare two models' picks, tie rules included, with no device time (fit_gemm_model.py --evaluate
+mirrors the estimates, not the rules)."""
 import math
 import re
 import subprocess
 import sys
 
+# GB/s of a run's device where its device line does not say it (before session 44: H100 SXMs)
+DRAM_GBS = {"H200": 4815, "H100": 3352}
 ROW = re.compile(r"\s+(\d+|split \d+|stream \d+)\s+(tessel_\S+)(.*?)\s+([\d.]+)\s+[\d.]+$")
 
 
@@ -17,8 +20,11 @@ def runs(path):
     problems, cur = [], None
     for line in open(path):
         if line.startswith("== tessel tune"):
-            cur = {"args": line.split("tune", 1)[1].split(), "ms": {}}
+            cur = {"args": line.split("tune", 1)[1].split(), "ms": {}, "gbs": DRAM_GBS["H100"]}
             problems.append(cur)
+        if line.startswith("device: ") and cur is not None:
+            tbs = re.search(r"([\d.]+) TB/s", line)
+            cur["gbs"] = round(float(tbs.group(1)) * 1000) if tbs else DRAM_GBS["H200" if "H200" in line else "H100"]
         m = ROW.match(line)
         if m and cur is not None:
             split = re.search(r"\(split-K x \d+\)", m.group(3))
@@ -31,7 +37,8 @@ def main():
     regrets = []
     for path in paths:
         for p in runs(path):
-            out = subprocess.run([tessel, "gemm", *p["args"], "--explain", "--cc", "90", "--sms", "132"],
+            out = subprocess.run([tessel, "gemm", *p["args"], "--explain", "--cc", "90", "--sms", "132",
+                                  "--dram-gbs", str(p["gbs"])],
                                  capture_output=True, text=True).stdout
             first = next(l.strip() for l in out.splitlines() if "about" in l)
             split = re.search(r"\(split-K x \d+\)", first)

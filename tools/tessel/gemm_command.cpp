@@ -5,6 +5,7 @@
 #include "gemm_command.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <iomanip>
 #include <iostream>
@@ -32,7 +33,7 @@ void print_gemm_help(std::ostream& out) {
   out << "usage: tessel gemm --m M --n N --k K [--l L] [--dtype T] [--out T] [--a-major k|m] [--b-major k|n]\n"
          "                   [--out-major n|m] [--lda N] [--ldb N] [--ldc N] [--alpha X] [--beta X]\n"
          "                   [--schedule data-parallel|split-k|stream-k] [--splits S]\n"
-         "                   [--explain [--cc N --sms N] | --emulate] [--seed S]\n"
+         "                   [--explain [--cc N --sms N [--dram-gbs G]] | --emulate] [--seed S]\n"
          "\n"
          "out (L,M,N) = alpha * A (L,M,K) @ B (L,K,N) + beta * out through the one-call API\n"
          "(tessel::gemm): it ranks the catalog's kernels with a cost model, copies operands the tensor\n"
@@ -55,6 +56,8 @@ void print_gemm_help(std::ostream& out) {
          "  --explain            print the ranked candidates, the reasons of the refused, and the\n"
          "                       choice, without running anything\n"
          "  --cc N, --sms N      with --explain: the device to choose for (default: the GPU in use)\n"
+         "  --dram-gbs G         ... and its DRAM bandwidth in GB/s (default an H100 SXM's 3352;\n"
+         "                       an H200: 4815)\n"
          "  --emulate            run in the CPU emulator (no GPU needed)\n"
          "  --seed S             the inputs' seed (default: a fresh one, printed)\n"
          "\n"
@@ -100,7 +103,7 @@ int gemm_command(const std::vector<std::string>& args) {
   std::set<std::string> flags;
   static const std::set<std::string> kValued = {"--m",   "--n",   "--k",     "--l",       "--dtype", "--out",
                                                 "--a-major", "--b-major", "--out-major", "--lda", "--ldb",
-                                                "--ldc", "--alpha", "--beta", "--cc",  "--sms",  "--seed",
+                                                "--ldc", "--alpha", "--beta", "--cc",  "--sms",  "--dram-gbs", "--seed",
                                                 "--schedule", "--splits"};
   static const std::set<std::string> kFlags = {"--explain", "--emulate", "-h", "--help"};
   for (size_t i = 0; i < args.size(); ++i) {
@@ -172,6 +175,10 @@ int gemm_command(const std::vector<std::string>& args) {
       asked = kernels::GemmDevice{static_cast<int>(parse_integer("--cc", v["--cc"], 10, 1000)),
                                   static_cast<int>(parse_integer("--sms", v["--sms"], 1, 100000))};
     }
+    if (v.count("--dram-gbs")) {
+      if (!asked) throw Error("--dram-gbs is the bandwidth of the device that --cc and --sms name: give them too");
+      asked->dram_gbs = static_cast<double>(parse_integer("--dram-gbs", v["--dram-gbs"], 1, 1000000));
+    }
     if (flags.count("--explain") && flags.count("--emulate")) throw Error("--explain runs nothing: no --emulate with it");
   } catch (const Error& e) {
     std::cerr << "error: " << printable(e.what()) << "\n";
@@ -211,7 +218,8 @@ int gemm_command(const std::vector<std::string>& args) {
     kernels::GemmArguments a = gp.arguments(uint64_t{1} << 32, uint64_t{2} << 32, uint64_t{3} << 32);
     a.split_k = splits;
     const kernels::GemmRanking r = kernels::rank_gemm(a, dev, schedule);
-    std::cout << "device: sm_" << dev.cc << ", " << dev.sm_count << " SMs\nproblem: " << gp.describe() << "\n";
+    std::cout << "device: sm_" << dev.cc << ", " << dev.sm_count << " SMs, " << std::lround(dev.dram_gbs)
+              << " GB/s DRAM\nproblem: " << gp.describe() << "\n";
     std::cout << r.ranked.size() << " candidates, best first:\n";
     for (size_t i = 0; i < r.ranked.size() && i < 12; ++i)
       std::cout << "  " << r.ranked[i].describe() << ": " << r.ranked[i].terms << "\n";

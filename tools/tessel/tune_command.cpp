@@ -200,7 +200,7 @@ int tune_command(const std::vector<std::string>& args) {
     }
     rt::Context context(0);
     const rt::DeviceProperties props = rt::device_properties(0);
-    const kernels::GemmDevice dev{props.compute_capability(), props.sm_count};
+    const kernels::GemmDevice dev = kernels::gemm_device_of(props);
     std::printf("device: %s\n", rt::to_string(props).c_str());
     std::printf("seed: %llu (--seed %llu reproduces the inputs)\n", static_cast<unsigned long long>(o.seed),
                 static_cast<unsigned long long>(o.seed));

@@ -219,8 +219,8 @@ std::vector<KernelPtr> get_kernels(const Arguments& args, const MetadataFilter& 
   // (an H100's 132 SMs where there is none); tensor-core kernels before CUDA-core ones.
   if (const auto* g = std::get_if<GemmArguments>(&args); g && out.size() > 1) {
     GemmDevice dev;
+    if (device_cc_if_any()) dev = gemm_device_of(device_in_use());
     if (cc) dev.cc = *cc;
-    if (device_cc_if_any()) dev.sm_count = device_in_use().sm_count;
     std::vector<std::pair<double, KernelPtr>> scored;
     for (KernelPtr& k : out) {
       const double penalty = k->metadata().min_cc >= 90 ? 0 : 1e12;

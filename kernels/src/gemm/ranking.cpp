@@ -158,11 +158,13 @@ constexpr double kUnitUs = 0.154;
 constexpr double kFirstFillUs = 0.461;
 constexpr double kPartialRoundGain = 0.620;
 constexpr double kPartialBytesPerUsPerSm = 2.727e+04;
-// The device: DRAM, whichever is lower of the device's bandwidth and what the CTAs that move
-// bytes reach (a grid of a few CTAs cannot stream a weight at full bandwidth); the launch. The
-// per-SM rate was fitted at 1.0e5 before a last round's bytes were rated by it; 7e4 was then
-// chosen over 1.0e5 and 5e4 on the regrets of every list (session 31, docs/performance.md).
-constexpr double kDramBytesPerUs = 2.767e+06;
+// The device: DRAM, whichever is lower of the share of the device's bandwidth that a GEMM reaches
+// (GemmDevice::dram_gbs, from its memory clock and bus width) and what the CTAs that move bytes
+// reach (a grid of a few CTAs cannot stream a weight at full bandwidth); the launch. The share was
+// fitted on an H100 as 2.767e6 B/us (of its 3352 GB/s); an H200 moves 4815 GB/s. The per-SM rate
+// was fitted at 1.0e5 before a last round's bytes were rated by it; 7e4 was then chosen over 1.0e5
+// and 5e4 on the regrets of every list (session 31, docs/performance.md).
+constexpr double kDramShare = 0.8254;
 constexpr double kDramBytesPerUsPerSm = 7.0e+04;
 constexpr double kLaunchUs = 6.627;
 // Every unit's A and B tiles come through L2 into shared memory: with small tiles on a large
@@ -299,8 +301,9 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
   }
   // A last round of fewer units streams its share of the bytes at what its CTAs reach (a decoding
   // step's 144 weight tiles of 64 rows on 132 SMs: the last 12 alone, 1.12x one round of 72).
-  const auto dram_rate = [](int64_t ctas) {
-    return std::min(kDramBytesPerUs, static_cast<double>(std::max<int64_t>(ctas, 1)) * kDramBytesPerUsPerSm);
+  const auto dram_rate = [&](int64_t ctas) {
+    return std::min(kDramShare * dev.dram_gbs * 1e3,
+                    static_cast<double>(std::max<int64_t>(ctas, 1)) * kDramBytesPerUsPerSm);
   };
   const double moved = static_cast<double>(bytes_of(g.A) + bytes_of(g.B) + bytes_of(g.out) * (beta ? 2 : 1));
   const double dram_us = moved * (1 - tail) / dram_rate(active) + moved * tail / dram_rate(last_active);
@@ -314,10 +317,13 @@ GemmSchedule kernel_schedule(const KernelMetadata& md) {
   return s == "split-k" ? GemmSchedule::SplitK : s == "stream-k" ? GemmSchedule::StreamK : GemmSchedule::DataParallel;
 }
 
-GemmDevice gemm_device_in_use() {
-  const rt::DeviceProperties& p = device_in_use();
-  return {p.compute_capability(), p.sm_count};
+GemmDevice gemm_device_of(const rt::DeviceProperties& p) {
+  GemmDevice d{p.compute_capability(), p.sm_count};
+  if (const double gbs = p.dram_gbs(); gbs > 0) d.dram_gbs = gbs;
+  return d;
 }
+
+GemmDevice gemm_device_in_use() { return gemm_device_of(device_in_use()); }
 
 std::string GemmChoice::describe() const {
   std::string s = kernel ? kernel->name() : "(none)";

@@ -22,11 +22,14 @@
 
 namespace tessel::kernels {
 
-// What the cost model knows of a device.
+// What the cost model knows of a device; by default an H100 SXM's.
 struct GemmDevice {
   int cc = 90;
   int sm_count = 132;
+  double dram_gbs = 3352;  // DRAM bandwidth, GB/s (rt::DeviceProperties::dram_gbs; an H200: 4815)
 };
+// A device's (its DRAM bandwidth the default where the driver does not report one).
+GemmDevice gemm_device_of(const rt::DeviceProperties& props);
 // The device in use (kernels::device_in_use); throws where there is no GPU.
 GemmDevice gemm_device_in_use();
 

@@ -24,10 +24,14 @@ struct DeviceProperties {
   bool cluster_launch = false;  // thread-block clusters (sm_90+)
 
   int compute_capability() const { return cc_major * 10 + cc_minor; }  // 90
+  // DRAM bandwidth in GB/s: two transfers a memory clock over the bus (an H100 SXM's 2619 MHz and
+  // 5120 bits: 3352; an H200's 3201 MHz and 6016 bits: 4815); 0 where the driver reports neither.
+  double dram_gbs() const { return 2.0 * memory_clock_khz * 1e3 * (memory_bus_bits / 8.0) / 1e9; }
   std::string arch() const { return "sm_" + std::to_string(compute_capability()); }
 };
 
-// One line: "NVIDIA H100 80GB HBM3: sm_90, 132 SMs, 227 KiB shared memory per block (opt-in), 50 MiB L2, 79.2 GiB".
+// One line: "NVIDIA H100 80GB HBM3: sm_90, 132 SMs, 227 KiB shared memory per block (opt-in), 50 MiB L2,
+// 79.2 GiB at 3.35 TB/s".
 std::string to_string(const DeviceProperties& p);
 
 // The number of GPUs the driver sees. Throws when there is no usable driver (see driver.hpp).
