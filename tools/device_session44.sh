@@ -4,6 +4,8 @@
 #   cmajor: one kernel (row 20's and 28's pick) on row 20 (C = out, M-major), a C of its own in
 #     out's major, row 28's C (N-major, 3000-byte rows: in lines) and that C padded to the granules
 #     (N-major, whole boxes): which of the C's major and its lines costs the time. Two rounds.
+#   durations: the same four, each kernel's own time under ncu (gpu__time_duration of 10 launches
+#     after 3, the GPU's own clocks): no launch or host time in it.
 #   sweep: issue 18's rows 16-33 through the one call.
 #   llama: the Llama 8B weight gradients (rows 26-50 of `--llama --llama-model 8b`) through the one call.
 #   tests: every GPU test of the suite.
@@ -23,6 +25,15 @@ for mode in "${@:-cmajor}"; do
           grep -E "^[0-9]" | tr -s ' '
       done
     done 2>&1 | tee "$OUT/cmajor.txt" ;;
+  durations)
+    k=tessel_hopper_gemm_bf16_bf16_128x192x64_s4_kkc_c1x2
+    for c in "" "--c-major m" "--c-major n" "--c-major n --pad-ld"; do
+      printf "%-22s " "${c:-C = out}"
+      timeout 100 ncu -k "regex:$k\$" --launch-skip 3 --launch-count 10 --clock-control none --csv \
+        --metrics gpu__time_duration.sum $B/tessel bench gemm $row20 $c --kernel $k --iters 12 --warmup 5 2>/dev/null |
+        grep gpu__time_duration | awk -F'","' '{gsub(/[",]/, "", $NF); print $NF}' | sort -n | tr '\n' ' '
+      echo
+    done 2>&1 | tee "$OUT/durations.txt" ;;
   sweep)
     timeout 150 $B/tessel bench gemm --sweep --rows 16-33 --one-call --iters 20 --warmup 5 --seed 44 2>&1 |
       grep -vE "^\s*$" | tee "$OUT/sweep.txt" | grep -E "^\s*[0-9]|geometric|error" ;;
