@@ -394,7 +394,7 @@ void TmaStoreEpilogue::add_c_lines(const Slab& slab, Value buf, std::vector<Valu
         // Line n + 8k lies 8k / G slots after line n, at the same offset in its granule (G divides
         // 8: out is 16-bit or wider), so of a thread's columns n_t + 8k + d only the first of each d
         // is placed in full; the others are a step of 8 / G lines on (16 of a 64-column box's
-        // lines in 2 placements: what cost row 28 5% of its kernel's time against a padded C).
+        // lines in 2 placements; the kernel's PTX 14% shorter, its time within the spread).
         const Value step = b.constant(8 * LS, Type::U32) >> lg;
         std::map<std::pair<int64_t, int64_t>, Value> lines;  // (dn, m's key) -> the line's address
         std::map<std::pair<int64_t, int64_t>, int64_t> last;  // (dn % 8, m's key) -> the latest dn placed
