@@ -6,6 +6,8 @@
 #     (N-major, whole boxes): which of the C's major and its lines costs the time. Two rounds.
 #   durations: the same four, each kernel's own time under ncu (gpu__time_duration of 10 launches
 #     after 3, the GPU's own clocks): no launch or host time in it.
+#   ncusrc: row 28 (C in lines) and its C padded, one launch each under ncu with warp-state
+#     sampling; each report's SASS with its samples as CSV ($OUT/lines.csv, $OUT/padded.csv).
 #   sweep: issue 18's rows 16-33 through the one call.
 #   llama: the Llama 8B weight gradients (rows 26-50 of `--llama --llama-model 8b`) through the one call.
 #   tests: every GPU test of the suite.
@@ -34,6 +36,17 @@ for mode in "${@:-cmajor}"; do
         grep gpu__time_duration | awk -F'","' '{gsub(/[",]/, "", $NF); print $NF}' | sort -n | tr '\n' ' '
       echo
     done 2>&1 | tee "$OUT/durations.txt" ;;
+  ncusrc)
+    k=tessel_hopper_gemm_bf16_bf16_128x192x64_s4_kkc_c1x2
+    for v in lines padded; do
+      pad=$([ $v = padded ] && echo --pad-ld)
+      timeout 150 ncu -k "regex:$k\$" --launch-skip 3 --launch-count 1 --clock-control none \
+        --section SourceCounters --section WarpStateStats --section SpeedOfLight -o "$OUT/$v" \
+        $B/tessel bench gemm $row20 --c-major n $pad --kernel $k --iters 3 --warmup 3 > /dev/null 2>&1
+      ncu --import "$OUT/$v.ncu-rep" --page source --csv --print-source sass > "$OUT/$v.csv" 2>&1
+      echo "== $v: $(wc -l < "$OUT/$v.csv") lines"
+      ncu --import "$OUT/$v.ncu-rep" --page details 2>&1 | grep -E "Duration|SM Active|Warp Cycles Per Issued"
+    done ;;
   sweep)
     timeout 150 $B/tessel bench gemm --sweep --rows 16-33 --one-call --iters 20 --warmup 5 --seed 44 2>&1 |
       grep -vE "^\s*$" | tee "$OUT/sweep.txt" | grep -E "^\s*[0-9]|geometric|error" ;;
