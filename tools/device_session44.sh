@@ -51,7 +51,8 @@ for mode in "${@:-cmajor}"; do
     timeout 150 $B/tessel bench gemm --sweep --rows 16-33 --one-call --iters 20 --warmup 5 --seed 44 2>&1 |
       grep -vE "^\s*$" | tee "$OUT/sweep.txt" | grep -E "^\s*[0-9]|geometric|error" ;;
   llama)
-    timeout 280 $B/tessel bench gemm --llama --llama-model 8b --rows 26-50 --one-call --iters 10 --warmup 3 --seed 44 2>&1 |
+    timeout 280 $B/tessel bench gemm --llama --llama-model 8b --rows 26-50 --one-call --iters 10 --warmup 3 \
+      --seed 44 2>&1 |
       grep -vE "^\s*$" | tee "$OUT/llama_wgrad.txt" | grep -E "^\s*[0-9]|geometric|error" ;;
   tests)
     device_build tessel_tests

@@ -163,7 +163,8 @@ TEST_CASE("gemm: one-call choices through copies match the host in the emulator"
   // The same with C's rows 8 and 4 bytes past a granule (2 and 4 views): each line of a column
   // 8k on is found a step of 8k / G lines after the first (add_c_lines).
   for (const int64_t ldc : {76, 74})
-    check(ldc == 76 ? "distinct row-major C, column-major out, 2 views" : "distinct row-major C, column-major out, 4 views",
+    check(ldc == 76 ? "distinct row-major C, column-major out, 2 views"
+                    : "distinct row-major C, column-major out, 4 views",
           matrix_view(Type::BF16, 0, 90, 64, true, 64), matrix_view(Type::BF16, 0, 64, 72, false, 64),
           matrix_view(Type::BF16, 0, 90, 72, false, 96), matrix_view(Type::BF16, 0, 90, 72, true, ldc), 0.5, 2.0,
           {false, false, false, false});

@@ -253,7 +253,9 @@ Value TmaStoreEpilogue::staging_box(Value first, int box) const {
   return first + int64_t{(box % p_.staging) * box_stride_};
 }
 
-Value TmaStoreEpilogue::c_barrier(int box) const { return smem_.mbarrier(c_full_, w_ * p_.staging + (box % p_.staging)); }
+Value TmaStoreEpilogue::c_barrier(int box) const {
+  return smem_.mbarrier(c_full_, w_ * p_.staging + (box % p_.staging));
+}
 
 void TmaStoreEpilogue::issue_c(const WorkTile& at, int box) const {
   KernelBuilder& b = b_;
