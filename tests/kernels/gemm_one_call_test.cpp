@@ -4,6 +4,8 @@
 // C, broadcast batches) reach a Hopper kernel through copies, and match the f64 reference.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <array>
 #include <memory>
 #include <optional>
 #include <random>
@@ -264,6 +266,36 @@ TEST_CASE("gemm: the model's DRAM term scales with the device's bandwidth") {
                                             matrix_view(Type::BF16, 0, 4096, 4096, true, 4096)));
   CHECK(compute_bound > 0.97);
   CHECK(compute_bound <= 1.0);
+}
+
+// A near tie (0.5%) between swapped kernels: up to 128 rows of out the smallest tile (it pads the
+// fewest rows: 64x8 over 64x16 over 64x32 on decode rows), above them the largest, as between
+// unswapped kernels (512^3: 64x64 5.8 us, 64x32 6.8 us, both 7.9 us in the model).
+TEST_CASE("gemm: a near tie between swapped kernels goes to the smaller tile on few rows, else the larger") {
+  for (const auto& [m, n, k] : {std::array<int64_t, 3>{8, 4096, 4096}, std::array<int64_t, 3>{512, 512, 512}}) {
+    const kernels::GemmRanking r = kernels::rank_gemm(
+        placed(matrix_view(Type::BF16, 0, m, k, true, k), matrix_view(Type::BF16, 0, k, n, true, n),
+               matrix_view(Type::BF16, 0, m, n, true, n)),
+        kH100);
+    REQUIRE(!r.ranked.empty());
+    const kernels::KernelMetadata& pick = r.ranked.front().kernel->metadata();
+    auto area = [](const kernels::KernelMetadata& md) { return md.design.tile[0] * md.design.tile[1]; };
+    auto swapped = [](const kernels::KernelMetadata& md) { return md.name.ends_with("_swap"); };
+    INFO(m << " rows: " << pick.name << " " << r.ranked.front().estimate_us << " us");
+    REQUIRE(swapped(pick));
+    const double best = std::min_element(r.ranked.begin(), r.ranked.end(), [](const auto& a, const auto& b) {
+                          return a.estimate_us < b.estimate_us;
+                        })->estimate_us;
+    int tied = 0;
+    for (const kernels::GemmChoice& c : r.ranked) {
+      const kernels::KernelMetadata& md = c.kernel->metadata();
+      if (&md == &pick || !swapped(md) || c.splits > 1 || c.estimate_us > best * 1.005) continue;
+      INFO(md.name << " " << c.estimate_us << " us");
+      CHECK((m <= 128 ? area(pick) <= area(md) : area(pick) >= area(md)));
+      ++tied;
+    }
+    CHECK(tied > 0);  // the rule decided something
+  }
 }
 
 // Two clusters of one tile that the model cannot tell apart (their L2 floors both under the

@@ -491,9 +491,10 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
   // 3.5% to 3.0% and from 6.9% to 5.5%). Up to 128 rows of out, a swapped kernel wins a near tie
   // with an unswapped one: it pads fewer rows and streams the weights on more CTAs (on the Llama and
   // held-out rows of session 31, every such tie went that way: 128x4096x4096 by 7%, 1x32064x3072 by
-  // 7%; above 128 rows none was timed). Between two swapped kernels it goes to the smaller tile,
-  // for the same reason (64x8 over 64x16 over 64x32 by 2-8%, session 30), which the model's DRAM
-  // term cannot tell apart. Between two clusters of one tile it goes to the lower L2 floor: the one
+  // 7%; above 128 rows none was timed). Between two swapped kernels it goes, up to 128 rows, to
+  // the smaller tile for the same reason (64x8 over 64x16 over 64x32 by 2-8%, session 30), which
+  // the model's DRAM term cannot tell apart; above, where no tile pads rows, to the larger as
+  // between unswapped ones (512^3: 64x64 5.8 us, 64x32 6.8 us on the H200, session 44). Between two clusters of one tile it goes to the lower L2 floor: the one
   // that multicasts the operand costlier to load (3000x2000x1000 bf16 with A's K-major rows 2000
   // bytes apart, N-major B, column-major out: the cluster multicasting A 32.9 us, the other 37.1,
   // both estimated 28.3 since the compute term hides the floor; session 36). The rest keeps the
@@ -511,7 +512,7 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
       const GemmChoice &c = r.ranked[i], &p = r.ranked[pick];
       if (c.kernel->metadata().min_cc < 90) break;
       const bool cs = is_swapped(c.kernel->metadata()), ps = is_swapped(p.kernel->metadata());
-      const bool better = cs && ps               ? area(c) < area(p)
+      const bool better = cs && ps               ? (few_rows ? area(c) < area(p) : area(c) > area(p))
                           : cs != ps && few_rows ? cs
                           : area(c) != area(p)   ? area(c) > area(p)
                           : clustered(c) != clustered(p) ? !clustered(c)
