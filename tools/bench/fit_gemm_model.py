@@ -6,12 +6,14 @@ from the fastest timed candidate ("regret").
     python3 tools/bench/fit_gemm_model.py CALIBRATE.TXT [--validate OTHER.TXT] [--iters N]
 
 CALIBRATE.TXT is a device_calibrate.sh `calibrate.txt` (the tables of `tessel tune`). The model
-below mirrors estimate_gemm_us in ranking.cpp term for term; keep the two in step. The fit
+below mirrors estimate_gemm_us in ranking.cpp term for term, and rank_gemm's near-tie rule
+(pick_of); keep them in step. Each run's device (its DRAM bandwidth) comes from the file's device
+lines. The fit
 minimises, per problem, the mean squared log error of the candidates within 1.6x of the fastest
 plus half the log of the pick's regret, by Nelder-Mead in log parameter space (numpy only). tf32
 and fp8 efficiencies are then tied to the 16-bit table (tf32: a e^b, fp8: a e), since few
 problems of theirs are in the list. Prints the constants to copy into ranking.cpp and the regret
-on each list. It fits on the machine it runs on in a few minutes.
+on each list. A fit of every parameter takes half an hour or more on a 2-core machine.
 """
 import argparse
 import math
@@ -89,7 +91,8 @@ class Model:
         self.init = np.array([0.75] * len(self.keys) + [v for _, v in self.SCALARS])
         self.idx = {n: i for i, n in enumerate(self.names)}
 
-    def estimate(self, x, p, k, packed, splits):
+    def estimate(self, x, p, k, packed, splits, with_l2=False):
+        """The model's time in us; with_l2: (time, the L2 floor of the mainloop), as the tie rule asks."""
         v = lambda n: x[self.idx[(n,)]]
         if k["swap"]:
             # swapped tiles: one scale times the shared-memory bound of an m64nN wgmma (kSwapScale),
@@ -131,7 +134,8 @@ class Model:
             cost = {"A": cost["B"], "B": cost["A"]}
             cm, cn = cn, cm
         l2_rows = k["tm"] * cost["A"] / cn + k["tn"] * cost["B"] / cm
-        compute = max(compute, tiles * l2_rows * p["K"] * ab / v("l2") + v("fill"))
+        l2 = tiles * l2_rows * p["K"] * ab / v("l2")
+        compute = max(compute, l2 + v("fill"))
         moved = (p["M"] * p["K"] + p["K"] * p["N"]) * p["L"] * ab + p["M"] * p["N"] * p["L"] * ob * (2 if p["beta"] else 1)
         # a last round of fewer units streams its share of the bytes at what its CTAs reach
         rate = lambda ctas: min(v("dram") * p["dram_peak"], ctas * v("dram_per_sm"))
@@ -151,7 +155,7 @@ class Model:
                 copied += b
                 transposed += 0 if same else b
             t += (copied + (TRANSPOSE_FACTOR - 1) * transposed) * 2 / v("copy") + v("launch") * len(ops)
-        return t
+        return (t, l2) if with_l2 else t
 
 
 # ranking.cpp's names of the scalars, to read the committed constants (--evaluate)
@@ -194,29 +198,59 @@ def rows_of(problems):
     return rows
 
 
-def regrets(model, x, rows, split_allowed=False):
+def pick_of(model, x, cands):
+    """The candidate ranking.cpp picks among cands [(problem, kernel, packed, splits, us)]: the least
+    estimate (split-K's over kSplitKMargin), then its near-tie rule (within 0.5%): up to 128 rows of
+    out a swapped kernel over an unswapped one and the smaller of two swapped tiles; otherwise the
+    larger tile, then no cluster, then the lower L2 floor."""
+    keyed = []
+    for c in cands:
+        t, l2 = model.estimate(x, c[0], c[1], c[2], c[3], with_l2=True)
+        keyed.append((t / (SPLIT_K_MARGIN if c[3] > 1 else 1), l2, c))
+    keyed.sort(key=lambda e: e[0])
+    few_rows = keyed[0][2][0]["M"] <= 128
+    area = lambda k: k["tm"] * k["tn"]
+    pick = keyed[0]
+    for e in keyed[1:]:
+        if e[0] > keyed[0][0] * 1.005:
+            break
+        c, p = e[2][1], pick[2][1]
+        if c["swap"] and p["swap"]:
+            better = area(c) < area(p) if few_rows else area(c) > area(p)
+        elif c["swap"] != p["swap"] and few_rows:
+            better = c["swap"]
+        elif area(c) != area(p):
+            better = area(c) > area(p)
+        elif bool(c["cluster"]) != bool(p["cluster"]):
+            better = not c["cluster"]
+        else:
+            better = e[1] < pick[1]
+        if better:
+            pick = e
+    return pick[2]
+
+
+def by_problem(rows):
     by = {}
     for pr, k, packed, splits, us, args in rows:
-        by.setdefault(args, []).append((model.estimate(x, pr, k, packed, splits), us, splits))
+        by.setdefault(args, []).append((pr, k, packed, splits, us))
+    return by
+
+
+def regrets(model, x, rows, split_allowed=False):
     out = {}
-    for args, v in by.items():
-        best = min(us for _, us, _ in v)
-        # ranking.cpp's kSplitKMargin: split-K must be estimated that much faster to be picked
-        pick = min((t for t in v if split_allowed or t[2] == 1), key=lambda t: t[0] / (SPLIT_K_MARGIN if t[2] > 1 else 1))
-        out[args] = pick[1] / best
+    for args, v in by_problem(rows).items():
+        best = min(c[4] for c in v)
+        out[args] = pick_of(model, x, [c for c in v if split_allowed or c[3] == 1])[4] / best
     return out
 
 
 def loss(model, x, rows):
-    by = {}
-    for pr, k, packed, splits, us, args in rows:
-        by.setdefault(args, []).append((model.estimate(x, pr, k, packed, splits), us))
-    total = 0.0
+    total, by = 0.0, by_problem(rows)
     for v in by.values():
-        best = min(us for _, us in v)
-        pick = min(v, key=lambda t: t[0])[1]
-        err = np.array([math.log(e) - math.log(us) for e, us in v if us <= 1.6 * best])
-        total += float(np.mean(err ** 2)) + 0.5 * math.log(pick / best)
+        best = min(c[4] for c in v)
+        err = np.array([math.log(model.estimate(x, *c[:4])) - math.log(c[4]) for c in v if c[4] <= 1.6 * best])
+        total += float(np.mean(err ** 2)) + 0.5 * math.log(pick_of(model, x, v)[4] / best)
     return total / len(by)
 
 

@@ -5,7 +5,7 @@ runs (tools/device_calibrate.sh's calibrate.txt), against the times measured the
 the pick and its time over the fastest timed candidate ("nan" where the pick was not timed), then
 the geometric mean, the maximum and the rows over 1.05. Two binaries replayed on the same runs
 compare two models' picks, tie rules included, with no device time (fit_gemm_model.py --evaluate
-mirrors the estimates, not the rules)."""
+mirrors the estimates and the near-tie rule, not every term: a cluster's padded grid)."""
 import math
 import re
 import subprocess
