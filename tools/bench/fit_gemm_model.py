@@ -198,16 +198,17 @@ def rows_of(problems):
     return rows
 
 
-def pick_of(model, x, cands):
-    """The candidate ranking.cpp picks among cands [(problem, kernel, packed, splits, us)]: the least
-    estimate (split-K's over kSplitKMargin), then its near-tie rule (within 0.5%): up to 128 rows of
-    out a swapped kernel over an unswapped one and the smaller of two swapped tiles; otherwise the
-    larger tile, then no cluster, then the lower L2 floor."""
-    keyed = []
-    for c in cands:
-        t, l2 = model.estimate(x, c[0], c[1], c[2], c[3], with_l2=True)
-        keyed.append((t / (SPLIT_K_MARGIN if c[3] > 1 else 1), l2, c))
-    keyed.sort(key=lambda e: e[0])
+def scored(model, x, cands):
+    """[(estimate, L2 floor, candidate)] of cands [(problem, kernel, packed, splits, us)]."""
+    return [model.estimate(x, c[0], c[1], c[2], c[3], with_l2=True) + (c,) for c in cands]
+
+
+def pick_of(scores):
+    """The candidate ranking.cpp picks among scored ones: the least estimate (split-K's over
+    kSplitKMargin), then its near-tie rule (within 0.5%): up to 128 rows of out a swapped kernel
+    over an unswapped one and the smaller of two swapped tiles; otherwise the larger tile, then no
+    cluster, then the lower L2 floor."""
+    keyed = sorted(((t / (SPLIT_K_MARGIN if c[3] > 1 else 1), l2, c) for t, l2, c in scores), key=lambda e: e[0])
     few_rows = keyed[0][2][0]["M"] <= 128
     area = lambda k: k["tm"] * k["tn"]
     pick = keyed[0]
@@ -241,7 +242,7 @@ def regrets(model, x, rows, split_allowed=False):
     out = {}
     for args, v in by_problem(rows).items():
         best = min(c[4] for c in v)
-        out[args] = pick_of(model, x, [c for c in v if split_allowed or c[3] == 1])[4] / best
+        out[args] = pick_of(scored(model, x, [c for c in v if split_allowed or c[3] == 1]))[4] / best
     return out
 
 
@@ -249,8 +250,9 @@ def loss(model, x, rows):
     total, by = 0.0, by_problem(rows)
     for v in by.values():
         best = min(c[4] for c in v)
-        err = np.array([math.log(model.estimate(x, *c[:4])) - math.log(c[4]) for c in v if c[4] <= 1.6 * best])
-        total += float(np.mean(err ** 2)) + 0.5 * math.log(pick_of(model, x, v)[4] / best)
+        scores = scored(model, x, v)
+        err = np.array([math.log(t) - math.log(c[4]) for t, _, c in scores if c[4] <= 1.6 * best])
+        total += float(np.mean(err ** 2)) + 0.5 * math.log(pick_of(scores)[4] / best)
     return total / len(by)
 
 
