@@ -32,7 +32,7 @@ BYTES = {"bf16": 2, "f16": 2, "f32": 4, "e4m3": 1, "e5m2": 1}
 PEAK = {"bf16": 989e12, "f16": 989e12, "f32": 495e12, "e4m3": 1979e12, "e5m2": 1979e12}
 KERNEL = re.compile(r"tessel_hopper_gemm_(\w+?)_(\w+?)_(\d+)x(\d+)x(\d+)_s(\d+)_([km])([kn])([rc])(_pp)?(_c\dx\d)?(_sk)?(_swap)?$")
 # A device's DRAM bandwidth in bytes per us, where the calibration file's device line does not say
-# it ("..., 3.35 TB/s DRAM"): the runs before session 44 were on H100 SXMs (2619 MHz, 5120 bits)
+# it ("..., 79.2 GiB at 3.35 TB/s"): the runs before session 44 were on H100 SXMs (2619 MHz, 5120 bits)
 DRAM_PEAK = {"H200": 4.8145e6, "H100": 3.3523e6}
 ROW = re.compile(r"\s+(split \d+|\d+)\s+(tessel_\S+)(.*?)\s+([\d.]+|-)\s+([\d.]+|-)\s*$")
 

@@ -494,11 +494,11 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
   // 7%; above 128 rows none was timed). Between two swapped kernels it goes, up to 128 rows, to
   // the smaller tile for the same reason (64x8 over 64x16 over 64x32 by 2-8%, session 30), which
   // the model's DRAM term cannot tell apart; above, where no tile pads rows, to the larger as
-  // between unswapped ones (512^3: 64x64 5.8 us, 64x32 6.8 us on the H200, session 44). Between two clusters of one tile it goes to the lower L2 floor: the one
-  // that multicasts the operand costlier to load (3000x2000x1000 bf16 with A's K-major rows 2000
-  // bytes apart, N-major B, column-major out: the cluster multicasting A 32.9 us, the other 37.1,
-  // both estimated 28.3 since the compute term hides the floor; session 36). The rest keeps the
-  // model's order.
+  // between unswapped ones (512^3: 64x64 5.8 us, 64x32 6.8 us on the H200, session 44). Between
+  // two clusters of one tile it goes to the lower L2 floor: the one that multicasts the operand
+  // costlier to load (3000x2000x1000 bf16 with A's K-major rows 2000 bytes apart, N-major B,
+  // column-major out: the cluster multicasting A 32.9 us, the other 37.1, both estimated 28.3
+  // since the compute term hides the floor; session 36). The rest keeps the model's order.
   if (!r.ranked.empty() && r.ranked.front().kernel->metadata().min_cc >= 90) {
     auto area = [](const GemmChoice& c) {
       const KernelMetadata& md = c.kernel->metadata();
