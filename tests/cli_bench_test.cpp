@@ -87,7 +87,8 @@ TEST_CASE("cli bench: options are checked, and the messages name the valid value
   check_misuse({"gemm", "--sweep", "--m", "8"}, "--sweep runs its own list of problems; it takes no --m");
   check_misuse({"gemm", "--sweep", "--dtype", "f16"}, "it takes no --dtype");
   check_misuse({"gemm", "--llama", "--k", "8"}, "--llama runs its own list of problems; it takes no --k");
-  check_misuse({"gemm", "--llama", "--sweep"}, "--sweep and --llama are two lists of problems: one at a time");
+  check_misuse({"gemm", "--llama", "--sweep"},
+               "--sweep, --llama and --random are three lists of problems: one at a time");
   check_misuse({"gemm", "--llama", "--one-call", "--class", "hopper_gemm"},
                "--one-call times tessel::gemm's own choice; it takes no --kernel or --class");
   check_misuse({"gemm", "--llama-model", "8b"}, "--llama-model picks one model of --llama; it needs --llama");
@@ -95,7 +96,8 @@ TEST_CASE("cli bench: options are checked, and the messages name the valid value
   check_misuse({"gemm", "--llama", "--rows", "0-3"}, "--rows: '0' is not an integer in [1, 100]");
   check_misuse({"gemm", "--llama", "--llama-model", "8b", "--rows", "10-51"}, "--rows: '51' is not an integer in [10, 50]");
   check_misuse({"gemm", "--sweep", "--rows", "7"}, "--rows '7' is not FIRST-LAST (e.g. 1-25: rows 1 to 25 of the list)");
-  check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--rows", "1-2"}, "--rows picks rows of --sweep or --llama");
+  check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--rows", "1-2"},
+               "--rows picks rows of --sweep, --llama or --random");
   check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--splits", "2,1"}, "--splits: '1' is not an integer in [2, 32]");
   check_misuse({"gemm", "--m", "8", "--n", "8", "--k", "8", "--splits", "2,,4"}, "--splits: '' is not an integer in [2, 32]");
   const tessel::test::CliRun tune = run_cli({"tune", "--m", "8", "--n", "8", "--k", "8", "--splits", "33"});
@@ -236,17 +238,18 @@ TEST_CASE("cli bench: --sweep's new rows (fp8 M/N-major, a C of its own, broadca
   const tessel::test::CliRun r = run_cli({"bench", "gemm", "--sweep", "--rows", "24-33", "--list"});
   INFO(r.out << r.err);
   check_exit(r, 0);
-  CHECK(contains(r.out, "  24  4096x4096x4096           e4m3->bf16 m,k,n      1, 0\n"));
-  CHECK(contains(r.out, "  27  4096x4096x4096           e5m2->bf16 m,n,n      1, 0\n"));
-  CHECK(contains(r.out, "  28  2000x1500x1000           bf16->bf16 k,k,m C:n  0.5, 2\n"));
-  CHECK(contains(r.out, "  31  8*1024x1024x1024 bcast b bf16->bf16 k,k,n      1, 0\n"));
-  CHECK(contains(r.out, "  32  16*512x4096x4096 bcast a f16->f32   k,n,n      1, 0\n"));
-  CHECK(contains(r.out, "  33  8*2048x2048x1024 bcast c bf16->bf16 k,k,n C:n  1, 1\n"));
+  CHECK(contains(r.out, "  24  4096x4096x4096           e4m3->bf16 m,k,n      1, 0         --"));
+  CHECK(contains(r.out, "  27  4096x4096x4096           e5m2->bf16 m,n,n      1, 0         --"));
+  CHECK(contains(r.out, "  28  2000x1500x1000           bf16->bf16 k,k,m C:n  0.5, 2       --"));
+  CHECK(contains(r.out, "  31  8*1024x1024x1024 bcast b bf16->bf16 k,k,n      1, 0         --"));
+  CHECK(contains(r.out, "  32  16*512x4096x4096 bcast a f16->f32   k,n,n      1, 0         --"));
+  CHECK(contains(r.out, "  33  8*2048x2048x1024 bcast c bf16->bf16 k,k,n C:n  1, 1         --"));
   CHECK_FALSE(contains(r.out, "  23  "));
   CHECK_FALSE(contains(r.out, "  34  "));
   const tessel::test::CliRun all = run_cli({"bench", "gemm", "--sweep", "--list"});
   check_exit(all, 0);
-  CHECK(contains(all.out, "   1  8192x8192x8192           bf16->bf16 k,n,n      1, 0\n"));
+  CHECK(contains(all.out,
+                 "   1  8192x8192x8192           bf16->bf16 k,n,n      1, 0         --m 8192 --n 8192 --k 8192 "));
   CHECK(contains(all.out, "  33  "));
 }
 

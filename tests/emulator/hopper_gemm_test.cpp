@@ -80,6 +80,9 @@ TEST_CASE("emulator: the Hopper GEMM matches the host for every major combinatio
       pingpong(test::hopper_config(Type::F32, Type::F32, MN, K, Major::Row, 128, 64, 2)),
       test::hopper_config(Type::E4M3, Type::BF16, K, K, Major::Row, 64, 64, 2),
       test::hopper_config(Type::E5M2, Type::BF16, K, K, Major::Column, 64, 128, 2),
+      // fp8 in, f32 and f16 out (the accumulator is f32 whatever the output).
+      test::hopper_config(Type::E4M3, Type::F32, K, K, Major::Row, 64, 64, 2),
+      test::hopper_config(Type::E5M2, Type::F16, K, K, Major::Column, 64, 128, 3),
       pingpong(test::hopper_config(Type::BF16, Type::BF16, K, MN, Major::Row, 64, 64, 2)),
       pingpong(test::hopper_config(Type::F16, Type::F32, MN, K, Major::Column, 64, 64, 3)),
       pingpong(test::hopper_config(Type::BF16, Type::BF16, MN, MN, Major::Row, 128, 64, 2)),

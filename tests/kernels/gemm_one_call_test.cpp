@@ -138,6 +138,11 @@ TEST_CASE("gemm: one-call choices through copies match the host in the emulator"
   check("e4m3 with an M-major A", matrix_view(Type::E4M3, 0, 96, 160, false, 96),
         matrix_view(Type::E4M3, 0, 160, 80, false, 160), matrix_view(Type::BF16, 0, 96, 80, true, 80), std::nullopt, 1.0, 0.0,
         {true, false, false, false});
+  // A unit mode of extent 1 (K = 1): the M-major A, strides (1, 106), has unit stride in K too, but
+  // a K-major kernel's TMA would step 1 byte from row to row: copied, as B (N's stride 1).
+  check("e4m3 with K = 1, A M-major", matrix_view(Type::E4M3, 0, 106, 1, false, 106),
+        matrix_view(Type::E4M3, 0, 1, 157, false, 1), matrix_view(Type::F32, 0, 106, 157, true, 160), std::nullopt, 1.0,
+        0.0, {true, true, false, false});
   // Issue 18's column-major out with beta and a K-major B, small: no copies (C, out itself, read by
   // the TMA ahead box by box, several tiles per CTA).
   check("column-major out with beta, K-major B", matrix_view(Type::BF16, 0, 150, 64, true, 64),

@@ -174,13 +174,81 @@ std::vector<GemmCase> llama_cases(const std::string& only) {
   return v;
 }
 
+// Problems as users bring them, drawn from `seed` (tessel bench gemm --random): each extent a few
+// rows (1..64: decoding, a weight gradient of few tokens) an eighth of the time, else a round size
+// (a multiple of 64) or any integer, log-uniform up to max_extent, so that leading dimensions are
+// often unaligned; every major; each input type with its
+// output types; beta 0, 1 or another value, a C of its own in either major; batches, with
+// broadcast operands; the leading dimensions padded to 16 bytes a quarter of the time. Problems
+// over max_flops (2 M N K L) have their largest extent halved until they fit.
+std::vector<GemmCase> random_cases(int count, uint64_t seed, int64_t max_extent, double max_flops) {
+  std::mt19937_64 rng(seed ^ 0x7e55e1ULL);
+  auto u01 = [&] { return std::uniform_real_distribution<double>(0, 1)(rng); };
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  auto log_uniform = [&](int64_t lo, int64_t hi) {
+    const double x = std::exp(std::log(static_cast<double>(lo)) + u01() * std::log(static_cast<double>(hi) / lo));
+    return std::clamp<int64_t>(std::llround(x), lo, hi);
+  };
+  auto extent = [&] {
+    const double r = u01();
+    if (r < 0.12 || max_extent <= 64) return pick(1, std::min<int64_t>(64, max_extent));  // a few rows
+    if (r < 0.52 && max_extent >= 128) return 64 * log_uniform(2, max_extent / 64);       // a round size
+    return log_uniform(65, max_extent);
+  };
+  auto scalar = [&] {  // a nonzero multiple of 1/4 in [-2, 2]
+    double s = 0;
+    while (s == 0) s = static_cast<double>(pick(-8, 8)) / 4;
+    return s;
+  };
+  std::vector<GemmCase> v;
+  for (int i = 0; i < count; ++i) {
+    GemmCase c;
+    const double t = u01();
+    c.dtype = t < 0.35 ? Type::BF16 : t < 0.6 ? Type::F16 : t < 0.75 ? Type::F32 : t < 0.9 ? Type::E4M3 : Type::E5M2;
+    const double o = u01();
+    if (c.dtype == Type::F32)
+      c.out = Type::F32;
+    else if (is_fp8(c.dtype))
+      c.out = o < 0.5 ? Type::BF16 : o < 0.75 ? Type::F16 : Type::F32;
+    else
+      c.out = o < 0.65 ? c.dtype : Type::F32;
+    c.m = extent(), c.n = extent(), c.k = extent();
+    if (u01() < 0.25) c.l = pick(2, 12);
+    while (2.0 * c.m * c.n * c.k * c.l > max_flops) {
+      int64_t& largest = c.m >= c.n && c.m >= c.k ? c.m : c.n >= c.k ? c.n : c.k;
+      if (largest > 1)
+        largest = (largest + 1) / 2;
+      else
+        c.l = std::max<int64_t>(1, c.l / 2);
+    }
+    c.a_major = u01() < 0.6 ? 'k' : 'm';
+    c.b_major = u01() < 0.5 ? 'k' : 'n';
+    c.out_major = u01() < 0.75 ? 'n' : 'm';
+    const double b = u01();
+    c.beta = b < 0.5 ? 0.0 : b < 0.75 ? 1.0 : scalar();
+    if (u01() < 0.3) c.alpha = scalar();
+    if (c.beta != 0 && u01() < 0.4) c.c_major = u01() < 0.5 ? 'n' : 'm';
+    c.pad_ld = u01() < 0.25;
+    if (c.l > 1) {
+      c.broadcast_a = u01() < 0.15;
+      c.broadcast_b = !c.broadcast_a && u01() < 0.15;
+      c.broadcast_c = c.c_major && u01() < 0.3;
+    }
+    v.push_back(c);
+  }
+  return v;
+}
+
 void print_cases(const BenchOptions& o) {
-  std::printf("%4s  %-24s %-10s %-10s %s\n", "row", "shape MxNxK", "types", "majors", "alpha, beta");
+  std::printf("%4s  %-24s %-10s %-10s %-12s %s\n", "row", "shape MxNxK", "types", "majors", "alpha, beta",
+              "as options");
   for (size_t i = 0; i < o.cases.size(); ++i) {
     const GemmCase& c = o.cases[i];
     const std::string types = std::string(codegen::ptx_name(c.dtype)) + "->" + codegen::ptx_name(c.out);
-    std::printf("%4d  %-24s %-10s %-10s %g, %g\n", o.first_row + static_cast<int>(i), case_shape(c).c_str(),
-                types.c_str(), case_majors(c).c_str(), c.alpha, c.beta);
+    char scalars[64];
+    std::snprintf(scalars, sizeof scalars, "%g, %g", c.alpha, c.beta);
+    std::printf("%4d  %-24s %-10s %-10s %-12s %s\n", o.first_row + static_cast<int>(i), case_shape(c).c_str(),
+                types.c_str(), case_majors(c).c_str(), scalars, case_options(c).c_str());
   }
 }
 
@@ -211,7 +279,7 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
   static const std::set<std::string> kValued = {
       "--m",         "--n",     "--k",    "--l",      "--dtype", "--out",   "--a-major", "--b-major",
       "--out-major", "--alpha", "--beta", "--kernel", "--class", "--iters", "--warmup",  "--seed", "--splits", "--llama-model",
-      "--rows",      "--c-major", "--broadcast"};
+      "--rows",      "--c-major", "--broadcast", "--random"};
   bool pad = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
@@ -321,11 +389,14 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
   }
   if (o.one_call && (!o.kernel.empty() || !o.kernel_class.empty()))
     throw ParseError{"--one-call times tessel::gemm's own choice; it takes no --kernel or --class"};
-  if (sweep && llama) throw ParseError{"--sweep and --llama are two lists of problems: one at a time"};
+  const bool random = v.count("--random") > 0;
+  if (sweep + llama + random > 1)
+    throw ParseError{"--sweep, --llama and --random are three lists of problems: one at a time"};
   if (v.count("--llama-model") && !llama) throw ParseError{"--llama-model picks one model of --llama; it needs --llama"};
-  if (v.count("--rows") && !sweep && !llama) throw ParseError{"--rows picks rows of --sweep or --llama; it needs one of them"};
-  if (sweep || llama) {
-    const std::string list = sweep ? "--sweep" : "--llama";
+  if (v.count("--rows") && !sweep && !llama && !random)
+    throw ParseError{"--rows picks rows of --sweep, --llama or --random; it needs one of them"};
+  if (sweep || llama || random) {
+    const std::string list = sweep ? "--sweep" : llama ? "--llama" : "--random";
     for (const char* shape_option :
          {"--m", "--n", "--k", "--l", "--dtype", "--out", "--a-major", "--b-major", "--out-major", "--c-major",
           "--alpha", "--beta", "--broadcast"})
@@ -338,7 +409,12 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
       if (model != "8b" && model != "70b")
         throw ParseError{"--llama-model '" + printable(model) + "' is not a model of the list (valid: 8b, 70b)"};
     }
-    o.cases = sweep ? sweep_cases() : llama_cases(model);
+    if (random) {  // drawn from --seed, so that the printed seed reproduces the problems too
+      const int count = static_cast<int>(parse_int("--random", v["--random"], 1, 10000));
+      o.cases = random_cases(count, o.seed);
+    } else {
+      o.cases = sweep ? sweep_cases() : llama_cases(model);
+    }
     if (v.count("--rows")) {  // FIRST-LAST, 1-based and inclusive: a list in parts, one device call each
       const std::string r = v["--rows"];
       const size_t dash = r.find('-');
@@ -561,6 +637,23 @@ std::string case_shape(const GemmCase& c) {
 
 std::string case_majors(const GemmCase& c) {
   return std::string{c.a_major, ',', c.b_major, ',', c.out_major} + (c.c_major ? std::string(" C:") + c.c_major : "");
+}
+
+std::string case_options(const GemmCase& c) {
+  std::ostringstream s;
+  if (c.l > 1) s << "--l " << c.l << " ";
+  s << "--m " << c.m << " --n " << c.n << " --k " << c.k << " --dtype " << codegen::ptx_name(c.dtype) << " --out "
+    << codegen::ptx_name(c.out) << " --a-major " << c.a_major << " --b-major " << c.b_major << " --out-major "
+    << c.out_major;
+  if (c.c_major) s << " --c-major " << c.c_major;
+  if (c.alpha != 1) s << " --alpha " << c.alpha;
+  if (c.beta != 0) s << " --beta " << c.beta;
+  std::string bcast;
+  for (const auto& [flag, name] : {std::pair{c.broadcast_a, "a"}, {c.broadcast_b, "b"}, {c.broadcast_c, "c"}})
+    if (flag) bcast += (bcast.empty() ? "" : ",") + std::string(name);
+  if (!bcast.empty()) s << " --broadcast " << bcast;
+  if (c.pad_ld) s << " --pad-ld";
+  return s.str();
 }
 
 namespace {
@@ -1117,7 +1210,7 @@ void print_bench_help(std::ostream& out) {
          "                         [--beta X] [--broadcast a,b,c] [--pad-ld]\n"
          "                         [--kernel NAME | --class CLASS] [--splits LIST] [--each] [--iters N]\n"
          "                         [--warmup N] [--seed S]\n"
-         "       tessel bench gemm --sweep|--llama [--llama-model M] [--rows FIRST-LAST] [--list]\n"
+         "       tessel bench gemm --sweep|--llama|--random N [--llama-model M] [--rows FIRST-LAST] [--list]\n"
          "                         [--kernel NAME | --class CLASS | --one-call]\n"
          "                         [--iters N] [--warmup N] [--seed S]\n"
          "\n"
@@ -1155,12 +1248,17 @@ void print_bench_help(std::ostream& out) {
          "  --llama              a Llama-class model's projections (8B and 70B: q/k/v, o, gate/up, down,\n"
          "                       lm head) for 1, 16, 128, 1024 and 8192 tokens, forward (weights as\n"
          "                       stored, B K-major) and weight gradient (A M-major, B N-major, K = tokens)\n"
+         "  --random N           N problems drawn from --seed as users bring them: extents from 1 to 8192\n"
+         "                       (round sizes and a few rows common, so mostly unaligned leading\n"
+         "                       dimensions), every input and output type, every major, beta 0, 1 or\n"
+         "                       another, a C of its own, batches and broadcasts, padded leading\n"
+         "                       dimensions; at most 5e11 FLOPs each (the largest extent halved)\n"
          "  --llama-model M      with --llama: only model M's rows (8b or 70b)\n"
-         "  --rows FIRST-LAST    with --sweep or --llama: only these rows of the list (1-based, after\n"
-         "                       --llama-model), to run a long list in parts\n"
+         "  --rows FIRST-LAST    with --sweep, --llama or --random: only these rows of the list\n"
+         "                       (1-based, after --llama-model), to run a long list in parts\n"
          "  --one-call           time tessel::gemm's own choice only (not every catalog kernel)\n"
-         "  --list               print the problems, numbered as --rows takes them, and time nothing\n"
-         "                       (needs no GPU)\n"
+         "  --list               print the problems, numbered as --rows takes them, each with the options\n"
+         "                       that give it alone, and time nothing (needs no GPU)\n"
          "  --each               print every candidate's screening time (3 warm-up, 10 timed runs)\n"
          "  --splits LIST        time each split-K kernel at each of these counts (e.g. 2,4,8; default:\n"
          "                       the count the cost model gives it)\n"

@@ -62,12 +62,18 @@ void print_cases(const BenchOptions& o);
 // `tessel bench gemm --llama`'s: a Llama-class model's projections (issue 19).
 // `only`: "8b" or "70b" for one model's rows; empty for both.
 std::vector<GemmCase> llama_cases(const std::string& only = "");
+// `tessel bench gemm --random N`'s: N problems as users bring them, drawn from `seed` (extents
+// log-uniform in [1, max_extent], round and few-row ones common; every type, major, beta, a C of
+// its own, batches, broadcasts, padded leading dimensions; at most max_flops = 2 M N K L each).
+std::vector<GemmCase> random_cases(int count, uint64_t seed, int64_t max_extent = 8192, double max_flops = 5e11);
 
 // "3072x768x12288" ("7*333x555x777" batched, " pad" with padded leading dimensions, " bcast a,b"
 // with a batch stride of 0 for A and B).
 std::string case_shape(const GemmCase& c);
 // The majors of A, B and out, "k,n,m", then a distinct C's: "k,n,m C:n".
 std::string case_majors(const GemmCase& c);
+// The options that give this problem to `tessel bench gemm`, `tessel tune` or `tessel gemm`.
+std::string case_options(const GemmCase& c);
 
 // An (L, rows, cols) operand; `row_major`: cols has unit stride.
 struct Layout {

@@ -224,13 +224,8 @@ int gemm_command(const std::vector<std::string>& args) {
     for (size_t i = 0; i < r.ranked.size() && i < 12; ++i)
       std::cout << "  " << r.ranked[i].describe() << ": " << r.ranked[i].terms << "\n";
     if (r.ranked.size() > 12) std::cout << "  (" << r.ranked.size() - 12 << " more)\n";
-    // The refusals, grouped by reason (hundreds of kernels give a handful of reasons).
-    std::map<std::string, std::vector<std::string>> by_reason;
-    for (const auto& [name, why] : r.refused) by_reason[why].push_back(name);
     std::cout << r.refused.size() << " refused:\n";
-    for (const auto& [why, names] : by_reason)
-      std::cout << "  " << names.size() << " kernel" << (names.size() > 1 ? "s" : "") << " (e.g. " << names.front()
-                << "): " << printable(why) << "\n";
+    for (const std::string& group : r.refusal_groups()) std::cout << "  " << printable(group) << "\n";
     if (r.ranked.empty()) {
       std::cout << "choice: none\n";
       return 1;
@@ -250,7 +245,8 @@ int gemm_command(const std::vector<std::string>& args) {
       kernels::GemmArguments a = gp.arguments(uint64_t{1} << 32, uint64_t{2} << 32, uint64_t{3} << 32);
       a.split_k = splits;
       const kernels::GemmRanking r = kernels::rank_gemm(a, dev, schedule);
-      if (r.ranked.empty()) throw Error("no kernel of the catalog runs these arguments with this schedule");
+      if (r.ranked.empty())
+        throw Error("no kernel of the catalog runs these arguments with this schedule: " + r.refusals());
       const std::optional<kernels::GemmChoice> tuned =
           schedule == kernels::GemmSchedule::Any && splits == 1 ? kernels::tuned_choice(a, dev) : std::nullopt;
       const kernels::GemmChoice& choice = tuned ? *tuned : r.ranked.front();

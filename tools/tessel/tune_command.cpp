@@ -48,12 +48,8 @@ std::optional<std::pair<std::string, kernels::TuningEntry>> tune_case(const Gemm
     rank2 = true;
   }
   const kernels::GemmArguments first = pb.args_for(c, 0, rank2);
-  if (model.ranked.empty()) {
-    std::string why;
-    for (size_t i = 0; i < model.refused.size() && i < 3; ++i)
-      why += "\n  " + model.refused[i].first + ": " + model.refused[i].second;
-    fail("no kernel of the catalog runs this problem on sm_" + std::to_string(dev.cc) + why);
-  }
+  if (model.ranked.empty())
+    fail("no kernel of the catalog runs this problem on sm_" + std::to_string(dev.cc) + ": " + model.refusals());
   const kernels::GemmRanking split = kernels::rank_gemm(first, dev, kernels::GemmSchedule::SplitK);
   std::vector<Candidate> cands;
   for (size_t i = 0; i < model.ranked.size() && static_cast<int>(i) < limit; ++i)
@@ -135,7 +131,8 @@ void print_tune_help(std::ostream& out) {
          "                   [--out-major n|m] [--c-major n|m] [--alpha X] [--beta X] [--broadcast a,b,c]\n"
          "                   [--pad-ld] [--candidates N]\n"
          "                   [--out-file PATH] [--splits LIST] [--iters N] [--warmup N] [--seed S]\n"
-         "       tessel tune --sweep [--candidates N] [--out-file PATH] [--iters N] [--warmup N] [--seed S]\n"
+         "       tessel tune --sweep|--llama|--random N [--rows FIRST-LAST] [--candidates N] [--out-file PATH]\n"
+         "                   [--iters N] [--warmup N] [--seed S]\n"
          "\n"
          "Times the one-call GEMM's candidates for each problem on GPU 0 and writes the fastest into the\n"
          "tuning cache, which tessel::gemm (and `tessel gemm`, `tessel bench gemm`) then run for problems\n"
@@ -144,7 +141,8 @@ void print_tune_help(std::ostream& out) {
          "  --m, --n, --k, --l, --dtype, --out, --a-major, --b-major, --out-major, --c-major, --alpha,\n"
          "  --beta, --broadcast,\n"
          "  --pad-ld             the problem, as `tessel bench gemm` takes it (`tessel bench --help`)\n"
-         "  --sweep              the problems of `tessel bench gemm --sweep`\n"
+         "  --sweep, --llama, --random N, --rows FIRST-LAST\n"
+         "                       the lists of `tessel bench gemm` (--random: drawn from --seed)\n"
          "  --candidates N       time the cost model's N best choices (default 8) and its N/4 best\n"
          "                       split-K and stream-K choices each (at least 1)\n"
          "  --splits LIST        also the N/4 best split-K choices at each of these counts (e.g. 2,3,4)\n"

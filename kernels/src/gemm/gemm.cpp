@@ -162,13 +162,9 @@ const GemmChoice& gemm(const GemmArguments& args, rt::StreamRef stream, GemmSche
   if (!entry) {
     const GemmDevice dev = gemm_device_in_use();
     GemmRanking r = rank_gemm(args, dev, schedule);
-    if (r.ranked.empty()) {
-      std::string why;
-      for (size_t i = 0; i < r.refused.size() && i < 6; ++i)
-        why += "\n  " + r.refused[i].first + ": " + r.refused[i].second;
-      if (r.refused.size() > 6) why += "\n  (and " + std::to_string(r.refused.size() - 6) + " more)";
-      fail("tessel::gemm: no kernel of the catalog runs these arguments on sm_" + std::to_string(dev.cc) + ":" + why);
-    }
+    if (r.ranked.empty())
+      fail("tessel::gemm: no kernel of the catalog runs these arguments on sm_" + std::to_string(dev.cc) + ": " +
+           r.refusals());
     auto fresh = std::make_unique<Entry>();
     // The tuning cache's kernel for the problem's class, unless a schedule or split count is forced.
     std::optional<GemmChoice> tuned;

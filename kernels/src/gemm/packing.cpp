@@ -76,6 +76,18 @@ bool aligned_to(const TensorView& v, int64_t bytes) {
 
 bool tma_aligned(const TensorView& v) { return aligned_to(v, kTmaBytes); }
 
+bool tma_aligned_in(const TensorView& v, Major major) {
+  const int r = v.rank();
+  if (major == Major::Any || r < 2) return tma_aligned(v);
+  const int64_t eb = codegen::bytes(v.dtype);
+  const int unit = major == Major::Row ? r - 1 : r - 2;
+  if (v.data % static_cast<uint64_t>(kTmaBytes) != 0) return false;
+  for (int i = 0; i < r; ++i)
+    if (i != unit && v.shape[static_cast<size_t>(i)] > 1 && (v.stride[static_cast<size_t>(i)] * eb) % kTmaBytes != 0)
+      return false;
+  return true;
+}
+
 std::optional<Packing> plan_packing(const KernelMetadata& md, const GemmArguments& args, uint64_t workspace) {
   if (md.operation != Operation::Gemm || md.operands.size() != 3) return std::nullopt;
   const OperandAttributes &ma = md.operand("A"), &mb = md.operand("B"), &mo = md.operand("out");
@@ -94,7 +106,7 @@ std::optional<Packing> plan_packing(const KernelMetadata& md, const GemmArgument
     p.views[static_cast<size_t>(which)] = view;
     return view;
   };
-  auto fits = [](const TensorView& v, Major major) { return has_major(v, major) && tma_aligned(v); };
+  auto fits = [](const TensorView& v, Major major) { return has_major(v, major) && tma_aligned_in(v, major); };
   // A copy into another major than the view's reads (or writes) across its unit stride.
   auto count = [&](const TensorView& v, Major major) {
     const int64_t bytes = copied_elements(v) * codegen::bytes(v.dtype);

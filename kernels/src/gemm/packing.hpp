@@ -32,6 +32,10 @@ inline std::size_t split_k_workspace_offset(std::size_t copies) { return (copies
 // Whether TMA can describe the view: its address and every stride of a mode longer than 1 (but the
 // unit one) multiples of 16 bytes.
 bool tma_aligned(const TensorView& v);
+// The same read in `major` (Row: unit stride in the last mode): every mode but that one is a pitch,
+// a stride of 1 too. A (106, 1) M-major A, strides (1, 106), has unit stride in K as well (K is 1),
+// but a K-major kernel's TMA then steps 1 byte from row to row, which it cannot.
+bool tma_aligned_in(const TensorView& v, Major major);
 // Whether the view's address and every stride past its unit one are multiples of `bytes`.
 bool aligned_to(const TensorView& v, int64_t bytes);
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <utility>
 
@@ -375,29 +376,60 @@ int choose_splits(const KernelMetadata& md, const GemmArguments& args, const Gem
   return best;
 }
 
+std::vector<std::string> GemmRanking::refusal_groups() const {
+  // Hundreds of kernels give a handful of reasons; each group where its reason first appears.
+  std::map<std::string, size_t> group_of;
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_reason;  // reason, kernels
+  for (const auto& [name, why] : refused) {
+    auto [it, fresh] = group_of.emplace(why, by_reason.size());
+    if (fresh) by_reason.push_back({why, {}});
+    by_reason[it->second].second.push_back(name);
+  }
+  std::vector<std::string> groups;
+  for (const auto& [why, names] : by_reason)
+    groups.push_back(std::to_string(names.size()) + " kernel" + (names.size() > 1 ? "s" : "") + " (e.g. " +
+                     names.front() + "): " + why);
+  return groups;
+}
+
+std::string GemmRanking::refusals(size_t max_groups) const {
+  const std::vector<std::string> groups = refusal_groups();
+  std::string s;
+  for (size_t i = 0; i < groups.size() && i < max_groups; ++i) s += (i ? "; " : "") + groups[i];
+  if (groups.size() > max_groups) s += "; and " + std::to_string(groups.size() - max_groups) + " more reasons";
+  return s;
+}
+
 GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSchedule schedule) {
   GemmRanking r;
   const MetadataFilter gemms = [](const KernelMetadata& md) { return md.operation == Operation::Gemm; };
   const Extents e = extents_of(args);
   bool tensor_candidate = false;
+  // The refusals of kernels that take A's type first: those are the ones a user can act on.
+  std::vector<std::pair<std::string, std::string>> other_types;
+  auto refuse = [&](const KernelPtr& k, std::string why) {
+    const std::vector<OperandAttributes>& ops = k->metadata().operands;
+    const bool a_type = !ops.empty() && ops.front().dtype == args.A.dtype;
+    (a_type ? r.refused : other_types).emplace_back(k->name(), std::move(why));
+  };
   for (const KernelPtr& k : list_kernels(gemms, dev.cc)) {
     const KernelMetadata& md = k->metadata();
     const bool split = is_split_k(md), stream = is_stream_k(md), tensor_kernel = md.min_cc >= 90;
     if (schedule == GemmSchedule::DataParallel && (split || stream)) {
-      r.refused.emplace_back(k->name(), std::string("a ") + (split ? "split-K" : "stream-K") +
+      refuse(k, std::string("a ") + (split ? "split-K" : "stream-K") +
                                             " kernel; --schedule data-parallel asked");
       continue;
     }
     if (schedule == GemmSchedule::SplitK && !split) {
-      r.refused.emplace_back(k->name(), "not a split-K kernel; --schedule split-k asked");
+      refuse(k, "not a split-K kernel; --schedule split-k asked");
       continue;
     }
     if (schedule == GemmSchedule::StreamK && !stream) {
-      r.refused.emplace_back(k->name(), "not a stream-K kernel; --schedule stream-k asked");
+      refuse(k, "not a stream-K kernel; --schedule stream-k asked");
       continue;
     }
     if (stream && schedule == GemmSchedule::Any && args.stream_k_workers == 0) {
-      r.refused.emplace_back(k->name(), "stream-K runs only when asked (--schedule stream-k, or stream_k_workers): "
+      refuse(k, "stream-K runs only when asked (--schedule stream-k, or stream_k_workers): "
                                         "not yet measured against data-parallel on a GPU");
       continue;
     }
@@ -415,7 +447,7 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
     if (stream && args.stream_k_workers == 0) run.stream_k_workers = dev.sm_count;
     const Status direct = k->supports(run);
     if (direct && no_split) {
-      r.refused.emplace_back(k->name(), "split-K: no split count beats the whole K per tile by the model");
+      refuse(k, "split-K: no split count beats the whole K per tile by the model");
       continue;
     }
     if (direct) {
@@ -426,16 +458,16 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
       // Tensor-core kernels of the problem's types may take it after copies (packing.hpp).
       const std::optional<Packing> p = tensor_kernel ? plan_packing(md, run, kNominalWorkspace) : std::nullopt;
       if (!p) {
-        r.refused.emplace_back(k->name(), direct.reason);
+        refuse(k, direct.reason);
         continue;
       }
       const Status packed = k->supports(p->packed_args);
       if (!packed) {
-        r.refused.emplace_back(k->name(), direct.reason + "; after copies into the workspace: " + packed.reason);
+        refuse(k, direct.reason + "; after copies into the workspace: " + packed.reason);
         continue;
       }
       if (no_split) {
-        r.refused.emplace_back(k->name(), "split-K: no split count beats the whole K per tile by the model");
+        refuse(k, "split-K: no split count beats the whole K per tile by the model");
         continue;
       }
       c.packed = p->packed;
@@ -475,6 +507,7 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
     c.terms = t.str();
     r.ranked.push_back(std::move(c));
   }
+  r.refused.insert(r.refused.end(), other_types.begin(), other_types.end());
   // The CUDA-core kernels never win on a device whose tensor cores take the types: they rank after
   // every tensor-core choice, whatever the model says (it is only a model).
   // Split-K at the model's own count ranks as if 1 / kSplitKMargin slower: it must win by that much.

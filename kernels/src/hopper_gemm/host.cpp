@@ -9,6 +9,7 @@
 #include <numeric>
 #include <random>
 #include <unordered_map>
+#include <tuple>
 #include <utility>
 
 #include "common/gemm_c.hpp"
@@ -161,6 +162,11 @@ Status hopper_gemm_stream_k_supports(const HopperGemmConfig& c, const GemmArgume
 Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& g) {
   const int ua = unit_mode(false, c.a_major), ub = unit_mode(true, c.b_major);
   const int uo = c.out_major == Major::Row ? 2 : 1;
+  // The types first: a kernel of other types is refused for them, not for a layout a copy would mend.
+  for (const auto& [n, v, t] : {std::tuple{"A", &g.A, c.ab}, {"B", &g.B, c.ab}, {"out", &g.out, c.out}})
+    if (v->dtype != t)
+      return Status::failure(std::string(n) + " is " + codegen::ptx_name(v->dtype) + "; this kernel takes " +
+                             codegen::ptx_name(t));
   if (Status s = check_operand("A", g.A, c.ab, ua, "M", "K", true); !s) return s;
   if (Status s = check_operand("B", g.B, c.ab, ub, "K", "N", true); !s) return s;
   if (Status s = check_operand("out", g.out, c.out, uo, "M", "N"); !s) return s;
@@ -581,9 +587,11 @@ std::vector<HopperGemmConfig> HopperGemmClass::configurations() {
   struct Types {
     Type ab, out;
   };
+  // fp8 in, bf16, f16 or f32 out, as cuBLAS takes them (its accumulator is f32 whatever out's type).
   const Types types[] = {{Type::BF16, Type::BF16}, {Type::BF16, Type::F32}, {Type::F16, Type::F16},
                          {Type::F16, Type::F32},   {Type::F32, Type::F32},  {Type::E4M3, Type::BF16},
-                         {Type::E5M2, Type::BF16}};
+                         {Type::E4M3, Type::F16},  {Type::E4M3, Type::F32}, {Type::E5M2, Type::BF16},
+                         {Type::E5M2, Type::F16},  {Type::E5M2, Type::F32}};
   std::vector<HopperGemmConfig> out;
   for (const Types& t : types) {
     const bool wide = t.ab == Type::BF16 || t.ab == Type::F16;

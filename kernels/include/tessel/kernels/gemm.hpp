@@ -67,7 +67,12 @@ GemmSchedule kernel_schedule(const KernelMetadata& md);
 
 struct GemmRanking {
   std::vector<GemmChoice> ranked;                           // best first
-  std::vector<std::pair<std::string, std::string>> refused;  // a kernel's name and why it cannot run
+  // A kernel's name and why it cannot run; the kernels that take A's type first.
+  std::vector<std::pair<std::string, std::string>> refused;
+  // The refusals grouped by reason ("12 kernels (e.g. NAME): REASON"), in the reasons' order.
+  std::vector<std::string> refusal_groups() const;
+  // The first `max_groups` of them in one line, "; " between, for an error message.
+  std::string refusals(size_t max_groups = 8) const;
 };
 
 // Every catalog GEMM kernel that runs `args` on `device` (directly or after copies), ranked by the
