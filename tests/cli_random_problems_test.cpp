@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <variant>
 #include <set>
 #include <sstream>
 #include <string>
@@ -14,6 +15,8 @@
 #include "algebra/support.hpp"
 #include "gemm_bench.hpp"
 #include "tessel/kernels/gemm.hpp"
+#include "tessel/kernels/hopper_gemm.hpp"
+#include "tessel/runtime/tensor_map.hpp"
 #include "tessel/testing/kernel_run.hpp"
 
 using namespace tessel;
@@ -44,9 +47,25 @@ kernels::GemmProblem problem_of(const GemmCase& c, std::mt19937_64& rng) {
   return kernels::make_gemm_problem(g.A, g.B, g.out, g.C, g.alpha, g.beta, rng);
 }
 
-// Its arguments at distinct aligned addresses, as a caller's buffers would lie.
-kernels::GemmArguments placed(const kernels::GemmProblem& p) {
-  return p.arguments(uint64_t{1} << 32, uint64_t{2} << 32, uint64_t{3} << 32, uint64_t{4} << 32);
+// Its arguments at distinct addresses, as a caller's buffers would lie: aligned, or `at` past it.
+kernels::GemmArguments placed(const kernels::GemmProblem& p, const kernels::GemmOffsets& at = {}) {
+  return p.arguments((uint64_t{1} << 32) + at.a, (uint64_t{2} << 32) + at.b, (uint64_t{3} << 32) + at.out,
+                     (uint64_t{4} << 32) + at.c);
+}
+
+// Base addresses aligned only to the element size (issue 18), each operand's a third of the time.
+kernels::GemmOffsets random_offsets(const GemmCase& c, std::mt19937_64& rng) {
+  auto off = [&](Type t) -> uint64_t {
+    const int64_t eb = codegen::bytes(t);
+    if (eb >= 16 || test::uniform(rng, 0, 2) != 0) return 0;
+    return static_cast<uint64_t>(eb * test::uniform(rng, 1, 16 / eb - 1));
+  };
+  kernels::GemmOffsets at;
+  at.a = off(c.dtype);
+  at.b = off(c.dtype);
+  at.out = off(c.out);
+  at.c = c.c_major ? off(c.out) : 0;
+  return at;
 }
 
 }  // namespace
@@ -131,34 +150,49 @@ TEST_CASE("cli bench: --random's problems come back from their seed, within boun
 }
 
 // Issue 18, item 4: on sm_90 the SIMT GEMM is never the choice for a type the tensor cores take,
-// whatever the problem.
+// whatever the problem; and what supports() accepted, the launch can describe: every tensor map of
+// the choice's Hopper steps passes the driver's rules (a kernel that said yes and then failed to
+// encode would throw at the user's first call).
 TEST_CASE("gemm: on sm_90 the one call takes every --random problem to the tensor cores") {
   TESSEL_RNG(rng);
   for (const GemmCase& c : cli::gemm_bench::random_cases(150, rng())) {
-    INFO(cli::gemm_bench::case_options(c));
     const kernels::GemmArguments g = cli::gemm_bench::case_arguments(c);
-    const kernels::GemmRanking r =
-        kernels::rank_gemm(placed(kernels::gemm_problem_shapes(g.A, g.B, g.out, g.C, g.alpha, g.beta)), kH100);
-    REQUIRE(!r.ranked.empty());
-    INFO(r.ranked.front().describe());
-    CHECK(r.ranked.front().kernel->metadata().kernel_class == "hopper_gemm");
-  }
-}
-
-// The same generator with extents up to 200: every class of problem, through the choice tessel::gemm
-// makes for it on an H100 (copies into the workspace included), in the emulator.
-TEST_CASE("gemm: small --random problems run through the one call's choice in the emulator") {
-  TESSEL_RNG(rng);
-  const std::unique_ptr<kernels::Machine> emulator = kernels::emulator_machine();
-  for (const GemmCase& c : cli::gemm_bench::random_cases(16, rng(), 200, 2.0 * 200 * 200 * 100)) {
-    INFO(cli::gemm_bench::case_options(c));
-    const kernels::GemmProblem p = problem_of(c, rng);
-    const kernels::GemmRanking r = kernels::rank_gemm(placed(p), kH100);
+    const kernels::GemmProblem shapes = kernels::gemm_problem_shapes(g.A, g.B, g.out, g.C, g.alpha, g.beta);
+    const kernels::GemmOffsets at = random_offsets(c, rng);
+    INFO(cli::gemm_bench::case_options(c) << " at offsets " << at.a << ", " << at.b << ", " << at.out << ", " << at.c);
+    const kernels::GemmArguments args = placed(shapes, at);
+    const kernels::GemmRanking r = kernels::rank_gemm(args, kH100);
     REQUIRE(!r.ranked.empty());
     const kernels::GemmChoice& choice = r.ranked.front();
     INFO(choice.describe());
     CHECK(choice.kernel->metadata().kernel_class == "hopper_gemm");
-    const kernels::DemoRun run = kernels::run_gemm_choice(choice, p, *emulator);
+    for (const kernels::GemmStep& step : kernels::gemm_steps(choice, args, uint64_t{5} << 32)) {
+      if (step.kernel->metadata().kernel_class != "hopper_gemm") continue;
+      const kernels::GemmArguments& ga = std::get<kernels::GemmArguments>(step.args);
+      const kernels::HopperGemmTensorMaps maps =
+          kernels::hopper_gemm_tensor_maps(kernels::hopper_gemm_config(step.kernel->metadata().options), ga);
+      for (const rt::TensorMapSpec* spec : {&maps.a, &maps.b, &maps.out, &maps.c}) CHECK_NOTHROW(rt::validate_tensor_map(*spec));
+      for (const rt::TensorMapSpec& view : maps.c_views.specs) CHECK_NOTHROW(rt::validate_tensor_map(view));
+    }
+  }
+}
+
+// The same generator with extents up to 200: every class of problem, at addresses aligned only to
+// the element size too, through the choice tessel::gemm makes for it on an H100 (copies into the
+// workspace included), in the emulator.
+TEST_CASE("gemm: small --random problems run through the one call's choice in the emulator") {
+  TESSEL_RNG(rng);
+  const std::unique_ptr<kernels::Machine> emulator = kernels::emulator_machine();
+  for (const GemmCase& c : cli::gemm_bench::random_cases(16, rng(), 200, 2.0 * 200 * 200 * 100)) {
+    const kernels::GemmOffsets at = random_offsets(c, rng);
+    INFO(cli::gemm_bench::case_options(c) << " at offsets " << at.a << ", " << at.b << ", " << at.out << ", " << at.c);
+    const kernels::GemmProblem p = problem_of(c, rng);
+    const kernels::GemmRanking r = kernels::rank_gemm(placed(p, at), kH100);
+    REQUIRE(!r.ranked.empty());
+    const kernels::GemmChoice& choice = r.ranked.front();
+    INFO(choice.describe());
+    CHECK(choice.kernel->metadata().kernel_class == "hopper_gemm");
+    const kernels::DemoRun run = kernels::run_gemm_choice(choice, p, *emulator, at);
     INFO(run.problem << ": " << run.result);
     CHECK(run.ok);
   }

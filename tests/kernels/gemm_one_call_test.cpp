@@ -120,7 +120,7 @@ TEST_CASE("gemm: one-call choices through copies match the host in the emulator"
     INFO(choice.describe() << ": " << choice.terms);
     CHECK(choice.kernel->metadata().kernel_class == "hopper_gemm");
     CHECK(choice.packed == expect_packed);
-    const kernels::DemoRun r = kernels::run_gemm_choice(choice, p, *emulator, c_offset);
+    const kernels::DemoRun r = kernels::run_gemm_choice(choice, p, *emulator, {.c = c_offset});
     INFO(r.problem << ": " << r.result);
     CHECK(r.ok);
   };
@@ -143,6 +143,11 @@ TEST_CASE("gemm: one-call choices through copies match the host in the emulator"
   check("e4m3 with K = 1, A M-major", matrix_view(Type::E4M3, 0, 106, 1, false, 106),
         matrix_view(Type::E4M3, 0, 1, 157, false, 1), matrix_view(Type::F32, 0, 106, 157, true, 160), std::nullopt, 1.0,
         0.0, {true, true, false, false});
+  // One row of a column-major out, strides (1, 1) (a transposed column): M-contiguous, with N's
+  // stride never followed; read as C too (beta == 0 reads none of it, but its map is encoded).
+  check("M = 1, column-major out, strides (1, 1)", matrix_view(Type::F32, 0, 1, 128, true, 128),
+        matrix_view(Type::F32, 0, 128, 192, false, 128), matrix_view(Type::F32, 0, 1, 192, false, 1), std::nullopt, 1.0,
+        0.0, {false, false, false, false});
   // Issue 18's column-major out with beta and a K-major B, small: no copies (C, out itself, read by
   // the TMA ahead box by box, several tiles per CTA).
   check("column-major out with beta, K-major B", matrix_view(Type::BF16, 0, 150, 64, true, 64),

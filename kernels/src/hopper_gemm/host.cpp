@@ -107,11 +107,13 @@ Status check_operand(const std::string& n, const TensorView& v, Type dtype, int 
 }
 
 // Which of C's (rows, cols) has stride 1: 2 (row-major), 1 (column-major), or 0 when neither
-// (an extent of 1 takes any stride).
+// (an extent of 1 takes any stride). A mode of extent 1 is the unit one only where the other is
+// not: a (192, 1) C with strides (1, 1) is column-major, since read row-major its rows would lie
+// 1 element apart, which no TMA box can step.
 int c_unit_mode(const TensorView& c) {
   const Matrix m = as_matrix(c);
-  if (m.stride[2] == 1) return 2;
-  if (m.stride[1] == 1) return 1;
+  if (m.stride[2] == 1 && m.shape[2] > 1) return 2;
+  if (m.stride[1] == 1 && m.shape[1] > 1) return 1;
   if (m.shape[2] <= 1) return 2;
   if (m.shape[1] <= 1) return 1;
   return 0;

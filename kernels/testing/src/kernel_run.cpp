@@ -84,11 +84,15 @@ DemoRun run_elementwise(const Kernel& k, Machine& machine, std::mt19937_64& rng,
 
 }  // namespace
 
-DemoRun run_gemm_choice(const GemmChoice& choice, const GemmProblem& p, Machine& machine, uint64_t c_offset) {
-  const uint64_t a = machine.upload(p.A.bytes), b = machine.upload(p.B.bytes), o = machine.upload(p.out.bytes);
-  std::vector<uint8_t> c_bytes(c_offset, 0xFF);
-  if (p.C) c_bytes.insert(c_bytes.end(), p.C->bytes.begin(), p.C->bytes.end());
-  const uint64_t c = p.C ? machine.upload(c_bytes) + c_offset : 0;
+DemoRun run_gemm_choice(const GemmChoice& choice, const GemmProblem& p, Machine& machine, const GemmOffsets& at) {
+  // Each operand's bytes after `offset` bytes of poison; the address of its first byte.
+  auto place = [&](const std::vector<uint8_t>& bytes, uint64_t offset) {
+    std::vector<uint8_t> padded(offset, 0xFF);
+    padded.insert(padded.end(), bytes.begin(), bytes.end());
+    return machine.upload(padded) + offset;
+  };
+  const uint64_t a = place(p.A.bytes, at.a), b = place(p.B.bytes, at.b), o = place(p.out.bytes, at.out);
+  const uint64_t c = p.C ? place(p.C->bytes, at.c) : 0;
   const uint64_t ws = choice.workspace_bytes ? machine.poisoned(choice.workspace_bytes, 0xFF) : 0;
   DemoRun r;
   std::string steps;
@@ -98,7 +102,13 @@ DemoRun run_gemm_choice(const GemmChoice& choice, const GemmProblem& p, Machine&
   }
   r.problem = p.describe() + ": " + steps;
   std::string diff = check_gemm(p, machine.download(o, p.out.bytes.size()));
-  if (diff.empty() && p.C && machine.download(c - c_offset, c_bytes.size()) != c_bytes) diff = "C was written";
+  if (diff.empty() && at.out && machine.download(o - at.out, at.out) != std::vector<uint8_t>(at.out, 0xFF))
+    diff = "bytes before out were written";
+  if (diff.empty() && p.C) {
+    std::vector<uint8_t> c_bytes(at.c, 0xFF);
+    c_bytes.insert(c_bytes.end(), p.C->bytes.begin(), p.C->bytes.end());
+    if (machine.download(c - at.c, c_bytes.size()) != c_bytes) diff = "C was written";
+  }
   r.ok = diff.empty();
   r.result = r.ok ? "every element matches the host reference, bytes between them intact" : diff;
   return r;

@@ -27,11 +27,15 @@ struct RunRefused : Error {
 // RunRefused (above), or tessel::Error where the kernel cannot run its problem.
 DemoRun run_kernel(const Kernel& k, Machine& machine, uint64_t seed, int64_t size = 4096);
 
+// Where each operand's bytes start in its buffer, after that many bytes of poison, so that its
+// address is off the 16-byte granules by it (the choice must be made for such addresses too).
+struct GemmOffsets {
+  uint64_t a = 0, b = 0, out = 0, c = 0;
+};
+
 // A GEMM problem through a one-call choice (kernels/gemm.hpp) on `machine`: its copies into a
 // poisoned workspace, the kernel, the copy back; out checked against the f64 reference, C against
-// its own bytes (never written).
-// `c_offset`: C's bytes start that far into their buffer (after poison), so that C's address is
-// off the 16-byte granules by it (the choice must be made for such an address too).
-DemoRun run_gemm_choice(const GemmChoice& choice, const GemmProblem& p, Machine& machine, uint64_t c_offset = 0);
+// its own bytes (never written), the poison before out unchanged.
+DemoRun run_gemm_choice(const GemmChoice& choice, const GemmProblem& p, Machine& machine, const GemmOffsets& at = {});
 
 }  // namespace tessel::kernels
