@@ -59,6 +59,25 @@ TEST_CASE("cli gemm: a column-major out with beta, batched f16 -> f32, in the em
   CHECK(contains(batched.out, "kernel: tessel_hopper_gemm_f16_f32_"));
 }
 
+// The CUTLASS epilogue's forms from the command line: a C of its own (here column-major under a
+// row-major out, a broadcast one for the batch), a broadcast A, padded leading dimensions.
+TEST_CASE("cli gemm: a C of its own, broadcast operands and padded leading dimensions, in the emulator") {
+  const CliRun r = run_cli({"gemm", "--l", "3", "--m", "100", "--n", "72", "--k", "64", "--c-major", "m", "--beta", "1.5",
+                            "--broadcast", "c,a", "--pad-ld", "--emulate"});
+  INFO(r.out << r.err);
+  CHECK(r.status == 0);
+  CHECK(contains(r.out, "\nok    "));
+  CHECK(contains(r.out, "A bf16 (3,100,64):(0,64,1)"));        // broadcast, rows already 128 bytes
+  CHECK(contains(r.out, "C bf16 (3,100,72):(0,1,104)"));       // broadcast, M-major, 100 padded to 104
+  CHECK(contains(r.out, "out bf16 (3,100,72):(7200,72,1)"));  // 72 elements: 144 bytes, padded already
+  const CliRun e = run_cli({"gemm", "--m", "2000", "--n", "1500", "--k", "1000", "--b-major", "k", "--out-major", "m",
+                            "--c-major", "n", "--alpha", "0.5", "--beta", "2", "--explain", "--cc", "90", "--sms", "132"});
+  INFO(e.out << e.err);
+  CHECK(e.status == 0);
+  CHECK(contains(e.out, "C bf16 (2000,1500):(1500,1)"));  // issue 18's row 28
+  CHECK(contains(e.out, "\nchoice: tessel_hopper_gemm_bf16_bf16_"));
+}
+
 TEST_CASE("cli gemm: misuse names the rule") {
   auto refused = [](std::vector<std::string> args, const std::string& message) {
     args.insert(args.begin(), "gemm");
@@ -78,6 +97,12 @@ TEST_CASE("cli gemm: misuse names the rule") {
           "--dram-gbs");
   refused({"--m", "8", "--n", "8", "--k", "8", "--a-major", "n"}, "--a-major 'n' is not a major (valid: k or m");
   refused({"--m", "8", "--n", "8", "--k", "8", "--frob"}, "unknown option '--frob'");
+  refused({"--m", "8", "--n", "8", "--k", "8", "--c-major", "n"}, "which only a nonzero --beta reads");
+  refused({"--m", "8", "--n", "8", "--k", "8", "--c-major", "k", "--beta", "1"}, "--c-major 'k' is not a major");
+  refused({"--m", "8", "--n", "8", "--k", "8", "--broadcast", "a"}, "it needs --l 2 or more, got no --l");
+  refused({"--m", "8", "--n", "8", "--k", "8", "--l", "2", "--broadcast", "c", "--beta", "1"},
+          "--broadcast c needs a C of its own");
+  refused({"--m", "8", "--n", "8", "--k", "8", "--l", "2", "--broadcast", "a,a"}, "--broadcast names 'a' twice");
   // Without a GPU and without --emulate: why, and exit 1.
   const CliRun gpu = run_cli({"gemm", "--m", "8", "--n", "8", "--k", "8"}, "", {"TESSEL_LIBCUDA=/nonexistent/libcuda.so.1"});
   CHECK(gpu.status == 1);

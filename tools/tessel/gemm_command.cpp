@@ -4,6 +4,7 @@
 // the f64 host reference.
 #include "gemm_command.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -31,11 +33,13 @@ namespace tessel::cli {
 
 void print_gemm_help(std::ostream& out) {
   out << "usage: tessel gemm --m M --n N --k K [--l L] [--dtype T] [--out T] [--a-major k|m] [--b-major k|n]\n"
-         "                   [--out-major n|m] [--lda N] [--ldb N] [--ldc N] [--alpha X] [--beta X]\n"
+         "                   [--out-major n|m] [--lda N] [--ldb N] [--ldc N] [--pad-ld] [--alpha X] [--beta X]\n"
+         "                   [--c-major n|m] [--broadcast a,b,c]\n"
          "                   [--schedule data-parallel|split-k|stream-k] [--splits S]\n"
          "                   [--explain [--cc N --sms N [--dram-gbs G]] | --emulate] [--seed S]\n"
          "\n"
-         "out (L,M,N) = alpha * A (L,M,K) @ B (L,K,N) + beta * out through the one-call API\n"
+         "out (L,M,N) = alpha * A (L,M,K) @ B (L,K,N) + beta * C through the one-call API, C being out\n"
+         "itself unless --c-major gives it a tensor of its own\n"
          "(tessel::gemm): it ranks the catalog's kernels with a cost model, copies operands the tensor\n"
          "cores cannot take as they lie into a workspace, and runs the best choice. Prints the choice,\n"
          "runs it on fresh random data (GPU in use, or --emulate) and checks every element against an\n"
@@ -46,7 +50,12 @@ void print_gemm_help(std::ostream& out) {
          "  --out T              out's type (default: the inputs' for 16-bit and wider, bf16 for fp8)\n"
          "  --a-major k|m        A's unit-stride mode (default k); --b-major k|n (default n);\n"
          "  --out-major n|m      out's (default n)\n"
-         "  --lda, --ldb, --ldc  leading dimensions in elements (default: compact)\n"
+         "  --lda, --ldb, --ldc  leading dimensions in elements of A, B and out (default: compact)\n"
+         "  --pad-ld             the leading dimensions not given rounded up to a multiple of 16 bytes\n"
+         "  --c-major n|m        a C of its own (out's type and shape, compact) with unit stride in N or\n"
+         "                       M, read where beta != 0 (needs --beta)\n"
+         "  --broadcast LIST     operands with a batch stride of 0, one matrix for all L batches (L >= 2):\n"
+         "                       a, b, c, comma-separated (c needs --c-major)\n"
          "  --alpha, --beta      the epilogue's scalars (default 1 and 0)\n"
          "  --schedule S         only this schedule: data-parallel (each tile's whole K in one unit),\n"
          "                       split-k (units of a share of a tile's k-tiles, partials summed in a\n"
@@ -76,8 +85,19 @@ struct Problem {
   Type dtype = Type::BF16, out = Type::BF16;
   char a_major = 'k', b_major = 'n', out_major = 'n';
   int64_t lda = 0, ldb = 0, ldc = 0;
+  bool pad_ld = false;
+  char c_major = 0;  // 0: C is out; 'n' or 'm': a C of its own
+  bool broadcast_a = false, broadcast_b = false, broadcast_c = false;
   double alpha = 1, beta = 0;
 };
+
+// A leading dimension: the one given, else the compact one (`extent`), rounded up to 16 bytes with
+// --pad-ld.
+int64_t leading_dimension(int64_t given, int64_t extent, Type t, bool pad) {
+  if (given || !pad) return given;
+  const int64_t per = std::max<int64_t>(1, 16 / codegen::bytes(t));
+  return (extent + per - 1) / per * per;
+}
 
 Type parse_type_option(const std::string& option, const std::string& v) {
   static const std::map<std::string, Type> types = {{"bf16", Type::BF16}, {"f16", Type::F16}, {"f32", Type::F32},
@@ -104,8 +124,8 @@ int gemm_command(const std::vector<std::string>& args) {
   static const std::set<std::string> kValued = {"--m",   "--n",   "--k",     "--l",       "--dtype", "--out",
                                                 "--a-major", "--b-major", "--out-major", "--lda", "--ldb",
                                                 "--ldc", "--alpha", "--beta", "--cc",  "--sms",  "--dram-gbs", "--seed",
-                                                "--schedule", "--splits"};
-  static const std::set<std::string> kFlags = {"--explain", "--emulate", "-h", "--help"};
+                                                "--schedule", "--splits", "--c-major", "--broadcast"};
+  static const std::set<std::string> kFlags = {"--explain", "--emulate", "--pad-ld", "-h", "--help"};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (kFlags.count(a)) {
@@ -155,6 +175,33 @@ int gemm_command(const std::vector<std::string>& args) {
     if (v.count("--ldc")) p.ldc = parse_integer("--ldc", v["--ldc"], 1, kMax);
     if (v.count("--alpha")) p.alpha = parse_finite("--alpha", v["--alpha"]);
     if (v.count("--beta")) p.beta = parse_finite("--beta", v["--beta"]);
+    p.pad_ld = flags.count("--pad-ld") > 0;
+    if (v.count("--c-major")) {
+      p.c_major = parse_major_option("--c-major", v["--c-major"], "nm");
+      if (p.beta == 0)
+        throw Error(std::string("--c-major ") + p.c_major +
+                    " gives C a tensor of its own, which only a nonzero --beta reads (out = alpha * A @ B + beta * "
+                    "C); got --beta 0");
+    }
+    if (v.count("--broadcast")) {  // a comma-separated list of a, b, c
+      const std::string& list = v["--broadcast"];
+      for (size_t at = 0; at <= list.size();) {
+        const size_t comma = std::min(list.find(',', at), list.size());
+        const std::string item = list.substr(at, comma - at);
+        bool* flag = item == "a" ? &p.broadcast_a : item == "b" ? &p.broadcast_b : item == "c" ? &p.broadcast_c : nullptr;
+        if (!flag)
+          throw Error("--broadcast '" + item + "' is not an operand that can broadcast (valid: a, b, c, comma-separated)");
+        if (*flag) throw Error("--broadcast names '" + item + "' twice");
+        *flag = true;
+        at = comma + 1;
+      }
+      if (p.l < 2)
+        throw Error("--broadcast gives an operand a batch stride of 0 (one matrix for every batch); it needs --l 2 or "
+                    "more, got " + (p.l ? "--l " + std::to_string(p.l) : std::string("no --l")));
+      if (p.broadcast_c && !p.c_major)
+        throw Error("--broadcast c needs a C of its own (--c-major n|m): out itself cannot have a batch stride of 0 "
+                    "(its batches would be written to one matrix)");
+    }
     if (v.count("--seed")) seed = parse_unsigned("--seed", v["--seed"]);
     if (v.count("--schedule")) {
       const std::string& sc = v["--schedule"];
@@ -189,12 +236,19 @@ int gemm_command(const std::vector<std::string>& args) {
   std::mt19937_64 rng(seed);
   kernels::GemmProblem gp;
   try {
-    const kernels::TensorView A = kernels::matrix_view(p.dtype, p.l, p.m, p.k, p.a_major == 'k', p.lda),
-                              B = kernels::matrix_view(p.dtype, p.l, p.k, p.n, p.b_major == 'n', p.ldb),
-                              out = kernels::matrix_view(p.out, p.l, p.m, p.n, p.out_major == 'n', p.ldc);
+    // (rows, cols) in the major `row` says, its leading dimension and batch stride (0: broadcast).
+    auto view = [&](Type t, int64_t rows, int64_t cols, bool row, int64_t ld, bool broadcast) {
+      return kernels::matrix_view(t, p.l, rows, cols, row, leading_dimension(ld, row ? cols : rows, t, p.pad_ld),
+                                  broadcast ? 0 : -1);
+    };
+    const kernels::TensorView A = view(p.dtype, p.m, p.k, p.a_major == 'k', p.lda, p.broadcast_a),
+                              B = view(p.dtype, p.k, p.n, p.b_major == 'n', p.ldb, p.broadcast_b),
+                              out = view(p.out, p.m, p.n, p.out_major == 'n', p.ldc, false);
+    std::optional<kernels::TensorView> C;
+    if (p.c_major) C = view(p.out, p.m, p.n, p.c_major == 'n', 0, p.broadcast_c);
     // --explain runs nothing: the shapes only (random inputs were most of its time).
-    gp = explain ? kernels::gemm_problem_shapes(A, B, out, std::nullopt, p.alpha, p.beta)
-                 : kernels::make_gemm_problem(A, B, out, std::nullopt, p.alpha, p.beta, rng);
+    gp = explain ? kernels::gemm_problem_shapes(A, B, out, C, p.alpha, p.beta)
+                 : kernels::make_gemm_problem(A, B, out, C, p.alpha, p.beta, rng);
   } catch (const Error& e) {
     std::cerr << "error: " << printable(e.what()) << "\n";
     return 2;
@@ -215,7 +269,7 @@ int gemm_command(const std::vector<std::string>& args) {
 
   if (explain) {
     // Addresses made up, 256-byte aligned: the choice depends on their alignment only.
-    kernels::GemmArguments a = gp.arguments(uint64_t{1} << 32, uint64_t{2} << 32, uint64_t{3} << 32);
+    kernels::GemmArguments a = gp.arguments(uint64_t{1} << 32, uint64_t{2} << 32, uint64_t{3} << 32, uint64_t{4} << 32);
     a.split_k = splits;
     const kernels::GemmRanking r = kernels::rank_gemm(a, dev, schedule);
     std::cout << "device: sm_" << dev.cc << ", " << dev.sm_count << " SMs, " << std::lround(dev.dram_gbs)
@@ -242,7 +296,7 @@ int gemm_command(const std::vector<std::string>& args) {
   std::cout << "seed " << seed << "\n";
   try {
     if (emulate) {
-      kernels::GemmArguments a = gp.arguments(uint64_t{1} << 32, uint64_t{2} << 32, uint64_t{3} << 32);
+      kernels::GemmArguments a = gp.arguments(uint64_t{1} << 32, uint64_t{2} << 32, uint64_t{3} << 32, uint64_t{4} << 32);
       a.split_k = splits;
       const kernels::GemmRanking r = kernels::rank_gemm(a, dev, schedule);
       if (r.ranked.empty())
@@ -261,7 +315,9 @@ int gemm_command(const std::vector<std::string>& args) {
     rt::phase("gemm: device " + std::to_string(dev.cc) + " chosen for");
     rt::DeviceBuffer a = rt::DeviceBuffer::from(gp.A.bytes), b = rt::DeviceBuffer::from(gp.B.bytes),
                      o = rt::DeviceBuffer::from(gp.out.bytes);
-    kernels::GemmArguments ga = gp.arguments(a.ptr(), b.ptr(), o.ptr());
+    std::optional<rt::DeviceBuffer> c;
+    if (gp.C) c = rt::DeviceBuffer::from(gp.C->bytes);
+    kernels::GemmArguments ga = gp.arguments(a.ptr(), b.ptr(), o.ptr(), c ? c->ptr() : 0);
     ga.split_k = splits;
     rt::Stream stream;
     rt::phase("gemm: buffers uploaded, stream made");
@@ -273,7 +329,8 @@ int gemm_command(const std::vector<std::string>& args) {
     rt::phase("gemm: first call finished on the GPU");
     std::cout << "kernel: " << choice.describe() << "\nschedule: " << choice.schedule() << "\n  " << choice.terms
               << "\n";
-    const std::string diff = kernels::check_gemm(gp, o.to_vector<uint8_t>());
+    std::string diff = kernels::check_gemm(gp, o.to_vector<uint8_t>());
+    if (diff.empty() && c && c->to_vector<uint8_t>() != gp.C->bytes) diff = "C was written";
     rt::phase("gemm: checked against the f64 host reference");
     // Timed calls after the first (inputs unchanged; beta != 0 accumulates, which the check above
     // has already seen): the host's time per call and the GPU's.
