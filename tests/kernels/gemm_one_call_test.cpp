@@ -148,6 +148,11 @@ TEST_CASE("gemm: one-call choices through copies match the host in the emulator"
   check("M = 1, column-major out, strides (1, 1)", matrix_view(Type::F32, 0, 1, 128, true, 128),
         matrix_view(Type::F32, 0, 128, 192, false, 128), matrix_view(Type::F32, 0, 1, 192, false, 1), std::nullopt, 1.0,
         0.0, {false, false, false, false});
+  // A C of one column, strides (1, 1), 8 bytes off the granules: read in lines, one line a view,
+  // whose pitch (never stepped) must still be 16 bytes.
+  check("C of one column in lines", matrix_view(Type::F32, 0, 150, 64, true, 64),
+        matrix_view(Type::F32, 0, 64, 1, false, 64), matrix_view(Type::F32, 0, 150, 1, true, 1),
+        matrix_view(Type::F32, 0, 150, 1, true, 1), 1.0, 1.0, {false, false, false, false}, 8);
   // Issue 18's column-major out with beta and a K-major B, small: no copies (C, out itself, read by
   // the TMA ahead box by box, several tiles per CTA).
   check("column-major out with beta, K-major B", matrix_view(Type::BF16, 0, 150, 64, true, 64),

@@ -342,7 +342,9 @@ HopperGemmCViews hopper_gemm_c_views(const HopperGemmConfig& config, const GemmA
     const int64_t off = static_cast<int64_t>((cv.data + static_cast<uint64_t>(j * pitch_bytes)) & 15);
     v.offsets |= static_cast<uint32_t>(off) << (4 * j);
     const int64_t count = (lines - j + G - 1) / G, inner = off / eb + extent;
-    const int64_t view_pitch = G * pitch;
+    // A view of one line never steps to a next, but its pitch must still be a multiple of 16 bytes
+    // (an (M, 1) C with strides (1, 1): its one column's pitch is 1 element).
+    const int64_t view_pitch = count > 1 ? G * pitch : (inner * eb + 15) / 16 * 16 / eb;
     const int64_t batch_stride = batches > 1 ? m.stride[0] : view_pitch * count;
     const Layout l = make_layout(IntTuple{inner, count, batches}, IntTuple{1, view_pitch, batch_stride});
     const std::vector<int64_t> box =
