@@ -174,7 +174,8 @@ TEST_CASE("cli bench: a C of its own and broadcast batches, and their misuses") 
   check_misuse(with({"--l", "2", "--broadcast", "b,b"}), "--broadcast names 'b' twice");
   check_misuse(with({"--broadcast", "b"}),
                "--broadcast gives an operand a batch stride of 0 (one matrix for every batch); it needs --l 2 or "
-               "more, got --l 1");
+               "more, got no --l");
+  check_misuse(with({"--l", "1", "--broadcast", "b"}), "it needs --l 2 or more, got --l 1");
   check_misuse(with({"--l", "2", "--beta", "1", "--broadcast", "c"}),
                "--broadcast c needs a C of its own (--c-major n|m): out itself cannot have a batch stride of 0");
   check_misuse({"gemm", "--sweep", "--c-major", "n"}, "--sweep runs its own list of problems; it takes no --c-major");

@@ -177,10 +177,10 @@ std::vector<GemmCase> llama_cases(const std::string& only) {
 // Problems as users bring them, drawn from `seed` (tessel bench gemm --random): each extent a few
 // rows (1..64: decoding, a weight gradient of few tokens) an eighth of the time, else a round size
 // (a multiple of 64) or any integer, log-uniform up to max_extent, so that leading dimensions are
-// often unaligned; every major; each input type with its
-// output types; beta 0, 1 or another value, a C of its own in either major; batches, with
-// broadcast operands; the leading dimensions padded to 16 bytes a quarter of the time. Problems
-// over max_flops (2 M N K L) have their largest extent halved until they fit.
+// often unaligned; every major; each input type with its output types; beta 0, 1 or another
+// value, a C of its own in either major; batches, with broadcast operands; the leading dimensions
+// padded to 16 bytes a quarter of the time. Problems over max_flops (2 M N K L) have their
+// largest extent halved until they fit.
 std::vector<GemmCase> random_cases(int count, uint64_t seed, int64_t max_extent, double max_flops) {
   std::mt19937_64 rng(seed ^ 0x7e55e1ULL);
   auto u01 = [&] { return std::uniform_real_distribution<double>(0, 1)(rng); };
@@ -269,6 +269,30 @@ double parse_double(const std::string& option, const std::string& value) {
   } catch (const Error& e) {
     throw ParseError{e.what()};
   }
+}
+
+void check_epilogue_options(GemmCase& c, const std::string* broadcast, bool l_given) {
+  if (c.c_major && c.beta == 0)
+    fail(std::string("--c-major ") + c.c_major +
+         " gives C a tensor of its own, which only a nonzero --beta reads (out = alpha * A @ B + beta * C); got --beta 0");
+  if (!broadcast) return;
+  for (size_t at = 0; at <= broadcast->size();) {  // a comma-separated list of a, b, c
+    const size_t comma = std::min(broadcast->find(',', at), broadcast->size());
+    const std::string item = broadcast->substr(at, comma - at);
+    bool* flag = item == "a" ? &c.broadcast_a : item == "b" ? &c.broadcast_b : item == "c" ? &c.broadcast_c : nullptr;
+    if (!flag)
+      fail("--broadcast '" + printable(item) +
+           "' is not an operand that can broadcast (valid: a, b, c, as a comma-separated list)");
+    if (*flag) fail("--broadcast names '" + item + "' twice");
+    *flag = true;
+    at = comma + 1;
+  }
+  if (c.l < 2)
+    fail("--broadcast gives an operand a batch stride of 0 (one matrix for every batch); it needs --l 2 or more, got " +
+         (l_given ? "--l " + std::to_string(c.l) : std::string("no --l")));
+  if (c.broadcast_c && !c.c_major)
+    fail("--broadcast c needs a C of its own (--c-major n|m): out itself cannot have a batch stride of 0 (its batches "
+         "would be written to one matrix)");
 }
 
 BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help, const char* command,
@@ -467,29 +491,10 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
   if (v.count("--l")) c.l = parse_int("--l", v["--l"], 1, 65535);
   if (v.count("--alpha")) c.alpha = parse_double("--alpha", v["--alpha"]);
   if (v.count("--beta")) c.beta = parse_double("--beta", v["--beta"]);
-  if (c.c_major && c.beta == 0)
-    throw ParseError{std::string("--c-major ") + c.c_major +
-                     " gives C a tensor of its own, which only a nonzero --beta reads (out = alpha * A @ B + beta * "
-                     "C); got --beta 0"};
-  if (v.count("--broadcast")) {  // a comma-separated list of a, b, c
-    const std::string list = v["--broadcast"];
-    for (size_t at = 0; at <= list.size();) {
-      const size_t comma = std::min(list.find(',', at), list.size());
-      const std::string item = list.substr(at, comma - at);
-      bool* flag = item == "a" ? &c.broadcast_a : item == "b" ? &c.broadcast_b : item == "c" ? &c.broadcast_c : nullptr;
-      if (!flag)
-        throw ParseError{"--broadcast '" + printable(item) +
-                         "' is not an operand that can broadcast (valid: a, b, c, as a comma-separated list)"};
-      if (*flag) throw ParseError{"--broadcast names '" + item + "' twice"};
-      *flag = true;
-      at = comma + 1;
-    }
-    if (c.l < 2)
-      throw ParseError{"--broadcast gives an operand a batch stride of 0 (one matrix for every batch); it needs --l 2 "
-                       "or more, got --l " + std::to_string(c.l)};
-    if (c.broadcast_c && !c.c_major)
-      throw ParseError{"--broadcast c needs a C of its own (--c-major n|m): out itself cannot have a batch stride of 0 "
-                       "(its batches would be written to one matrix)"};
+  try {
+    check_epilogue_options(c, v.count("--broadcast") ? &v["--broadcast"] : nullptr, v.count("--l") > 0);
+  } catch (const Error& e) {
+    throw ParseError{e.what()};
   }
   c.pad_ld = pad;
   o.cases = {c};
@@ -627,12 +632,22 @@ double median_ms(const RunFn& run, int warmup, int iters, rt::Stream& stream) {
   return median(times_ms(run, 0, warmup, iters, stream));
 }
 
-std::string case_shape(const GemmCase& c) {
-  std::string bcast;
+namespace {
+
+// "a,c" for a broadcast A and C (--broadcast's list); empty where nothing broadcasts.
+std::string broadcast_names(const GemmCase& c) {
+  std::string names;
   for (const auto& [flag, name] : {std::pair{c.broadcast_a, "a"}, {c.broadcast_b, "b"}, {c.broadcast_c, "c"}})
-    if (flag) bcast += (bcast.empty() ? " bcast " : ",") + std::string(name);
+    if (flag) names += (names.empty() ? "" : ",") + std::string(name);
+  return names;
+}
+
+}  // namespace
+
+std::string case_shape(const GemmCase& c) {
+  const std::string bcast = broadcast_names(c);
   return (c.l > 1 ? std::to_string(c.l) + "*" : std::string()) + std::to_string(c.m) + "x" + std::to_string(c.n) +
-         "x" + std::to_string(c.k) + (c.pad_ld ? " pad" : "") + bcast;
+         "x" + std::to_string(c.k) + (c.pad_ld ? " pad" : "") + (bcast.empty() ? "" : " bcast " + bcast);
 }
 
 std::string case_majors(const GemmCase& c) {
@@ -648,10 +663,7 @@ std::string case_options(const GemmCase& c) {
   if (c.c_major) s << " --c-major " << c.c_major;
   if (c.alpha != 1) s << " --alpha " << c.alpha;
   if (c.beta != 0) s << " --beta " << c.beta;
-  std::string bcast;
-  for (const auto& [flag, name] : {std::pair{c.broadcast_a, "a"}, {c.broadcast_b, "b"}, {c.broadcast_c, "c"}})
-    if (flag) bcast += (bcast.empty() ? "" : ",") + std::string(name);
-  if (!bcast.empty()) s << " --broadcast " << bcast;
+  if (const std::string bcast = broadcast_names(c); !bcast.empty()) s << " --broadcast " << bcast;
   if (c.pad_ld) s << " --pad-ld";
   return s.str();
 }

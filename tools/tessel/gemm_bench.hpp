@@ -55,6 +55,12 @@ BenchOptions parse_gemm_options(const std::vector<std::string>& args, bool& help
                                 const char* command = "tessel bench gemm",
                                 const std::set<std::string>& extra_valued = {});
 
+// The epilogue's options of a problem, as tessel bench gemm, tune and gemm take them: checks that a
+// C of its own (c.c_major) has a nonzero beta, and reads --broadcast's list (a, b, c,
+// comma-separated; null: none) into c's flags, which need L >= 2 (`l_given`: whether --l was), and
+// c a C of its own. Throws tessel::Error naming the option and the rule.
+void check_epilogue_options(GemmCase& c, const std::string* broadcast, bool l_given);
+
 // `tessel bench gemm --sweep`'s problems.
 std::vector<GemmCase> sweep_cases();
 // --list: one line per problem, numbered from o.first_row as --rows numbers them.

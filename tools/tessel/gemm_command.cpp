@@ -16,6 +16,7 @@
 #include <random>
 #include <set>
 
+#include "gemm_bench.hpp"
 #include "printable.hpp"
 #include "progress.hpp"
 #include "tessel/algebra/error.hpp"
@@ -176,31 +177,12 @@ int gemm_command(const std::vector<std::string>& args) {
     if (v.count("--alpha")) p.alpha = parse_finite("--alpha", v["--alpha"]);
     if (v.count("--beta")) p.beta = parse_finite("--beta", v["--beta"]);
     p.pad_ld = flags.count("--pad-ld") > 0;
-    if (v.count("--c-major")) {
-      p.c_major = parse_major_option("--c-major", v["--c-major"], "nm");
-      if (p.beta == 0)
-        throw Error(std::string("--c-major ") + p.c_major +
-                    " gives C a tensor of its own, which only a nonzero --beta reads (out = alpha * A @ B + beta * "
-                    "C); got --beta 0");
-    }
-    if (v.count("--broadcast")) {  // a comma-separated list of a, b, c
-      const std::string& list = v["--broadcast"];
-      for (size_t at = 0; at <= list.size();) {
-        const size_t comma = std::min(list.find(',', at), list.size());
-        const std::string item = list.substr(at, comma - at);
-        bool* flag = item == "a" ? &p.broadcast_a : item == "b" ? &p.broadcast_b : item == "c" ? &p.broadcast_c : nullptr;
-        if (!flag)
-          throw Error("--broadcast '" + item + "' is not an operand that can broadcast (valid: a, b, c, comma-separated)");
-        if (*flag) throw Error("--broadcast names '" + item + "' twice");
-        *flag = true;
-        at = comma + 1;
-      }
-      if (p.l < 2)
-        throw Error("--broadcast gives an operand a batch stride of 0 (one matrix for every batch); it needs --l 2 or "
-                    "more, got " + (p.l ? "--l " + std::to_string(p.l) : std::string("no --l")));
-      if (p.broadcast_c && !p.c_major)
-        throw Error("--broadcast c needs a C of its own (--c-major n|m): out itself cannot have a batch stride of 0 "
-                    "(its batches would be written to one matrix)");
+    if (v.count("--c-major")) p.c_major = parse_major_option("--c-major", v["--c-major"], "nm");
+    {  // --c-major's and --broadcast's rules, as tessel bench gemm has them
+      gemm_bench::GemmCase c;
+      c.c_major = p.c_major, c.beta = p.beta, c.l = std::max<int64_t>(p.l, 1);
+      gemm_bench::check_epilogue_options(c, v.count("--broadcast") ? &v["--broadcast"] : nullptr, p.l > 0);
+      p.broadcast_a = c.broadcast_a, p.broadcast_b = c.broadcast_b, p.broadcast_c = c.broadcast_c;
     }
     if (v.count("--seed")) seed = parse_unsigned("--seed", v["--seed"]);
     if (v.count("--schedule")) {

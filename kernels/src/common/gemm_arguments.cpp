@@ -1,8 +1,10 @@
 // common/gemm_arguments.cpp: GemmArguments' C (see gemm_arguments.hpp) and the rules every GEMM
-// kernel applies to it (common/gemm_c.hpp).
+// kernel applies to it and to the types (common/gemm_c.hpp).
 #include <algorithm>
+#include <tuple>
 
 #include "common/gemm_c.hpp"
+#include "tessel/codegen/types.hpp"
 #include "tessel/kernels/gemm_arguments.hpp"
 
 namespace tessel::kernels {
@@ -22,6 +24,14 @@ GemmArguments make_gemm_arguments(TensorView A, TensorView B, TensorView C, Tens
   GemmArguments g = make_gemm_arguments(std::move(A), std::move(B), std::move(out), alpha, beta);
   g.C = std::move(C);
   return g;
+}
+
+Status check_gemm_types(const GemmArguments& g, codegen::Type ab, codegen::Type out) {
+  for (const auto& [name, v, t] : {std::tuple{"A", &g.A, ab}, {"B", &g.B, ab}, {"out", &g.out, out}})
+    if (v->dtype != t)
+      return Status::failure(std::string(name) + " is " + codegen::ptx_name(v->dtype) + "; this kernel takes " +
+                             codegen::ptx_name(t));
+  return Status::success();
 }
 
 Status check_gemm_c(const GemmArguments& g, const std::string& kernel) {

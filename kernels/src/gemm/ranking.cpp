@@ -416,8 +416,7 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
     const KernelMetadata& md = k->metadata();
     const bool split = is_split_k(md), stream = is_stream_k(md), tensor_kernel = md.min_cc >= 90;
     if (schedule == GemmSchedule::DataParallel && (split || stream)) {
-      refuse(k, std::string("a ") + (split ? "split-K" : "stream-K") +
-                                            " kernel; --schedule data-parallel asked");
+      refuse(k, std::string("a ") + (split ? "split-K" : "stream-K") + " kernel; --schedule data-parallel asked");
       continue;
     }
     if (schedule == GemmSchedule::SplitK && !split) {
@@ -430,7 +429,7 @@ GemmRanking rank_gemm(const GemmArguments& args, const GemmDevice& dev, GemmSche
     }
     if (stream && schedule == GemmSchedule::Any && args.stream_k_workers == 0) {
       refuse(k, "stream-K runs only when asked (--schedule stream-k, or stream_k_workers): "
-                                        "not yet measured against data-parallel on a GPU");
+                "not yet measured against data-parallel on a GPU");
       continue;
     }
     GemmChoice c;

@@ -9,7 +9,6 @@
 #include <numeric>
 #include <random>
 #include <unordered_map>
-#include <tuple>
 #include <utility>
 
 #include "common/gemm_c.hpp"
@@ -164,11 +163,7 @@ Status hopper_gemm_stream_k_supports(const HopperGemmConfig& c, const GemmArgume
 Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& g) {
   const int ua = unit_mode(false, c.a_major), ub = unit_mode(true, c.b_major);
   const int uo = c.out_major == Major::Row ? 2 : 1;
-  // The types first: a kernel of other types is refused for them, not for a layout a copy would mend.
-  for (const auto& [n, v, t] : {std::tuple{"A", &g.A, c.ab}, {"B", &g.B, c.ab}, {"out", &g.out, c.out}})
-    if (v->dtype != t)
-      return Status::failure(std::string(n) + " is " + codegen::ptx_name(v->dtype) + "; this kernel takes " +
-                             codegen::ptx_name(t));
+  if (Status s = check_gemm_types(g, c.ab, c.out); !s) return s;
   if (Status s = check_operand("A", g.A, c.ab, ua, "M", "K", true); !s) return s;
   if (Status s = check_operand("B", g.B, c.ab, ub, "K", "N", true); !s) return s;
   if (Status s = check_operand("out", g.out, c.out, uo, "M", "N"); !s) return s;

@@ -2,7 +2,6 @@
 // metadata and its catalog class (the configurations it offers).
 #include <cmath>
 #include <limits>
-#include <tuple>
 #include <utility>
 
 #include "common/gemm_c.hpp"
@@ -86,14 +85,10 @@ Status simt_gemm_supports(const SimtGemmConfig& c, const GemmArguments& g) {
   if (g.stream_k_workers != 0)
     return Status::failure("stream_k_workers " + std::to_string(g.stream_k_workers) +
                            ": simt_gemm does not stream K (0 only; the Hopper stream-K kernels, named _streamk, do)");
-  const auto operands = {std::tuple{"A", &g.A, c.a_major, "M", "K"}, std::tuple{"B", &g.B, c.b_major, "K", "N"},
-                         std::tuple{"out", &g.out, c.out_major, "M", "N"}};
-  // The types first (as hopper_gemm): a kernel of another type is refused for it, not for a layout.
-  for (auto [name, view, major, r, cl] : operands)
-    if (view->dtype != c.dtype)
-      return Status::failure(std::string(name) + " is " + codegen::ptx_name(view->dtype) + "; this kernel takes " +
-                             codegen::ptx_name(c.dtype));
-  for (auto [name, view, major, r, cl] : operands) {
+  if (Status s = check_gemm_types(g, c.dtype, c.dtype); !s) return s;
+  for (auto [name, view, major, r, cl] :
+       {std::tuple{"A", &g.A, c.a_major, "M", "K"}, std::tuple{"B", &g.B, c.b_major, "K", "N"},
+        std::tuple{"out", &g.out, c.out_major, "M", "N"}}) {
     if (Status s = check_operand(name, *view, c.dtype, major, r, cl); !s) return s;
   }
   // C: out's shape and type, any strides >= 0 (a batch stride of 0 broadcasts it, as for A and B).
