@@ -14,6 +14,7 @@
 
 #include "algebra/support.hpp"
 #include "gemm_bench.hpp"
+#include "tessel/codegen/number_format.hpp"
 #include "tessel/kernels/gemm.hpp"
 #include "tessel/kernels/hopper_gemm.hpp"
 #include "tessel/runtime/tensor_map.hpp"
@@ -25,7 +26,7 @@ using codegen::Type;
 
 namespace {
 
-const kernels::GemmDevice kH100{90, 132};
+const kernels::GemmDevice kH100{90, 132}, kA100{80, 108};
 
 std::vector<std::string> words(const std::string& s) {
   std::istringstream in(s);
@@ -152,7 +153,7 @@ TEST_CASE("cli bench: --random's problems come back from their seed, within boun
 // Issue 18, item 4: on sm_90 the SIMT GEMM is never the choice for a type the tensor cores take,
 // whatever the problem; and what supports() accepted, the launch can describe: every tensor map of
 // the choice's Hopper steps passes the driver's rules (a kernel that said yes and then failed to
-// encode would throw at the user's first call).
+// encode would throw at the user's first call). On sm_80 the portable path takes what it can.
 TEST_CASE("gemm: on sm_90 the one call takes every --random problem to the tensor cores") {
   TESSEL_RNG(rng);
   for (const GemmCase& c : cli::gemm_bench::random_cases(150, rng())) {
@@ -166,6 +167,16 @@ TEST_CASE("gemm: on sm_90 the one call takes every --random problem to the tenso
     const kernels::GemmChoice& choice = r.ranked.front();
     INFO(choice.describe());
     CHECK(choice.kernel->metadata().kernel_class == "hopper_gemm");
+    // On an sm_80 device the SIMT GEMM takes every problem of one type in and out (any strides),
+    // and the others (fp8, a 16-bit input with an f32 out) are refused, each kernel with its reason.
+    const kernels::GemmRanking ampere = kernels::rank_gemm(args, kA100);
+    if (c.dtype == c.out && !codegen::is_fp8(c.dtype)) {
+      REQUIRE(!ampere.ranked.empty());
+      CHECK(ampere.ranked.front().kernel->metadata().kernel_class == "simt_gemm");
+    } else {
+      CHECK(ampere.ranked.empty());
+      CHECK(!ampere.refusals().empty());
+    }
     for (const kernels::GemmStep& step : kernels::gemm_steps(choice, args, uint64_t{5} << 32)) {
       if (step.kernel->metadata().kernel_class != "hopper_gemm") continue;
       const kernels::GemmArguments& ga = std::get<kernels::GemmArguments>(step.args);
