@@ -570,12 +570,16 @@ double element(const std::vector<uint8_t>& bytes, Type t, int64_t i) {
 
 // --- Layouts ------------------------------------------------------------------------------------
 
+int64_t padded_ld(int64_t extent, Type t) {
+  const int64_t q = std::max(1, 16 / codegen::bytes(t));
+  return (extent + q - 1) / q * q;
+}
+
 // An operand's layout (gemm_bench.hpp); its leading dimension is the contiguous extent, rounded up
-// to 16 bytes with pad_ld. `broadcast`: batch stride 0, one matrix for all l batches.
+// to 16 bytes with pad_ld (padded_ld). `broadcast`: batch stride 0, one matrix for all l batches.
 Layout make_layout(Type t, int64_t l, int64_t rows, int64_t cols, bool row_major, bool pad, bool broadcast = false) {
   const int64_t inner = row_major ? cols : rows, outer = row_major ? rows : cols;
-  const int64_t q = pad ? std::max(1, 16 / codegen::bytes(t)) : 1;
-  const int64_t ld = (inner + q - 1) / q * q;
+  const int64_t ld = pad ? padded_ld(inner, t) : inner;
   const int64_t batch = broadcast ? 0 : outer * ld;
   Layout x;
   x.shape = {l, rows, cols};

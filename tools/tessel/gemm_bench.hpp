@@ -81,6 +81,9 @@ std::string case_majors(const GemmCase& c);
 // The options that give this problem to `tessel bench gemm`, `tessel tune` or `tessel gemm`.
 std::string case_options(const GemmCase& c);
 
+// --pad-ld's leading dimension for rows of `extent` elements of type t: rounded up to 16 bytes.
+int64_t padded_ld(int64_t extent, codegen::Type t);
+
 // An (L, rows, cols) operand; `row_major`: cols has unit stride.
 struct Layout {
   std::vector<int64_t> shape, stride;

@@ -39,12 +39,11 @@ void print_gemm_help(std::ostream& out) {
          "                   [--schedule data-parallel|split-k|stream-k] [--splits S]\n"
          "                   [--explain [--cc N --sms N [--dram-gbs G]] | --emulate] [--seed S]\n"
          "\n"
-         "out (L,M,N) = alpha * A (L,M,K) @ B (L,K,N) + beta * C through the one-call API, C being out\n"
-         "itself unless --c-major gives it a tensor of its own\n"
-         "(tessel::gemm): it ranks the catalog's kernels with a cost model, copies operands the tensor\n"
-         "cores cannot take as they lie into a workspace, and runs the best choice. Prints the choice,\n"
-         "runs it on fresh random data (GPU in use, or --emulate) and checks every element against an\n"
-         "f64 host reference.\n"
+         "out (L,M,N) = alpha * A (L,M,K) @ B (L,K,N) + beta * C (C is out itself unless --c-major gives\n"
+         "it a tensor of its own) through the one-call API (tessel::gemm): it ranks the catalog's\n"
+         "kernels with a cost model, copies operands the tensor cores cannot take as they lie into a\n"
+         "workspace, and runs the best choice. Prints the choice, runs it on fresh random data (GPU in\n"
+         "use, or --emulate) and checks every element against an f64 host reference.\n"
          "\n"
          "  --m, --n, --k, --l   the problem (L: a batch, rank 3 operands; default one matrix)\n"
          "  --dtype T            A's and B's type: bf16, f16, f32 (tf32), e4m3, e5m2, f64, s32 (default bf16)\n"
@@ -91,14 +90,6 @@ struct Problem {
   bool broadcast_a = false, broadcast_b = false, broadcast_c = false;
   double alpha = 1, beta = 0;
 };
-
-// A leading dimension: the one given, else the compact one (`extent`), rounded up to 16 bytes with
-// --pad-ld.
-int64_t leading_dimension(int64_t given, int64_t extent, Type t, bool pad) {
-  if (given || !pad) return given;
-  const int64_t per = std::max<int64_t>(1, 16 / codegen::bytes(t));
-  return (extent + per - 1) / per * per;
-}
 
 Type parse_type_option(const std::string& option, const std::string& v) {
   static const std::map<std::string, Type> types = {{"bf16", Type::BF16}, {"f16", Type::F16}, {"f32", Type::F32},
@@ -220,8 +211,9 @@ int gemm_command(const std::vector<std::string>& args) {
   try {
     // (rows, cols) in the major `row` says, its leading dimension and batch stride (0: broadcast).
     auto view = [&](Type t, int64_t rows, int64_t cols, bool row, int64_t ld, bool broadcast) {
-      return kernels::matrix_view(t, p.l, rows, cols, row, leading_dimension(ld, row ? cols : rows, t, p.pad_ld),
-                                  broadcast ? 0 : -1);
+      // The leading dimension given, else the compact one (0), or --pad-ld's.
+      if (!ld && p.pad_ld) ld = gemm_bench::padded_ld(row ? cols : rows, t);
+      return kernels::matrix_view(t, p.l, rows, cols, row, ld, broadcast ? 0 : -1);
     };
     const kernels::TensorView A = view(p.dtype, p.m, p.k, p.a_major == 'k', p.lda, p.broadcast_a),
                               B = view(p.dtype, p.k, p.n, p.b_major == 'n', p.ldb, p.broadcast_b),
