@@ -127,10 +127,11 @@ TEST_CASE("gemm: one-call choices through copies match the host in the emulator"
   // bf16, odd K (A unaligned), rank 2.
   check("odd K", matrix_view(Type::BF16, 0, 150, 77, true, 77), matrix_view(Type::BF16, 0, 77, 136, true, 136),
         matrix_view(Type::BF16, 0, 150, 136, true, 136), std::nullopt, 1.0, 0.0, {true, false, false, false});
-  // f16 in, f32 out, batched, every leading dimension odd.
+  // f16 in, f32 out, batched, every leading dimension odd: A and B copied, out stored element by
+  // element as it lies.
   check("f16 -> f32 batched, odd leading dimensions", matrix_view(Type::F16, 3, 70, 45, true, 45),
         matrix_view(Type::F16, 3, 45, 90, true, 91), matrix_view(Type::F32, 3, 70, 90, true, 93), std::nullopt, 0.5, 0.0,
-        {true, true, false, true});
+        {true, true, false, false});
   // tf32, B N-major: B copied K-major.
   check("tf32 with an N-major B", matrix_view(Type::F32, 0, 100, 64, true, 64), matrix_view(Type::F32, 0, 64, 72, true, 72),
         matrix_view(Type::F32, 0, 100, 72, true, 72), std::nullopt, 1.0, 0.0, {false, true, false, false});
@@ -163,11 +164,11 @@ TEST_CASE("gemm: one-call choices through copies match the host in the emulator"
   check("unaligned N-major B, column-major out with beta", matrix_view(Type::BF16, 0, 90, 64, true, 64),
         matrix_view(Type::BF16, 0, 64, 70, true, 70), matrix_view(Type::BF16, 0, 90, 70, false, 96), std::nullopt, 0.5,
         2.0, {false, true, false, false});
-  // A column-major out with an odd leading dimension and beta: computed in the workspace, C (the
-  // caller's out) read line by line as it lies, out copied back.
+  // A column-major out with an odd leading dimension and beta: no copies; C (out itself) read line
+  // by line as it lies, out stored element by element.
   check("column-major unaligned out with beta", matrix_view(Type::BF16, 0, 90, 64, true, 64),
         matrix_view(Type::BF16, 0, 64, 70, true, 72), matrix_view(Type::BF16, 0, 90, 70, false, 91), std::nullopt, 0.5, 2.0,
-        {false, false, false, true});
+        {false, false, false, false});
   // A C of its own that TMA cannot read (odd leading dimension): read line by line, not copied.
   check("distinct unaligned C", matrix_view(Type::BF16, 0, 90, 64, true, 64), matrix_view(Type::BF16, 0, 64, 72, true, 72),
         matrix_view(Type::BF16, 0, 90, 72, true, 72), matrix_view(Type::BF16, 0, 90, 72, true, 73), 1.0, -1.0,
@@ -385,5 +386,61 @@ TEST_CASE("gemm: three staging boxes take a C in lines, in the emulator") {
       INFO(run.problem << ": " << run.result);
       CHECK(run.ok);
     }
+  }
+}
+
+// An out off the 16-byte granules (odd leading dimension, odd batch stride, an address a few bytes
+// past a granule) in the kernel's major is stored by the kernel element by element, not computed
+// in the workspace and copied back: every kind of kernel (swapped, ping-pong, split-K, stream-K) the
+// ranking offers, in the emulator against the f64 reference, the bytes around out poisoned.
+TEST_CASE("gemm: an out off the granules is stored element by element as it lies, by every kind of kernel") {
+  TESSEL_RNG(rng);
+  const std::unique_ptr<kernels::Machine> emulator = kernels::emulator_machine();
+  struct Case {
+    const char* what;
+    TensorView a, b, out;
+    double beta;
+    uint64_t out_offset;
+  };
+  const Case cases[] = {
+      {"bf16, row-major out, odd ldc", matrix_view(Type::BF16, 0, 150, 64, true, 64),
+       matrix_view(Type::BF16, 0, 64, 75, true, 80), matrix_view(Type::BF16, 0, 150, 75, true, 75), 0.0, 0},
+      {"f32 out, column-major, odd ldc, beta in place (C read in lines or copied)",
+       matrix_view(Type::F16, 0, 99, 64, true, 64), matrix_view(Type::F16, 0, 64, 140, false, 64),
+       matrix_view(Type::F32, 0, 99, 140, false, 99), 1.5, 0},
+      {"bf16, batched, odd batch stride, out 6 bytes past a granule", matrix_view(Type::BF16, 3, 70, 64, true, 64),
+       matrix_view(Type::BF16, 3, 64, 136, false, 64), matrix_view(Type::BF16, 3, 70, 136, true, 136), 0.0, 6},
+      {"few rows, f32, ldc 13", matrix_view(Type::F32, 0, 13, 96, true, 96), matrix_view(Type::F32, 0, 96, 13, false, 96),
+       matrix_view(Type::F32, 0, 13, 13, true, 13), 0.0, 4},
+  };
+  for (const Case& t : cases) {
+    INFO(t.what);
+    const kernels::GemmProblem p =
+        kernels::make_gemm_problem(t.a, t.b, t.out, std::nullopt, 0.75, t.beta, rng);
+    const kernels::GemmArguments args =
+        p.arguments(uint64_t{1} << 32, uint64_t{2} << 32, (uint64_t{3} << 32) + t.out_offset, uint64_t{4} << 32);
+    int ran = 0;
+    for (const kernels::GemmSchedule s : {kernels::GemmSchedule::Any, kernels::GemmSchedule::SplitK,
+                                          kernels::GemmSchedule::StreamK}) {
+      // The best candidate of each kind: swapped or not, ping-pong or not, of each schedule.
+      std::array<bool, 8> seen{};
+      for (const kernels::GemmChoice& c : kernels::rank_gemm(args, kH100, s).ranked) {
+        const kernels::KernelMetadata& md = c.kernel->metadata();
+        if (md.kernel_class != "hopper_gemm" || c.packed[kernels::kPackOut]) continue;
+        const bool swap = md.options.count("swap-ab") && md.options.at("swap-ab") == "yes";
+        const bool pp = md.options.count("schedule") && md.options.at("schedule") == "pingpong";
+        const size_t kind = static_cast<size_t>(swap) + 2 * pp + 4 * (s != kernels::GemmSchedule::Any);
+        if (seen[kind]) continue;
+        seen[kind] = true;
+        INFO(c.describe());
+        const kernels::DemoRun r = kernels::run_gemm_choice(c, p, *emulator, {.out = t.out_offset});
+        INFO(r.problem << ": " << r.result);
+        CHECK(r.ok);
+        ++ran;
+      }
+    }
+    CHECK(ran >= 3);  // at least a data-parallel, a split-K and a stream-K kernel
+    // The first choice stores out itself.
+    CHECK(!best(args).packed[kernels::kPackOut]);
   }
 }

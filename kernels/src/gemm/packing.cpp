@@ -122,7 +122,9 @@ std::optional<Packing> plan_packing(const KernelMetadata& md, const GemmArgument
     p.packed_args.B = place(kPackB, args.B, mb.major);
     count(args.B, mb.major);
   }
-  const bool out_fits = fits(args.out, mo.major);
+  // An out off the TMA's granules the kernel stores element by element (kHopperGemmElementwiseOut):
+  // only its major, and its element size, are rules.
+  const bool out_fits = has_major(args.out, mo.major) && aligned_to(args.out, codegen::bytes(args.out.dtype));
   if (!out_fits) {
     p.packed_args.out = place(kPackOut, args.out, mo.major);
     const int64_t bytes = args.out.size() * codegen::bytes(args.out.dtype);  // the copy back

@@ -1,6 +1,7 @@
 // gemm/packing.hpp: how a tensor-core GEMM kernel can run operands it does not take as they lie:
 // each such operand copied into the workspace in the kernel's major, rows padded to 16 bytes (what
-// TMA needs), and an out it cannot store computed there and copied back.
+// TMA needs), and an out of the other major computed there and copied back (an out in the kernel's
+// major but off the granules it stores element by element itself).
 #pragma once
 
 #include <array>

@@ -154,6 +154,9 @@ double tile_efficiency(const KernelMetadata& md, Type ab) {
 // split-K's partial tiles (written by every unit, read by each tile's last: mostly L2).
 constexpr double kEpilogueBytesPerUsPerSm = 4.014e+04;
 constexpr double kCooperativeEpilogue = 0.5;
+// An out off the TMA's granules leaves element by element, from the accumulators' fragments
+// (kHopperGemmElementwiseOut): an estimate, not fitted, of how much slower than the TMA's boxes.
+constexpr double kElementwiseEpilogue = 3.0;
 constexpr double kPingpongEpilogue = 0.198;
 constexpr double kUnitUs = 0.154;
 constexpr double kFirstFillUs = 0.461;
@@ -253,8 +256,8 @@ double estimate_gemm_us(const KernelMetadata& md, const GemmArguments& g, const 
     // the other warpgroup's mainloop does not hide, at least kPingpongEpilogue (a weight gradient
     // of 16 tokens has one k-tile a tile: nothing to hide the stores behind; on 128256 x 4096 x 16
     // 128x256 cooperative tiles beat 128x128 ping-pong by 4-9%, docs/performance.md, session 43).
-    const double full_epilogue =
-        static_cast<double>(tm) * tn * codegen::bytes(g.out.dtype) * (beta ? 2 : 1) / kEpilogueBytesPerUsPerSm;
+    const double full_epilogue = static_cast<double>(tm) * tn * codegen::bytes(g.out.dtype) * (beta ? 2 : 1) /
+                                 kEpilogueBytesPerUsPerSm * (tma_aligned_in(g.out, md.operands[2].major) ? 1.0 : kElementwiseEpilogue);
     const auto shown_epilogue = [&](double mainloop) {
       return is_pingpong(md) ? std::max(kPingpongEpilogue * full_epilogue, full_epilogue - mainloop)
                              : kCooperativeEpilogue * full_epilogue;

@@ -118,6 +118,16 @@ int c_unit_mode(const TensorView& c) {
   return 0;
 }
 
+// Whether the kernel (`c`: kernel_config's, `out` in its problem) stores out through the TMA: its
+// address (unless `strides_only`) and every stride but its unit one's on the 16-byte granules; else
+// element by element (kHopperGemmElementwiseOut). A mode of extent 1 is the unit one when the
+// kernel's major says so: a (1, 150) out with strides (1, 1) under an M-contiguous kernel has its
+// N stride 1 a pitch of 4 bytes.
+bool out_through_tma(const HopperGemmConfig& c, TensorView out, bool strides_only = false) {
+  if (strides_only) out.data = 0;
+  return tma_aligned_in(out, c.out_major);
+}
+
 // The C the kernel reads: args.c(), or with beta == 0 (C never read) out, whatever C is.
 const TensorView& c_read(const GemmArguments& g) { return g.beta != 0 ? g.c() : g.out; }
 
@@ -166,34 +176,40 @@ Status hopper_gemm_supports(const HopperGemmConfig& c, const GemmArguments& g) {
   if (Status s = check_gemm_types(g, c.ab, c.out); !s) return s;
   if (Status s = check_operand("A", g.A, c.ab, ua, "M", "K", true); !s) return s;
   if (Status s = check_operand("B", g.B, c.ab, ub, "K", "N", true); !s) return s;
-  if (Status s = check_operand("out", g.out, c.out, uo, "M", "N"); !s) return s;
+  // out off the TMA's granules (its address or pitch) is stored element by element
+  // (kHopperGemmElementwiseOut): only its element size is a rule.
+  if (Status s = check_operand("out", g.out, c.out, uo, "M", "N", false, codegen::bytes(c.out)); !s) return s;
   // C (read by the TMA when beta != 0): out's shape and type, its own major (M or N contiguous).
   if (Status s = check_gemm_c(g, "hopper_gemm"); !s) return s;
-  if (g.C && g.beta != 0) {
-    const int uc = c_unit_mode(*g.C);
+  // (out itself, where no C of its own is given: off the granules, it is stored element by element
+  // but must still be read.)
+  if (g.beta != 0) {
+    const TensorView& cr = g.c();
+    const int uc = c_unit_mode(cr);
     if (uc == 0) {
-      return Status::failure("C " + g.C->to_string() +
+      return Status::failure("C " + cr.to_string() +
                              " has stride 1 in neither M nor N; hopper_gemm loads C through the TMA, whose boxes need a "
                              "contiguous mode (simt_gemm takes any strides)");
     }
     // Off the TMA's granules, a kernel with room for C's lines reads C in lines (its batch stride
     // still a multiple of 16 bytes: every view moves by it).
-    const bool room = hopper_gemm_c_lines(c), lines = room && !tma_aligned(*g.C);
-    if (Status s = check_operand("C", *g.C, c.out, uc, "M", "N", true, lines ? codegen::bytes(c.out) : 16); !s) {
-      if (!room && !tma_aligned(*g.C))
+    const bool room = hopper_gemm_c_lines(c), lines = room && !tma_aligned(cr);
+    const std::string name = g.distinct_c() ? "C" : "C (out, read in place)";
+    if (Status s = check_operand(name, cr, c.out, uc, "M", "N", true, lines ? codegen::bytes(c.out) : 16); !s) {
+      if (!room && !tma_aligned(cr))
         return Status::failure(s.reason + "; " + c.name() +
                                " has no room to read C in lines (a box 128 bytes of out wide and shared memory to "
                                "spare); the other kernels read such a C");
       return s;
     }
-    const Matrix cm = as_matrix(*g.C);
+    const Matrix cm = as_matrix(cr);
     if (lines && cm.shape[0] > 1 && cm.stride[0] != 0 && (cm.stride[0] * codegen::bytes(c.out)) % 16 != 0)
-      return Status::failure("C " + g.C->to_string() + " has batch stride " + str(cm.stride[0]) +
+      return Status::failure("C " + cr.to_string() + " has batch stride " + str(cm.stride[0]) +
                              ": read in lines, C's batches must lie a multiple of 16 bytes apart");
     // A C with N contiguous in the kernel's problem loads in boxes 128 bytes of N wide.
     const HopperGemmConfig k = kernel_config(c);
     if ((uc == 2) != runs_transposed(c) && k.tile_n * codegen::bytes(c.out) < 128)
-      return Status::failure("C " + g.C->to_string() + " is " + (uc == 2 ? "row" : "column") + "-major and out " +
+      return Status::failure("C " + cr.to_string() + " is " + (uc == 2 ? "row" : "column") + "-major and out " +
                              (c.out_major == Major::Row ? "row" : "column") + "-major: " + c.name() +
                              " loads such a C in boxes of 128 bytes of " + (uc == 2 ? "N" : "M") + ", wider than its " +
                              str(k.tile_n) + "-column tile (a kernel without _swap, or a C in out's major, runs it)");
@@ -299,17 +315,24 @@ HopperGemmTensorMaps hopper_gemm_tensor_maps(const HopperGemmConfig& config, con
   // box's columns (128 bytes of out, or the tile's columns where fewer).
   const int out_chunk = 128 / codegen::bytes(c.out);  // out's elements in one 128-byte swizzle row
   const int box_n = std::min(out_chunk, c.tile_n);
-  maps.out = c.out_major == Major::Row ? spec(c.out, N, M, o.stride[1], o.stride[0], {out_chunk, 64, 1})
-                                       : spec(c.out, M, N, o.stride[2], o.stride[0], {out_chunk, box_n, 1});
+  // An out off the granules is stored element by element (kHopperGemmElementwiseOut): its map is
+  // never read, and stands in with its pitches rounded up to 16 bytes (encoded at out's granule).
+  const int64_t ob = codegen::bytes(c.out);
+  const bool whole = out_through_tma(c, g.out, true);
+  const auto pitch = [&](int64_t s) { return whole ? s : (s * ob + 15) / 16 * 16 / ob; };
+  maps.out = c.out_major == Major::Row
+                 ? spec(c.out, N, M, pitch(o.stride[1]), pitch(o.stride[0]), {out_chunk, 64, 1})
+                 : spec(c.out, M, N, pitch(o.stride[2]), pitch(o.stride[0]), {out_chunk, box_n, 1});
   // The epilogue loads C into the same boxes, in C's own major.
   const Matrix cm = as_matrix(c_read(g));
   // C in lines has its views instead (hopper_gemm_c_views, at launch: they depend on C's address;
   // out's map stands in here), by C's strides alone, so that the maps stay a function of the layouts.
+  // With beta == 0 C is never read: out's map stands in.
   TensorView c_at_zero = c_read(g);
   c_at_zero.data = 0;
-  if (!tma_aligned(c_read(g)) && hopper_gemm_c_lines(config))
+  if (g.beta != 0 && !tma_aligned(c_read(g)) && hopper_gemm_c_lines(config))
     maps.c_views = hopper_gemm_c_views(config, args);
-  maps.c = !tma_aligned(c_at_zero)             ? maps.out
+  maps.c = g.beta == 0 || !tma_aligned(c_at_zero) ? maps.out
            : c_unit_mode(c_read(g)) == 2 ? spec(c.out, N, M, cm.stride[1], cm.stride[0], {out_chunk, 64, 1})
                                    : spec(c.out, M, N, cm.stride[2], cm.stride[0], {out_chunk, box_n, 1});
   return maps;
@@ -381,9 +404,14 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const Gem
   p.block = {static_cast<unsigned>(c.threads()), 1, 1};
   p.dynamic_shared_bytes = static_cast<unsigned>(c.shared_bytes());
   const int64_t ld = c.out_major == Major::Row ? o.stride[1] : o.stride[2];  // between rows (columns, M-contiguous)
-  p.arg(encode(maps.a, g.A.data)).arg(encode(maps.b, g.B.data)).arg(encode(maps.out, g.out.data));
+  // An out stored element by element: its stand-in map at its granule (never read).
+  const bool out_by_tma = out_through_tma(c, g.out);
+  p.arg(encode(maps.a, g.A.data)).arg(encode(maps.b, g.B.data));
+  p.arg(encode(maps.out, out_by_tma ? g.out.data : g.out.data & ~uint64_t{15}));
   const TensorView& cv = c_read(g);
   uint32_t flags = hopper_gemm_flags(g.A, g.B, cv);
+  if (g.beta == 0) flags &= ~kHopperGemmLinesC;  // C is never read
+  if (!out_by_tma) flags |= kHopperGemmElementwiseOut;
   const int extra_views = hopper_gemm_c_lines(config) ? 16 / codegen::bytes(c.out) - 1 : 0;
   uint32_t offsets = 0;
   if (flags & kHopperGemmLinesC) {  // tmap_c and the extra views: C's views, based at this C
@@ -396,8 +424,8 @@ codegen::LaunchPlan hopper_gemm_launch(const HopperGemmConfig& config, const Gem
       const uint64_t base = (cv.data + static_cast<uint64_t>(at * v.line_bytes)) & ~uint64_t{15};
       p.arg(encode(v.specs[static_cast<size_t>(at)], base));
     }
-  } else {  // through the TMA: the extra views repeat tmap_c (never read)
-    const rt::TensorMap mc = encode(maps.c, cv.data);
+  } else {  // through the TMA: the extra views repeat tmap_c (never read); out's stand-in with beta == 0
+    const rt::TensorMap mc = encode(maps.c, g.beta == 0 && !out_by_tma ? g.out.data & ~uint64_t{15} : cv.data);
     for (int j = 0; j <= extra_views; ++j) p.arg(mc);
   }
   p.arg(g.out.data);

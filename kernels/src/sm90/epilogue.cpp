@@ -84,6 +84,7 @@ struct TmaStoreEpilogue::Slab {
   Value out_base, rows_left, cols_left;
   Value use_c;       // beta != 0
   Value rows_whole;  // out's rows end on 16-byte granules: every box may go through the TMA
+  Value by_tma;      // out's address and pitch are on the granules: a box may go through the TMA
   Value boxes;       // the warpgroup's staging boxes
 };
 
@@ -207,8 +208,9 @@ TmaStoreEpilogue::Slab TmaStoreEpilogue::make_slab(const Tile& tile, int j) cons
   }
   sl.use_c = t.beta != b.constant_f32(0.0f);
   // The TMA store writes whole 16-byte granules of a row (of a column, M-contiguous): exact when
-  // rows end on one.
+  // rows end on one. An out off the granules goes element by element (kHopperGemmElementwiseOut).
   sl.rows_whole = (((p_.column_out ? t.M : t.N) * ob_) & 15) == 0;
+  sl.by_tma = (t.flags & kHopperGemmElementwiseOut) == 0;
   sl.boxes = smem_.element(staging_, w_);
   return sl;
 }
@@ -226,8 +228,9 @@ void TmaStoreEpilogue::store_box(const Tile& tile, const Slab& slab, const std::
   // Whether the box may go through the TMA: it ends before out's rows (columns) do, or they end on
   // a granule. The same for the whole CTA (both warpgroups' slabs share n0; a column-major out
   // asks of the whole tile's rows), so the barriers inside agree.
-  Value by_tma = (p_.column_out ? (tile.at.m0 + p_.tile_m) <= t_.M : (tile.at.n0 + (s + 1) * subn_) <= t_.N) |
-                 slab.rows_whole;
+  Value by_tma = ((p_.column_out ? (tile.at.m0 + p_.tile_m) <= t_.M : (tile.at.n0 + (s + 1) * subn_) <= t_.N) |
+                  slab.rows_whole) &
+                 slab.by_tma;
   const int box = j * slab_boxes_ + s;
   load_c(tile, slab, box, staging_box(slab.boxes, box), v);
   std::vector<Value> o;
@@ -506,13 +509,13 @@ void TmaStoreEpilogue::write_box(const Tile& tile, Value buf, const std::vector<
 }
 
 // A box across N where out's rows end inside a 16-byte granule: the TMA store would write the
-// rest of the granule (the padding after each row).
+// rest of the granule (the padding after each row). Every box of an out off the granules.
 void TmaStoreEpilogue::store_box_elementwise(const Slab& slab, const Tensor& cs, int s,
                                              const std::vector<Value>& o) const {
   KernelBuilder& b = b_;
   b.note(
-      "a box across N where out's rows end inside a 16-byte granule: the TMA store would write the "
-      "rest of the granule (the padding after each row), so element by element");
+      "a box across N where out's rows end inside a 16-byte granule (the TMA store would write the "
+      "rest of the granule), or any box of an out off the granules: element by element");
   // Predicated stores in one scope, not a branch per element: the thread's part of the address is
   // then made once for the box, not once per element (a branch's scope ends its common values).
   b.store_tensor(cs, o, inside(slab, s));

@@ -167,6 +167,9 @@ constexpr uint32_t kHopperGemmBroadcastA = 1, kHopperGemmBroadcastB = 2, kHopper
 // the lines (hopper_gemm_c_lines); C's batch stride stays a multiple of 16 bytes.
 constexpr uint32_t kHopperGemmLinesC = 16;
 constexpr int kHopperGemmLogViewsShift = 8;
+// out's address or pitch is off the 16-byte granules: the epilogue stores every box element by
+// element (as it stores a ragged box), never through the TMA; out's map only stands in.
+constexpr uint32_t kHopperGemmElementwiseOut = 32;
 uint32_t hopper_gemm_flags(const TensorView& A, const TensorView& B, const TensorView& C);
 // Whether the kernel of `c` reads a C off the TMA's granules in lines (kHopperGemmLinesC): every
 // configuration whose boxes are 128 bytes of out wide and whose shared memory has room for the
