@@ -126,11 +126,13 @@ TEST_CASE("hopper_gemm: the PTX has the pipeline's instructions") {
   CHECK(count("st.shared") == 0);
   // Before each store but the slab's first (which waits for every store); C's loads wait for
   // every store: the tile's first two boxes at the tile's start (once), and box b + 1 at the
-  // start of box b for b = 1 .. 2 (the box before's store has read the staging box).
+  // start of box b for b = 1 .. 2 (the box before's store has read the staging box); and every
+  // box's element-by-element branch, which writes its staging box without a group of its own.
   CHECK(count("cp.async.bulk.wait_group.read 1") == 256 / 64 - 1);
-  CHECK(count("cp.async.bulk.wait_group.read 0") == 1 + 1 + (256 / 64 - 2));
+  CHECK(count("cp.async.bulk.wait_group.read 0") == 1 + 1 + (256 / 64 - 2) + 256 / 64);
   CHECK(count("cp.async.bulk.wait_group 0") == 1);
-  // A box across an N whose rows end inside a 16-byte granule goes element by element instead.
+  // A box across an N whose rows end inside a 16-byte granule (or of an out off the granules)
+  // goes element by element instead, from its staging box.
   CHECK(count("st.global.b16") == 64 * 256 / 128);
   // An f32 out has no stmatrix (16-bit only): 8-byte pairs into 32-column boxes.
   c.out = Type::F32;
@@ -290,9 +292,10 @@ TEST_CASE("hopper_gemm: ping-pong consumers take turns") {
   CHECK(count("wgmma.mma_async.sync.aligned.m64n128k16") == 2 * 4);
   CHECK(count("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group") == 2 * 2);
   // Four staging boxes a warpgroup (the tile's boxes across its two slabs): C's four boxes all
-  // load at the tile's start, after one wait for every store; each slab's first box waits too.
+  // load at the tile's start, after one wait for every store; each slab's first box waits too, and
+  // each of the four boxes' element-by-element branch.
   CHECK(count("mbarrier.init") == 2 * 4 + 2 + 2 * 4);
-  CHECK(count("cp.async.bulk.wait_group.read 0") == 1 + 2);
+  CHECK(count("cp.async.bulk.wait_group.read 0") == 1 + 2 + 4);
   CHECK(count("cp.async.bulk.wait_group.read 1") == 2);
 }
 

@@ -161,8 +161,12 @@ void load_k_tile(const GemmKernel& k, PipelineState& state, const WorkTile& at, 
 }
 
 TmaStoreEpilogue::Params epilogue_params(const GemmKernel& k) {
-  return TmaStoreEpilogue::Params{k.c.out,         k.c.tile_m, k.c.tile_n, k.c.pingpong, k.c.consumers(), k.c.slabs(),
-                                  k.c.out_major == Major::Column, k.regions.c_lines, k.regions.staging_boxes};
+  TmaStoreEpilogue::Params p{k.c.out,         k.c.tile_m, k.c.tile_n, k.c.pingpong, k.c.consumers(), k.c.slabs(),
+                             k.c.out_major == Major::Column, k.regions.c_lines, k.regions.staging_boxes};
+  // tf32 with an M-major A holds A's fragments in registers beside 128 accumulators a thread: its
+  // split-K 128 x 256 kernel spilled with the staged element-wise boxes.
+  p.staged_elementwise = !(k.c.ab == Type::F32 && k.c.a_major == codegen::Major::MN && k.c.tile_m * k.c.tile_n >= 128 * 256);
+  return p;
 }
 
 TmaStoreEpilogue::Tensors epilogue_tensors(const GemmKernel& k) {

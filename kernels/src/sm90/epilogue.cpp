@@ -74,6 +74,10 @@ struct TmaStoreEpilogue::Tile {
   Tensor c_column_frag;  // a staging box of a column-major C (c_column_layout_), at the fragment's values
   Tensor box_stm;        // a staging box at stmatrix's rows (16-bit out)
   Tensor out_frag;       // out's (64, SUBN) box in global memory at the fragment's values
+  // A box stored element by element: the staging box (row-major, or a column-major C's layout for
+  // an M-contiguous out) and out's box in global memory, both at rows_ (consecutive threads on
+  // consecutive elements of out), a view per chunk of the thread's values (kRowsChunk each).
+  std::vector<Tensor> box_rows, column_rows;
 };
 
 
@@ -81,7 +85,8 @@ struct TmaStoreEpilogue::Tile {
 struct TmaStoreEpilogue::Slab {
   Value row0;
   Value m_t, n_t;  // the thread's first fragment value in a box: row m_t, column n_t (u32)
-  Value out_base, rows_left, cols_left;
+  Value out_base;
+  Value rows_left, cols_left;  // from the thread's first fragment value (fragment-order boxes only)
   Value use_c;       // beta != 0
   Value rows_whole;  // out's rows end on 16-byte granules: every box may go through the TMA
   Value by_tma;      // out's address and pitch are on the granules: a box may go through the TMA
@@ -111,6 +116,16 @@ TmaStoreEpilogue::TmaStoreEpilogue(KernelBuilder& b, const Params& p, const Tens
   // values [s nv, (s+1) nv) of the whole slab's fragment (it repeats every 8 columns).
   frag_ = wgmma_accumulator_layout(subn_);
   frag_v_ = static_indices(frag_[1]);
+  // A box stored element by element from its staging box: (T128, V) -> (M64, SUBN) at m + 64 n,
+  // consecutive threads along out's contiguous mode (a warp's store covers 64 to 128 contiguous
+  // bytes, where the fragment's covers 8 rows of 8 or 16 bytes).
+  // The thread's values in chunks of kRowsChunk (subn_ / 2 values: 4 to 32), each chunk loaded
+  // and stored before the next: all at once, a 128 x 256 f32 tile's epilogue spilled.
+  const int vs = p.column_out ? 128 : 128 / subn_, per = std::min(kRowsChunk, subn_ / 2);
+  const IntTuple values{per, subn_ / 2 / per}, steps{vs, vs * per};
+  rows_ = p.column_out ? make_layout(IntTuple{IntTuple{64, 2}, values}, IntTuple{IntTuple{1, 64}, steps})
+                       : make_layout(IntTuple{IntTuple{subn_, 128 / subn_}, values}, IntTuple{IntTuple{64, 1}, steps});
+  rows_v_ = static_indices(rows_[1]);
   // 16-bit out leaves through stmatrix.x4: lane 8j + i gives the address of row i of matrix j,
   // matrices j = (rows +0/+8 of the warp's 16) x (columns +0/+8 of a 16-column block q):
   // (T128 = (i, j0, j1, warp), q) -> (M64, SUBN) at m + 64 n.
@@ -170,13 +185,23 @@ void TmaStoreEpilogue::store(const WorkTile& at, const std::vector<std::vector<V
   // out's box in global memory: (M64, SUBN) at its strides, N- or M-contiguous.
   const Layout out_box = p_.column_out ? make_layout(IntTuple{64, subn_}, IntTuple{1, ld})
                                        : make_layout(IntTuple{64, subn_}, IntTuple{ld, 1});
-  const Tile tile{at,
+  Tile tile{at,
                   t,
                   ld,
                   view(Space::Shared, box_layout_, Type::U32, 1024, frag_),
                   view(Space::Shared, c_column_layout_, Type::U32, 1024, frag_),
                   ob_ == 2 && !p_.column_out ? view(Space::Shared, box_layout_, Type::U32, 1024, stm_) : Tensor(),
-                  view(Space::Global, composition(Swizzle(), out_box), Type::S64, 16, frag_)};
+                  view(Space::Global, composition(Swizzle(), out_box), Type::S64, 16, frag_),
+                  {},
+                  {}};
+  const int chunks = static_cast<int>(rows_v_.size()) / kRowsChunk;
+  for (int c = 0; c < chunks; ++c) {
+    auto chunk = [&](Space space, const ComposedLayout& box, Type index, int64_t align) {
+      return Tensor(none, space, p_.out, box, index, align).compose(rows_)(SliceCoord{t, SliceCoord{_, Int(c)}}).memoized();
+    };
+    tile.box_rows.push_back(chunk(Space::Shared, box_layout_, Type::U32, 1024));
+    tile.column_rows.push_back(chunk(Space::Shared, c_column_layout_, Type::U32, 1024));
+  }
   for (int j = 0; j < static_cast<int>(accs.size()); ++j) {
     const Slab slab = make_slab(tile, j);
     for (int s = 0; s < p_.tile_n / subn_; ++s) store_box(tile, slab, accs[static_cast<size_t>(j)], j, s);
@@ -199,10 +224,13 @@ TmaStoreEpilogue::Slab TmaStoreEpilogue::make_slab(const Tile& tile, int j) cons
                                  : b.cvt(at.l, Type::S64) * t.batch_stride_out + b.cvt(sl.row0, Type::S64) * t.ld_out +
                                        b.cvt(at.n0, Type::S64);
   sl.out_base = t.out + elem_off * int64_t{ob_};
-  Value idx_t = b.lower(frag_(Coord{tile.t, Int(0)}).leaf(), Type::S32);
-  sl.rows_left = t.M - sl.row0 - (idx_t & 63);
-  sl.cols_left = t.N - at.n0 - (idx_t >> 6);
+  if (!p_.staged_elementwise) {
+    const Value idx_t = b.lower(frag_(Coord{tile.t, Int(0)}).leaf(), Type::S32);
+    sl.rows_left = t.M - sl.row0 - (idx_t & 63);
+    sl.cols_left = t.N - at.n0 - (idx_t >> 6);
+  }
   if (p_.c_lines) {
+    const Value idx_t = b.lower(frag_(Coord{tile.t, Int(0)}).leaf(), Type::S32);
     sl.m_t = b.cvt(idx_t & 63, Type::U32);
     sl.n_t = b.cvt(idx_t >> 6, Type::U32);
   }
@@ -223,8 +251,6 @@ void TmaStoreEpilogue::store_box(const Tile& tile, const Slab& slab, const std::
   std::vector<Value> v;
   for (int i = 0; i < nv; ++i) v.push_back(acc[static_cast<size_t>(s * nv + i)] * t_.alpha);
   // out's box in global memory, this thread's elements (for a box stored element by element).
-  const Tensor cs = tile.out_frag.at_base(p_.column_out ? slab.out_base + t_.ld_out * int64_t{s * subn_ * ob_}
-                                                        : slab.out_base + int64_t{s} * subn_ * ob_);
   // Whether the box may go through the TMA: it ends before out's rows (columns) do, or they end on
   // a granule. The same for the whole CTA (both warpgroups' slabs share n0; a column-major out
   // asks of the whole tile's rows), so the barriers inside agree.
@@ -235,9 +261,7 @@ void TmaStoreEpilogue::store_box(const Tile& tile, const Slab& slab, const std::
   load_c(tile, slab, box, staging_box(slab.boxes, box), v);
   std::vector<Value> o;
   for (Value& x : v) o.push_back(p_.out == Type::F32 ? x : b.cvt(x, p_.out, Round::Rn));
-  b.if_(
-      by_tma, [&] { store_box_tma(tile, slab, box, s, o); },
-      [&] { store_box_elementwise(slab, cs, s, o); });
+  store_box_staged(tile, slab, box, s, o, by_tma);
 }
 
 // C's boxes (only where beta != 0): box b of the warpgroup's tile (b = slab * boxes per slab + s)
@@ -442,35 +466,63 @@ void TmaStoreEpilogue::add_c_lines(const Slab& slab, Value buf, std::vector<Valu
       });
 }
 
-// Whether each fragment value of box s of this thread is inside out. A box's values lie on a few
-// rows and column pairs, so each row's and column's comparison is made once.
-std::vector<Value> TmaStoreEpilogue::inside(const Slab& slab, int s) const {
-  std::map<int64_t, Value> rows, cols;
-  std::vector<Value> in;
-  for (int i = 0; i < subn_ / 2; ++i) {
-    const int64_t off = frag_v_.at(static_cast<size_t>(i)), m = off % 64, n = off / 64 + s * subn_;
-    auto r = rows.try_emplace(m);
-    if (r.second) r.first->second = slab.rows_left > m;
-    auto c = cols.try_emplace(n);
-    if (c.second) c.first->second = slab.cols_left > n;
-    in.push_back(r.first->second & c.first->second);
-  }
-  return in;
-}
-
-void TmaStoreEpilogue::store_box_tma(const Tile& tile, const Slab& slab, int box, int s,
-                                     const std::vector<Value>& o) const {
+void TmaStoreEpilogue::store_box_staged(const Tile& tile, const Slab& slab, int box, int s,
+                                        const std::vector<Value>& o, Value by_tma) const {
   KernelBuilder& b = b_;
   Value buf = staging_box(slab.boxes, box);
-  // This buffer's last store was box - S's. Within a slab at most the last box goes element-wise
-  // (by_tma only turns false along s), so the slab's s boxes before this one each committed a group
-  // after that store's: min(s, S - 1) groups may stay pending. A slab's first box waits for all
-  // (ping-pong's second slab would otherwise count a box that committed no group and write over a
-  // buffer still being read).
-  b.note("the box written S stores ago has been read by its TMA store: the buffer is free");
-  b.if_(t128_ == 0, [&] { cp_async_bulk_wait_group(b, std::min(s, p_.staging - 1), true); });
-  sync();
-  write_box(tile, buf, o);
+  // This buffer's last store was box - S's. Within a slab either every box goes element-wise (an
+  // out off the granules: no TMA store at all) or at most the last (by_tma then only turns false
+  // along s), so the slab's s boxes before this one each committed a group after that store's:
+  // min(s, S - 1) groups may stay pending. A slab's first box waits for all (ping-pong's second slab
+  // would otherwise count a box that committed no group and write over a buffer still being read).
+  // A box element by element writes its staging box but commits no group: it waits for all (the
+  // box after a ragged one, past out's end, goes element by element too).
+  auto wait = [&](int pending) {
+    b.note("the box written S stores ago has been read by its TMA store: the buffer is free");
+    b.if_(t128_ == 0, [&] { cp_async_bulk_wait_group(b, pending, true); });
+    sync();
+  };
+  if (p_.staged_elementwise) {
+    // A box element by element writes its staging box but commits no group: it waits for all.
+    b.if_(
+        t128_ == 0,
+        [&] {
+          b.if_(
+              by_tma, [&] { cp_async_bulk_wait_group(b, std::min(s, p_.staging - 1), true); },
+              [&] { cp_async_bulk_wait_group(b, 0, true); });
+        });
+    sync();
+    write_box(tile, buf, o);
+    b.if_(by_tma, [&] { store_box_tma(tile, slab, s, buf); }, [&] { store_box_elementwise(tile, slab, s, buf); });
+    return;
+  }
+  b.if_(
+      by_tma,
+      [&] {
+        wait(std::min(s, p_.staging - 1));
+        write_box(tile, buf, o);
+        store_box_tma(tile, slab, s, buf);
+      },
+      [&] {
+        b.note("element by element from the fragments (Params::staged_elementwise: no registers to stage)");
+        const Tensor cs = tile.out_frag.at_base(p_.column_out ? slab.out_base + t_.ld_out * int64_t{s * subn_ * ob_}
+                                                              : slab.out_base + int64_t{s} * subn_ * ob_);
+        std::map<int64_t, Value> rows, cols;
+        std::vector<Value> in;
+        for (int i = 0; i < subn_ / 2; ++i) {
+          const int64_t off = frag_v_.at(static_cast<size_t>(i)), m = off % 64, n = off / 64 + s * subn_;
+          auto r = rows.try_emplace(m);
+          if (r.second) r.first->second = slab.rows_left > m;
+          auto c = cols.try_emplace(n);
+          if (c.second) c.first->second = slab.cols_left > n;
+          in.push_back(r.first->second & c.first->second);
+        }
+        b.store_tensor(cs, o, in);
+      });
+}
+
+void TmaStoreEpilogue::store_box_tma(const Tile& tile, const Slab& slab, int s, Value buf) const {
+  KernelBuilder& b = b_;
   b.note("the writes become visible to the TMA (async proxy), then one thread stores the box");
   fence_proxy_async(b, Space::Shared);
   sync();
@@ -508,17 +560,41 @@ void TmaStoreEpilogue::write_box(const Tile& tile, Value buf, const std::vector<
   b.store_tensor(tile.box_frag.at_base(buf), o);
 }
 
-// A box across N where out's rows end inside a 16-byte granule: the TMA store would write the
-// rest of the granule (the padding after each row). Every box of an out off the granules.
-void TmaStoreEpilogue::store_box_elementwise(const Slab& slab, const Tensor& cs, int s,
-                                             const std::vector<Value>& o) const {
+// A box across N where out's rows end inside a 16-byte granule (the TMA store would write the rest
+// of the granule, the padding after each row), or any box of an out off the granules: from the
+// staging box, each thread on its column (row of an M-contiguous out) of every 128 / SUBN-th row,
+// so that a warp's stores fill whole L2 sectors. From the fragments, a warp's store put 8 bytes in
+// each of 8 sectors: 8192 x 8191 x 128 bf16 (H200, session 46) ran at 52 TFLOP/s against 119 for
+// out computed in the workspace by the TMA and copied back.
+void TmaStoreEpilogue::store_box_elementwise(const Tile& tile, const Slab& slab, int s, Value buf) const {
   KernelBuilder& b = b_;
   b.note(
-      "a box across N where out's rows end inside a 16-byte granule (the TMA store would write the "
-      "rest of the granule), or any box of an out off the granules: element by element");
-  // Predicated stores in one scope, not a branch per element: the thread's part of the address is
-  // then made once for the box, not once per element (a branch's scope ends its common values).
-  b.store_tensor(cs, o, inside(slab, s));
+      "a box across N where out's rows end inside a 16-byte granule, or any box of an out off the granules: "
+      "from the staging box, element by element, consecutive threads on consecutive elements");
+  sync();
+  // The thread's first element (m, n) of the box; value i lies i steps on (vs rows, or 2 columns of
+  // an M-contiguous out): one running address, not an offset kept per value (the 128 x 256 f32
+  // tile's consumers are at their 168 registers).
+  const Value idx = b.lower(rows_(Coord{tile.t, Int(0)}).leaf(), Type::S32);
+  const Value m = b.cvt(idx & 63, Type::S64), n = b.cvt(idx >> 6, Type::S64);
+  const Value base = p_.column_out ? slab.out_base + t_.ld_out * int64_t{s * subn_ * ob_}
+                                   : slab.out_base + int64_t{s} * subn_ * ob_;
+  Value at = base + (p_.column_out ? n * t_.ld_out + m : m * t_.ld_out + n) * int64_t{ob_};
+  const int64_t d = rows_v_.size() > 1 ? rows_v_[1] - rows_v_[0] : 0;  // m + 64 n of one step
+  const Value rows_left = t_.M - slab.row0 - (idx & 63);
+  const Value cols_left = t_.N - (tile.at.n0 + s * subn_) - (idx >> 6);
+  const std::vector<Tensor>& from = p_.column_out ? tile.column_rows : tile.box_rows;
+  const size_t per = rows_v_.size() / from.size();
+  const Layout one = make_layout(IntTuple{1}, IntTuple{1});
+  for (size_t c = 0; c < from.size(); ++c) {
+    const std::vector<Value> v = b.load_tensor(from[c].at_base(buf));
+    for (size_t i = 0; i < per; ++i) {
+      const int64_t off = rows_v_[c * per + i];
+      if (c + i > 0) at = at + t_.ld_out * ((p_.column_out ? d / 64 : d) * ob_);
+      const Value in = (rows_left > off % 64) & (cols_left > off / 64);
+      b.store_tensor(Tensor(at, Space::Global, p_.out, one, Type::S64, ob_), {v[i]}, in);
+    }
+  }
 }
 
 void TmaStoreEpilogue::sync() const { bar_sync(b_, barrier_, 128); }

@@ -30,6 +30,7 @@ class TmaStoreEpilogue {
   // apart, view after view (line slot (j, k) = j lines/G + k).
   static constexpr int kLineStride = kSwizzleRow + 16;
   static constexpr int kLineBoxBytes = kBoxRows * kLineStride;  // 9216: a multiple of 1024 too
+  static constexpr int kRowsChunk = 2;  // values a thread loads and stores at once, element by element
   static constexpr int kNamedBarrier = 1;  // warpgroup w's bar.sync id: kNamedBarrier + w (0: the CTA)
 
   struct Params {
@@ -50,6 +51,11 @@ class TmaStoreEpilogue {
     bool c_lines = false;
     // Staging boxes per warpgroup (2 to 4): box b of a tile goes through staging box b % staging.
     int staging = 2;
+    // A box stored element by element (ragged, or out off the granules) goes through its staging
+    // box, consecutive threads on consecutive elements; else straight from the fragments (8 bytes
+    // in each of 8 sectors a warp store, several times slower), for a kernel with no registers
+    // to spare (hopper_gemm: tf32 with A through registers on a 128 x 256 tile spilled).
+    bool staged_elementwise = true;
   };
   // The boxes of one warpgroup's tile: each of its `slabs` 64-row slabs (ping-pong: the tile's; else
   // the warpgroup's one) in boxes 128 bytes of out wide (the tile's columns where fewer).
@@ -109,11 +115,12 @@ class TmaStoreEpilogue {
                    codegen::Value bar) const;
   void load_c(const Tile& tile, const Slab& slab, int box, codegen::Value buf, std::vector<codegen::Value>& v) const;
   void add_c(const codegen::Tensor& cs, std::vector<codegen::Value>& v) const;
-  std::vector<codegen::Value> inside(const Slab& slab, int s) const;
-  void store_box_tma(const Tile& tile, const Slab& slab, int box, int s, const std::vector<codegen::Value>& o) const;
+  // Box s of the slab through its staging box `box`: by the TMA where `by_tma`, else element by element.
+  void store_box_staged(const Tile& tile, const Slab& slab, int box, int s, const std::vector<codegen::Value>& o,
+                        codegen::Value by_tma) const;
+  void store_box_tma(const Tile& tile, const Slab& slab, int s, codegen::Value buf) const;
   void write_box(const Tile& tile, codegen::Value buf, const std::vector<codegen::Value>& o) const;
-  void store_box_elementwise(const Slab& slab, const codegen::Tensor& cs, int s,
-                             const std::vector<codegen::Value>& o) const;
+  void store_box_elementwise(const Tile& tile, const Slab& slab, int s, codegen::Value buf) const;
   void sync() const;
 
   codegen::KernelBuilder& b_;
@@ -132,7 +139,9 @@ class TmaStoreEpilogue {
   int slab_boxes_ = 0;         // boxes of a slab: tile_n / SUBN
   int box_bytes_ = 0;          // bytes of a box (64 x subn_), of C's box loads too
   Layout frag_;                // the accumulator fragment of one box
-  std::vector<int64_t> frag_v_;  // its offset of value i at thread 0 (m + 64 n), kept: inside() reads it per element
+  std::vector<int64_t> frag_v_;  // its offset of value i at thread 0 (m + 64 n)
+  Layout rows_;                 // a box stored element by element: consecutive threads along out's contiguous mode
+  std::vector<int64_t> rows_v_;  // its offset of value i at thread 0
   Layout stm_;                 // stmatrix.x4's row addresses in a box (16-bit out)
   ComposedLayout box_layout_;  // a staging box in shared memory, as the TMA store reads it
   // A box of a column-major C as its TMA loads leave it: 128-byte swizzle rows of M, (M64, SUBN).
