@@ -935,11 +935,17 @@ Row run_case(const GemmCase& c, const BenchOptions& o, const Device& dev, rt::St
   std::vector<GemmArguments> args;
   for (size_t s = 0; s < sets; ++s) args.push_back(args_for(s, rank2));
   if (found.empty()) {
-    // Say why, with one kernel's reason (the one named, or the first of the wanted ones).
+    // Say why, with one kernel's reason (the one named, or the first of the wanted ones that takes
+    // A's type: the others' reason, the type, is no news).
     std::string why = "no catalog kernel";
     if (!o.kernel_class.empty()) why += " of class " + o.kernel_class;
     why += " takes the operands as they lie on sm_" + std::to_string(dev.cc);
-    for (const kernels::KernelPtr& k : kernels::list_kernels(filter)) {
+    std::vector<kernels::KernelPtr> wanted = kernels::list_kernels(filter);
+    std::stable_partition(wanted.begin(), wanted.end(), [&](const kernels::KernelPtr& k) {
+      const auto& ops = k->metadata().operands;
+      return !ops.empty() && ops.front().dtype == args[0].A.dtype;
+    });
+    for (const kernels::KernelPtr& k : wanted) {
       if (k->metadata().operation != kernels::Operation::Gemm) continue;
       const kernels::Status s = k->supports(args[0]);
       if (!s) {
