@@ -163,9 +163,11 @@ void load_k_tile(const GemmKernel& k, PipelineState& state, const WorkTile& at, 
 TmaStoreEpilogue::Params epilogue_params(const GemmKernel& k) {
   TmaStoreEpilogue::Params p{k.c.out,         k.c.tile_m, k.c.tile_n, k.c.pingpong, k.c.consumers(), k.c.slabs(),
                              k.c.out_major == Major::Column, k.regions.c_lines, k.regions.staging_boxes};
-  // tf32 with an M-major A holds A's fragments in registers beside 128 accumulators a thread: its
-  // split-K 128 x 256 kernel spilled with the staged element-wise boxes.
-  p.staged_elementwise = !(k.c.ab == Type::F32 && k.c.a_major == codegen::Major::MN && k.c.tile_m * k.c.tile_n >= 128 * 256);
+  // A 128 x 256 tile holds 128 accumulators a thread: with split-K's partial tiles, or tf32's A
+  // fragments in registers, the staged element-wise boxes spilled (tf32's through tessel's printer,
+  // every split-K one through LLVM's NVPTX backend), so those keep the fragment stores.
+  const bool tight = k.c.split_k || (k.c.ab == Type::F32 && k.c.a_major == codegen::Major::MN);
+  p.staged_elementwise = !(tight && k.c.tile_m * k.c.tile_n >= 128 * 256);
   return p;
 }
 

@@ -54,7 +54,7 @@ class TmaStoreEpilogue {
     // A box stored element by element (ragged, or out off the granules) goes through its staging
     // box, consecutive threads on consecutive elements; else straight from the fragments (8 bytes
     // in each of 8 sectors a warp store, several times slower), for a kernel with no registers
-    // to spare (hopper_gemm: tf32 with A through registers on a 128 x 256 tile spilled).
+    // to spare (hopper_gemm's 128 x 256 tiles with split-K, or tf32 with A through registers).
     bool staged_elementwise = true;
   };
   // The boxes of one warpgroup's tile: each of its `slabs` 64-row slabs (ping-pong: the tile's; else
