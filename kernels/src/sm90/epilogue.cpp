@@ -74,10 +74,9 @@ struct TmaStoreEpilogue::Tile {
   Tensor c_column_frag;  // a staging box of a column-major C (c_column_layout_), at the fragment's values
   Tensor box_stm;        // a staging box at stmatrix's rows (16-bit out)
   Tensor out_frag;       // out's (64, SUBN) box in global memory at the fragment's values
-  // A box stored element by element: the staging box (row-major, or a column-major C's layout for
-  // an M-contiguous out) and out's box in global memory, both at rows_ (consecutive threads on
-  // consecutive elements of out), a view per chunk of the thread's values (kRowsChunk each).
-  std::vector<Tensor> box_rows, column_rows;
+  // A box stored element by element from its staging box (box_layout_, or c_column_layout_ for an
+  // M-contiguous out) at rows_: a view per chunk of the thread's values (staged_elementwise only).
+  std::vector<Tensor> staged_rows;
 };
 
 
@@ -119,10 +118,11 @@ TmaStoreEpilogue::TmaStoreEpilogue(KernelBuilder& b, const Params& p, const Tens
   // A box stored element by element from its staging box: (T128, V) -> (M64, SUBN) at m + 64 n,
   // consecutive threads along out's contiguous mode (a warp's store covers 64 to 128 contiguous
   // bytes, where the fragment's covers 8 rows of 8 or 16 bytes).
-  // The thread's values in chunks of kRowsChunk (subn_ / 2 values: 4 to 32), each chunk loaded
-  // and stored before the next: all at once, a 128 x 256 f32 tile's epilogue spilled.
-  const int vs = p.column_out ? 128 : 128 / subn_, per = std::min(kRowsChunk, subn_ / 2);
-  const IntTuple values{per, subn_ / 2 / per}, steps{vs, vs * per};
+  // The thread's subn_ / 2 values (4 to 32) in chunks of rows_per_, each chunk loaded from shared
+  // memory and stored before the next, so that few values are live at once.
+  const int vs = p.column_out ? 128 : 128 / subn_;
+  rows_per_ = std::min(kRowsChunk, subn_ / 2);
+  const IntTuple values{rows_per_, subn_ / 2 / rows_per_}, steps{vs, vs * rows_per_};
   rows_ = p.column_out ? make_layout(IntTuple{IntTuple{64, 2}, values}, IntTuple{IntTuple{1, 64}, steps})
                        : make_layout(IntTuple{IntTuple{subn_, 128 / subn_}, values}, IntTuple{IntTuple{64, 1}, steps});
   rows_v_ = static_indices(rows_[1]);
@@ -192,16 +192,13 @@ void TmaStoreEpilogue::store(const WorkTile& at, const std::vector<std::vector<V
                   view(Space::Shared, c_column_layout_, Type::U32, 1024, frag_),
                   ob_ == 2 && !p_.column_out ? view(Space::Shared, box_layout_, Type::U32, 1024, stm_) : Tensor(),
                   view(Space::Global, composition(Swizzle(), out_box), Type::S64, 16, frag_),
-                  {},
                   {}};
-  const int chunks = static_cast<int>(rows_v_.size()) / kRowsChunk;
-  for (int c = 0; c < chunks; ++c) {
-    auto chunk = [&](Space space, const ComposedLayout& box, Type index, int64_t align) {
-      return Tensor(none, space, p_.out, box, index, align).compose(rows_)(SliceCoord{t, SliceCoord{_, Int(c)}}).memoized();
-    };
-    tile.box_rows.push_back(chunk(Space::Shared, box_layout_, Type::U32, 1024));
-    tile.column_rows.push_back(chunk(Space::Shared, c_column_layout_, Type::U32, 1024));
-  }
+  const int chunks = p_.staged_elementwise ? static_cast<int>(rows_v_.size()) / rows_per_ : 0;
+  for (int c = 0; c < chunks; ++c)
+    tile.staged_rows.push_back(Tensor(none, Space::Shared, p_.out, p_.column_out ? c_column_layout_ : box_layout_,
+                                      Type::U32, 1024)
+                                   .compose(rows_)(SliceCoord{t, SliceCoord{_, Int(c)}})
+                                   .memoized());
   for (int j = 0; j < static_cast<int>(accs.size()); ++j) {
     const Slab slab = make_slab(tile, j);
     for (int s = 0; s < p_.tile_n / subn_; ++s) store_box(tile, slab, accs[static_cast<size_t>(j)], j, s);
@@ -250,7 +247,6 @@ void TmaStoreEpilogue::store_box(const Tile& tile, const Slab& slab, const std::
   const int nv = subn_ / 2;
   std::vector<Value> v;
   for (int i = 0; i < nv; ++i) v.push_back(acc[static_cast<size_t>(s * nv + i)] * t_.alpha);
-  // out's box in global memory, this thread's elements (for a box stored element by element).
   // Whether the box may go through the TMA: it ends before out's rows (columns) do, or they end on
   // a granule. The same for the whole CTA (both warpgroups' slabs share n0; a column-major out
   // asks of the whole tile's rows), so the barriers inside agree.
@@ -475,22 +471,14 @@ void TmaStoreEpilogue::store_box_staged(const Tile& tile, const Slab& slab, int 
   // along s), so the slab's s boxes before this one each committed a group after that store's:
   // min(s, S - 1) groups may stay pending. A slab's first box waits for all (ping-pong's second slab
   // would otherwise count a box that committed no group and write over a buffer still being read).
-  // A box element by element writes its staging box but commits no group: it waits for all (the
-  // box after a ragged one, past out's end, goes element by element too).
-  auto wait = [&](int pending) {
-    b.note("the box written S stores ago has been read by its TMA store: the buffer is free");
-    b.if_(t128_ == 0, [&] { cp_async_bulk_wait_group(b, pending, true); });
-    sync();
-  };
+  // A staged box element by element writes its staging box but commits no group: it waits for all
+  // (the box after a ragged one, past out's end, goes element by element too).
+  const int pending = std::min(s, p_.staging - 1);
+  b.note("the box written S stores ago has been read by its TMA store: the buffer is free");
   if (p_.staged_elementwise) {
-    // A box element by element writes its staging box but commits no group: it waits for all.
-    b.if_(
-        t128_ == 0,
-        [&] {
-          b.if_(
-              by_tma, [&] { cp_async_bulk_wait_group(b, std::min(s, p_.staging - 1), true); },
-              [&] { cp_async_bulk_wait_group(b, 0, true); });
-        });
+    b.if_(t128_ == 0, [&] {
+      b.if_(by_tma, [&] { cp_async_bulk_wait_group(b, pending, true); }, [&] { cp_async_bulk_wait_group(b, 0, true); });
+    });
     sync();
     write_box(tile, buf, o);
     b.if_(by_tma, [&] { store_box_tma(tile, slab, s, buf); }, [&] { store_box_elementwise(tile, slab, s, buf); });
@@ -499,7 +487,8 @@ void TmaStoreEpilogue::store_box_staged(const Tile& tile, const Slab& slab, int 
   b.if_(
       by_tma,
       [&] {
-        wait(std::min(s, p_.staging - 1));
+        b.if_(t128_ == 0, [&] { cp_async_bulk_wait_group(b, pending, true); });
+        sync();
         write_box(tile, buf, o);
         store_box_tma(tile, slab, s, buf);
       },
@@ -573,8 +562,7 @@ void TmaStoreEpilogue::store_box_elementwise(const Tile& tile, const Slab& slab,
       "from the staging box, element by element, consecutive threads on consecutive elements");
   sync();
   // The thread's first element (m, n) of the box; value i lies i steps on (vs rows, or 2 columns of
-  // an M-contiguous out): one running address, not an offset kept per value (the 128 x 256 f32
-  // tile's consumers are at their 168 registers).
+  // an M-contiguous out): one running address, not an offset kept per value (registers).
   const Value idx = b.lower(rows_(Coord{tile.t, Int(0)}).leaf(), Type::S32);
   const Value m = b.cvt(idx & 63, Type::S64), n = b.cvt(idx >> 6, Type::S64);
   const Value base = p_.column_out ? slab.out_base + t_.ld_out * int64_t{s * subn_ * ob_}
@@ -583,8 +571,8 @@ void TmaStoreEpilogue::store_box_elementwise(const Tile& tile, const Slab& slab,
   const int64_t d = rows_v_.size() > 1 ? rows_v_[1] - rows_v_[0] : 0;  // m + 64 n of one step
   const Value rows_left = t_.M - slab.row0 - (idx & 63);
   const Value cols_left = t_.N - (tile.at.n0 + s * subn_) - (idx >> 6);
-  const std::vector<Tensor>& from = p_.column_out ? tile.column_rows : tile.box_rows;
-  const size_t per = rows_v_.size() / from.size();
+  const std::vector<Tensor>& from = tile.staged_rows;
+  const size_t per = static_cast<size_t>(rows_per_);
   const Layout one = make_layout(IntTuple{1}, IntTuple{1});
   for (size_t c = 0; c < from.size(); ++c) {
     const std::vector<Value> v = b.load_tensor(from[c].at_base(buf));

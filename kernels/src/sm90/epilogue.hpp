@@ -142,6 +142,7 @@ class TmaStoreEpilogue {
   std::vector<int64_t> frag_v_;  // its offset of value i at thread 0 (m + 64 n)
   Layout rows_;                 // a box stored element by element: consecutive threads along out's contiguous mode
   std::vector<int64_t> rows_v_;  // its offset of value i at thread 0
+  int rows_per_ = 0;             // values a chunk of rows_ (kRowsChunk, or all where fewer)
   Layout stm_;                 // stmatrix.x4's row addresses in a box (16-bit out)
   ComposedLayout box_layout_;  // a staging box in shared memory, as the TMA store reads it
   // A box of a column-major C as its TMA loads leave it: 128-byte swizzle rows of M, (M64, SUBN).
